@@ -1,0 +1,103 @@
+/** One tool call: validate, check requirements, build the request, send it, shape the result. */
+import type { ToolContext } from './context.js';
+import { isError, redactError, toolError, type ToolError, type ToolResult } from './errors.js';
+import { checkInput } from './input.js';
+import { buildRequest } from './request.js';
+import { isModeDriven, qualifiedName, type Tool } from './tool.js';
+import { pointerToPath, validate } from './validation.js';
+
+export async function executeTool(tool: Tool, input: unknown, context: ToolContext): Promise<ToolResult> {
+  const invalid = checkInput(tool, input);
+  if (invalid) return invalid;
+  const args = input as Record<string, unknown>;
+
+  if (isModeDriven(tool) && args.mode === 'get_request_schema') return { value: requestSchemaAnswer(tool) };
+
+  const unmet = unmetRequirements(tool, context);
+  if (unmet) return unmet;
+  const scoped: ToolContext = { ...context, secrets: declaredSecrets(tool, context.secrets) };
+  const credentials = [scoped.token ?? '', ...Object.values(scoped.secrets)];
+
+  const result = tool.handler ? await tool.handler(args, scoped) : await callUpstream(tool, args, scoped);
+  return isError(result) ? { error: redactError(result.error, credentials) } : result;
+}
+
+/** The default behaviour: the tool is its binding. */
+export async function callUpstream(tool: Tool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  let body: unknown;
+  if (isModeDriven(tool)) {
+    const parsed = parseRequestBody(tool, args);
+    if ('error' in parsed) return parsed;
+    body = parsed.body;
+  }
+  const request = buildRequest(tool, args, context.baseUrl, body);
+  if (context.token) request.headers.authorization = `Bearer ${context.token}`;
+  const outcome = await context.client.send(request);
+  if ('error' in outcome) return outcome;
+  const { status, body: value } = outcome.response;
+  // An empty success (204) still tells the model what happened.
+  return { value: value === undefined ? { success: true, status } : value };
+}
+
+function requestSchemaAnswer(tool: Tool) {
+  const placed = tool.parameters.filter((p) => p.in === 'path' || p.in === 'query').map((p) => p.name);
+  return {
+    request_body_schema: tool.requestBody!.schema,
+    instructions:
+      `Call ${qualifiedName(tool)} again with mode "execute" and request_body set to a JSON document, ` +
+      'serialised as a string, that conforms to request_body_schema.' +
+      (placed.length ? ` Also pass ${placed.join(', ')}.` : ''),
+  };
+}
+
+/**
+ * Mode-driven execute: path and query parameters become required, and request_body must parse and
+ * conform to the schema. Each failure is a RETRY error telling the model exactly what to fix.
+ */
+function parseRequestBody(tool: Tool, args: Record<string, unknown>): { body: unknown } | { error: ToolError } {
+  const schema = tool.requestBody!.schema;
+  const schemaText = `Request body schema:\n${JSON.stringify(schema)}`;
+  const missing = tool.parameters.filter((p) => (p.in === 'path' || p.in === 'query') && args[p.name] === undefined);
+  if (missing.length) {
+    const names = missing.map((p) => p.name).join(', ');
+    return retry(`Missing ${names}: required when mode is "execute".`, `Pass ${names} together with request_body.`);
+  }
+  const text = args.request_body;
+  if (typeof text !== 'string' || !text.trim()) {
+    return retry('request_body is required when mode is "execute".', `Write a JSON document that conforms to the schema.\n${schemaText}`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (cause) {
+    return retry(`request_body is not valid JSON: ${(cause as Error).message}.`, `Send request_body as a JSON document serialised to a string.\n${schemaText}`);
+  }
+  const issues = validate(schema, body);
+  if (issues.length) {
+    const lines = issues.map((item) => `${item.pointer || '/'} (${pointerToPath(item.pointer) || 'the body'}) ${item.message}`);
+    return retry(`request_body does not match the schema: ${lines.join('; ')}.`, `Fix these JSON pointers: ${lines.join('; ')}.\n${schemaText}`);
+  }
+  return { body };
+}
+
+const retry = (message: string, additional: string) =>
+  toolError('TOOL_RUNTIME_RETRY', message, { additional_prompt_content: additional });
+
+function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undefined {
+  const oauth = tool.requirements.oauth2;
+  if (oauth && !context.token) {
+    return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs a ${oauth.provider} OAuth token with scopes: ${oauth.scopes.join(', ')}.`, {
+      developer_message: `No ${oauth.provider} token for this call; configure one or authorize the user.`,
+    });
+  }
+  const missing = (tool.requirements.secrets ?? []).filter((key) => !context.secrets[key]);
+  if (missing.length) {
+    return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the secret(s): ${missing.join(', ')}.`);
+  }
+  return undefined;
+}
+
+function declaredSecrets(tool: Tool, secrets: Record<string, string>): Record<string, string> {
+  const declared = tool.requirements.secrets ?? [];
+  return Object.fromEntries(declared.filter((key) => key in secrets).map((key) => [key, secrets[key]!]));
+}

@@ -1,0 +1,121 @@
+/** The tool in each format a caller asks for: MCP, OpenAI function, Anthropic tool, engine ToolDefinition. */
+import { inputSchema } from './input.js';
+import { annotationsOf, type JsonSchema, type Parameter, type Tool, qualifiedName } from './tool.js';
+
+export type FormatName = 'arcade' | 'openai' | 'anthropic' | 'mcp';
+export const formatNames: FormatName[] = ['arcade', 'openai', 'anthropic', 'mcp'];
+
+/** Which requirements the acting user meets; unknown means not met. */
+export interface RequirementStatus {
+  token?: boolean;
+  secrets?: ReadonlySet<string>;
+}
+
+/** Provider-safe name: `Toolkit_Tool`, at most 64 characters (OpenAI's limit). */
+export function functionName(tool: Tool): string {
+  const name = `${tool.toolkit.name}_${tool.name}`;
+  return name.length <= 64 ? name : `${name.slice(0, 55)}_${hash(name)}`;
+}
+
+export function toMcpTool(tool: Tool) {
+  return {
+    name: functionName(tool),
+    title: titleOf(tool),
+    description: tool.description,
+    inputSchema: inputSchema(tool),
+    annotations: { title: titleOf(tool), ...annotationsOf(tool) },
+  };
+}
+
+export function toOpenAiFunction(tool: Tool) {
+  return { type: 'function' as const, function: { name: functionName(tool), description: tool.description, parameters: inputSchema(tool) } };
+}
+
+export function toAnthropicTool(tool: Tool) {
+  return { name: functionName(tool), description: tool.description, input_schema: inputSchema(tool) };
+}
+
+export function toToolDefinition(tool: Tool, status: RequirementStatus = {}) {
+  const oauth = tool.requirements.oauth2;
+  const secrets = (tool.requirements.secrets ?? []).map((key) => ({ key, met: status.secrets?.has(key) ?? false }));
+  const tokenMet = !oauth || status.token === true;
+  return {
+    fully_qualified_name: `${qualifiedName(tool)}@${tool.toolkit.version}`,
+    qualified_name: qualifiedName(tool),
+    name: tool.name,
+    description: tool.description,
+    toolkit: { name: tool.toolkit.name, description: tool.toolkit.description, version: tool.toolkit.version },
+    input: { parameters: tool.parameters.map(toInputParameter) },
+    output: {
+      available_modes: oauth ? ['value', 'error', 'requires_authorization'] : ['value', 'error'],
+      description: tool.output.description,
+      value_schema: { val_type: 'json' },
+    },
+    requirements: {
+      met: tokenMet && secrets.every((secret) => secret.met),
+      ...(oauth && {
+        authorization: {
+          provider_id: oauth.provider,
+          provider_type: 'oauth2',
+          oauth2: { scopes: oauth.scopes },
+          status: status.token ? 'active' : 'inactive',
+          token_status: status.token ? 'completed' : 'not_started',
+        },
+      }),
+      ...(secrets.length && { secrets }),
+    },
+  };
+}
+
+export type ToolDefinition = ReturnType<typeof toToolDefinition>;
+
+export function formatTool(tool: Tool, format: FormatName, status?: RequirementStatus): unknown {
+  switch (format) {
+    case 'arcade':
+      return toToolDefinition(tool, status);
+    case 'openai':
+      return toOpenAiFunction(tool);
+    case 'anthropic':
+      return toAnthropicTool(tool);
+    case 'mcp':
+      return toMcpTool(tool);
+  }
+}
+
+function toInputParameter(parameter: Parameter) {
+  return {
+    name: parameter.name,
+    required: parameter.required,
+    description: parameter.description,
+    inferrable: true,
+    value_schema: valueSchema(parameter.schema),
+  };
+}
+
+type ValType = 'string' | 'integer' | 'number' | 'boolean' | 'json' | 'array';
+
+function valueSchema(schema: JsonSchema): { val_type: ValType; inner_val_type?: ValType; enum?: string[] } {
+  const valType = valTypeOf(schema);
+  const items = schema.items as JsonSchema | undefined;
+  return {
+    val_type: valType,
+    ...(valType === 'array' && items && { inner_val_type: valTypeOf(items) }),
+    ...(Array.isArray(schema.enum) && { enum: schema.enum.map(String) }),
+  };
+}
+
+function valTypeOf(schema: JsonSchema): ValType {
+  const type = schema.type;
+  return type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' || type === 'array' ? type : 'json';
+}
+
+/** "AddCampaignBudgetItem" -> "Add Campaign Budget Item". */
+function titleOf(tool: Tool): string {
+  return tool.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+}
+
+function hash(text: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return (h >>> 0).toString(36).padStart(7, '0').slice(0, 8);
+}

@@ -1,0 +1,34 @@
+/** A tool's input: its JSON Schema (derived from the parameters) and the checks that guard every call. */
+import { toolError, type ToolError } from './errors.js';
+import type { JsonSchema, Parameter, ToolData } from './tool.js';
+import { pointerToPath, validate } from './validation.js';
+
+const schemas = new WeakMap<ToolData, JsonSchema>();
+
+/** The tool's input as a JSON Schema object; built once per tool. */
+export function inputSchema(tool: ToolData): JsonSchema {
+  let schema = schemas.get(tool);
+  if (!schema) {
+    schema = {
+      type: 'object',
+      properties: Object.fromEntries(tool.parameters.map((p) => [p.name, { ...p.schema, description: p.description }])),
+      required: tool.parameters.filter((p) => p.required).map((p) => p.name),
+      additionalProperties: false,
+    };
+    schemas.set(tool, schema);
+  }
+  return schema;
+}
+
+/** Validates the input against the tool's schema; the error names each offending parameter. */
+export function checkInput(tool: ToolData, input: unknown): { error: ToolError } | undefined {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'The input must be a JSON object of parameters.');
+  }
+  const issues = validate(inputSchema(tool), input);
+  if (!issues.length) return undefined;
+  const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}`);
+  return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
+}
+
+export const placedParameters = (tool: ToolData): Parameter[] => tool.parameters.filter((p) => p.in !== undefined);

@@ -1,0 +1,111 @@
+/** The tool model: toolkits of tools, each a typed interface over one upstream operation. */
+import type { ToolContext } from './context.js';
+import type { ToolResult } from './errors.js';
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Where a parameter goes in the upstream request. */
+export type ParameterLocation = 'path' | 'query' | 'header' | 'body';
+
+export interface Parameter {
+  name: string;
+  description: string;
+  required: boolean;
+  /** JSON Schema of the value (type, enum, items, properties, format, ...). */
+  schema: JsonSchema;
+  /** Absent for the mode-driven `mode` and `request_body` parameters. */
+  in?: ParameterLocation;
+  /** Upstream name; a dotted name places a body parameter in a nested object (`author.email`). */
+  upstream?: string;
+}
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** URL template relative to the base URL; `{name}` placeholders use upstream names. */
+  path: string;
+  /** Content type of a request body built from body parameters. Default: application/json. */
+  contentType?: string;
+  /** Fixed request headers the upstream expects. */
+  headers?: Record<string, string>;
+}
+
+export interface Requirements {
+  oauth2?: { provider: string; scopes: string[] };
+  /** Secret keys the tool reads; only these are given to it. */
+  secrets?: string[];
+}
+
+/** MCP tool annotations; derived from the HTTP method unless a tool sets them. */
+export interface Annotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolData {
+  name: string;
+  description: string;
+  parameters: Parameter[];
+  output: { description: string; schema?: JsonSchema };
+  requirements: Requirements;
+  http: HttpBinding;
+  /** Present on mode-driven tools: the request body the model writes itself. */
+  requestBody?: { contentType: string; schema: JsonSchema };
+  annotations?: Partial<Annotations>;
+}
+
+/** Behaviour of its own for a tool that is more than a binding (search, several calls, local data). */
+export type ToolHandler = (input: Record<string, unknown>, context: ToolContext) => Promise<ToolResult>;
+
+export interface Tool extends ToolData {
+  toolkit: ToolkitInfo;
+  handler?: ToolHandler;
+}
+
+export interface ToolkitInfo {
+  name: string;
+  version: string;
+  description: string;
+}
+
+export interface ToolkitData extends ToolkitInfo {
+  /** Default upstream base URL; configuration may replace it. */
+  baseUrl: string;
+  tools: ToolData[];
+}
+
+export interface Toolkit extends ToolkitInfo {
+  baseUrl: string;
+  tools: Tool[];
+}
+
+/** Joins catalog data with the handlers of the tools that have behaviour of their own. */
+export function defineToolkit(data: ToolkitData, handlers: Record<string, ToolHandler> = {}): Toolkit {
+  const info: ToolkitInfo = { name: data.name, version: data.version, description: data.description };
+  const tools = data.tools.map((tool): Tool => ({ ...tool, toolkit: info, handler: handlers[tool.name] }));
+  for (const name of Object.keys(handlers)) {
+    if (!tools.some((tool) => tool.name === name)) throw new Error(`${data.name}: handler for unknown tool ${name}`);
+  }
+  return { ...info, baseUrl: data.baseUrl, tools };
+}
+
+export const qualifiedName = (tool: Tool): string => `${tool.toolkit.name}.${tool.name}`;
+
+export const isModeDriven = (tool: ToolData): boolean => tool.requestBody !== undefined;
+
+const readMethods = new Set<HttpMethod>(['GET', 'HEAD']);
+const idempotentMethods = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+export function annotationsOf(tool: ToolData): Annotations {
+  const method = tool.http.method;
+  return {
+    readOnlyHint: readMethods.has(method),
+    destructiveHint: method === 'DELETE',
+    idempotentHint: idempotentMethods.has(method),
+    openWorldHint: true,
+    ...tool.annotations,
+  };
+}

@@ -1,0 +1,122 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamClient, retryAfterMs } from './upstream.js';
+import type { HttpMethod } from './tool.js';
+
+/** A loopback upstream that answers from a script of responses and counts what it received. */
+let script: Array<(res: ServerResponse) => void> = [];
+let received: Array<{ method: string; url: string }> = [];
+let baseUrl = '';
+const server = createServer((req: IncomingMessage, res) => {
+  received.push({ method: req.method!, url: req.url! });
+  const next = script.shift() ?? ((r: ServerResponse) => r.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  req.resume();
+  req.on('end', () => next(res));
+});
+
+const status = (code: number, headers: Record<string, string> = {}, body = '{"message":"nope"}') => (res: ServerResponse) =>
+  res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(body);
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  script = [];
+  received = [];
+});
+
+const client = new UpstreamClient({ retryBaseDelayMs: 5, maxRetries: 2, timeoutMs: 300, maxRetryAfterMs: 1_000 });
+const send = (method: HttpMethod, path = '/thing') => client.send({ method, url: baseUrl + path, headers: {} });
+
+describe('upstream client', () => {
+  it('returns parsed JSON on success', async () => {
+    const outcome = await send('GET');
+    expect(outcome).toEqual({ response: expect.objectContaining({ status: 200, body: { ok: true } }) });
+  });
+
+  it.each(['GET', 'HEAD', 'PUT', 'DELETE'] as HttpMethod[])('retries %s after a 5xx and succeeds', async (method) => {
+    script = [status(503), status(502)];
+    const outcome = await send(method);
+    expect('response' in outcome && outcome.response.status).toBe(200);
+    expect(received).toHaveLength(3);
+  });
+
+  it.each(['POST', 'PATCH'] as HttpMethod[])('never retries %s', async (method) => {
+    script = [status(503)];
+    const outcome = await send(method);
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_SERVER_ERROR', can_retry: true, status_code: 503 });
+    expect(received).toHaveLength(1);
+  });
+
+  it('gives up after the configured retries', async () => {
+    script = [status(500), status(500), status(500), status(500)];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error.kind).toBe('UPSTREAM_RUNTIME_SERVER_ERROR');
+    expect(received).toHaveLength(3);
+  });
+
+  it('honours Retry-After on 429 for safe methods', async () => {
+    script = [status(429, { 'retry-after': '0.05' })];
+    const started = Date.now();
+    const outcome = await send('GET');
+    expect('response' in outcome).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(received).toHaveLength(2);
+  });
+
+  it('does not wait for a Retry-After beyond the cap, and reports it', async () => {
+    script = [status(429, { 'retry-after': '120' })];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_RATE_LIMIT', can_retry: true, retry_after_ms: 120_000 });
+    expect(received).toHaveLength(1);
+  });
+
+  it('reads a 403 with exhausted rate-limit headers as a rate limit', async () => {
+    const reset = Math.ceil(Date.now() / 1000) + 3600;
+    script = [status(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) })];
+    const outcome = await send('POST');
+    expect('error' in outcome && outcome.error.kind).toBe('UPSTREAM_RUNTIME_RATE_LIMIT');
+    expect('error' in outcome && outcome.error.retry_after_ms).toBeGreaterThan(3_000_000);
+  });
+
+  it.each([
+    [401, 'UPSTREAM_RUNTIME_AUTH_ERROR', false],
+    [403, 'UPSTREAM_RUNTIME_AUTH_ERROR', false],
+    [404, 'UPSTREAM_RUNTIME_NOT_FOUND', false],
+    [422, 'UPSTREAM_RUNTIME_VALIDATION_ERROR', false],
+    [400, 'UPSTREAM_RUNTIME_BAD_REQUEST', false],
+    [409, 'UPSTREAM_RUNTIME_BAD_REQUEST', false],
+  ])('maps %i to %s without retrying', async (code, kind, canRetry) => {
+    script = [status(code)];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error).toMatchObject({ kind, can_retry: canRetry, status_code: code, message: `The upstream service answered ${code}: nope` });
+    expect(received).toHaveLength(1);
+  });
+
+  it('times out a slow upstream as a retryable timeout', async () => {
+    script = [() => {}, () => {}, () => {}];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT', can_retry: true });
+    expect(received).toHaveLength(3);
+  });
+
+  it('reports an unreachable upstream', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const outcome = await client.send({ method: 'POST', url: `http://127.0.0.1:${port}/x`, headers: {} });
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true });
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads seconds, HTTP dates and reset times', () => {
+    expect(retryAfterMs({ 'retry-after': '2' })).toBe(2000);
+    expect(retryAfterMs({ 'retry-after': new Date(Date.now() + 5000).toUTCString() })).toBeGreaterThan(3000);
+    expect(retryAfterMs({})).toBeUndefined();
+  });
+});

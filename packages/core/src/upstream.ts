@@ -1,0 +1,169 @@
+/**
+ * The upstream HTTP client: pooled keep-alive connections (undici), connect and total timeouts, and
+ * retries only where a repeat cannot do harm.
+ */
+import { Agent, request as undiciRequest } from 'undici';
+import { kindOfStatus, toolError, type ToolError } from './errors.js';
+import type { UpstreamRequest } from './request.js';
+import type { HttpMethod } from './tool.js';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON when the upstream says JSON, text otherwise, undefined when empty. */
+  body: unknown;
+}
+
+export interface UpstreamClientOptions {
+  /** Time to establish a connection. */
+  connectTimeoutMs?: number;
+  /** Time for one attempt, from sending to the last byte of the response. */
+  timeoutMs?: number;
+  /** Further attempts after the first, for retryable failures of safe methods. */
+  maxRetries?: number;
+  /** First backoff step; doubles each retry, with jitter. */
+  retryBaseDelayMs?: number;
+  /** A longer Retry-After is not waited for: the rate-limit error goes back to the caller. */
+  maxRetryAfterMs?: number;
+  /** Connections per upstream origin. */
+  connections?: number;
+}
+
+/** Methods whose repetition cannot create a second effect. POST and PATCH are never repeated. */
+const SAFE_TO_RETRY = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+export class UpstreamClient {
+  private readonly agent: Agent;
+  private readonly options: Required<UpstreamClientOptions>;
+
+  constructor(options: UpstreamClientOptions = {}) {
+    this.options = {
+      connectTimeoutMs: 5_000,
+      timeoutMs: 30_000,
+      maxRetries: 2,
+      retryBaseDelayMs: 250,
+      maxRetryAfterMs: 10_000,
+      connections: 64,
+      ...options,
+    };
+    this.agent = new Agent({
+      connect: { timeout: this.options.connectTimeoutMs },
+      connections: this.options.connections,
+      keepAliveTimeout: 10_000,
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+    });
+  }
+
+  /** Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. */
+  async send(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
+    const canRetry = SAFE_TO_RETRY.has(request.method);
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(request);
+      if ('response' in outcome && outcome.response.status < 400) return outcome;
+      const error = 'response' in outcome ? httpError(request, outcome.response) : outcome.error;
+      const delay = canRetry && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
+      if (delay === undefined) return { error };
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private async attempt(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
+    try {
+      const response = await undiciRequest(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      const text = await response.body.text();
+      return { response: { status: response.statusCode, headers: response.headers, body: parseBody(text, response.headers['content-type']) } };
+    } catch (cause) {
+      return { error: transportError(request, cause) };
+    }
+  }
+
+  /** Milliseconds to wait before the next attempt, or undefined when this failure is not retried. */
+  private retryDelay(error: ToolError, attempt: number): number | undefined {
+    if (error.kind === 'UPSTREAM_RUNTIME_RATE_LIMIT') {
+      if (error.retry_after_ms === undefined) return this.backoff(attempt);
+      return error.retry_after_ms <= this.options.maxRetryAfterMs ? error.retry_after_ms : undefined;
+    }
+    const transient = ['UPSTREAM_RUNTIME_SERVER_ERROR', 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE'];
+    return transient.includes(error.kind) ? this.backoff(attempt) : undefined;
+  }
+
+  /** Exponential backoff with jitter, so that many clients do not retry in step. */
+  private backoff(attempt: number): number {
+    const step = this.options.retryBaseDelayMs * 2 ** attempt;
+    return Math.round(step / 2 + Math.random() * (step / 2));
+  }
+}
+
+function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+  if (!text) return undefined;
+  if (String(contentType ?? '').includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function httpError(request: UpstreamRequest, response: UpstreamResponse): ToolError {
+  const kind = kindOfStatus(response.status, response.headers);
+  const detail = upstreamMessage(response.body);
+  const retryAfter = kind === 'UPSTREAM_RUNTIME_RATE_LIMIT' ? retryAfterMs(response.headers) : undefined;
+  return toolError(kind, `The upstream service answered ${response.status}${detail ? `: ${detail}` : '.'}`, {
+    status_code: response.status,
+    retry_after_ms: retryAfter,
+    developer_message: `${request.method} ${withoutQuery(request.url)} -> ${response.status}; response body: ${truncate(JSON.stringify(response.body) ?? '', 2000)}`,
+  }).error;
+}
+
+/** The upstream's own words for the failure, from the common error body shapes. */
+function upstreamMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return truncate(body, 500);
+  if (!body || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  const nested = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>).message : record.error;
+  const message = record.message ?? nested ?? record.error_description ?? record.detail;
+  return typeof message === 'string' ? truncate(message, 500) : undefined;
+}
+
+/** From Retry-After (seconds or HTTP date) or x-ratelimit-reset (epoch seconds). */
+export function retryAfterMs(headers: UpstreamResponse['headers']): number | undefined {
+  const retryAfter = headers['retry-after'];
+  if (typeof retryAfter === 'string') {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(0, date - Date.now());
+  }
+  const reset = Number(headers['x-ratelimit-reset']);
+  return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+}
+
+function transportError(request: UpstreamRequest, cause: unknown): ToolError {
+  const error = cause as { name?: string; code?: string; message?: string };
+  const timedOut =
+    error.name === 'TimeoutError' || error.name === 'AbortError' || /TIMEOUT/.test(error.code ?? '');
+  const target = `${request.method} ${withoutQuery(request.url)}`;
+  return timedOut
+    ? toolError('NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'The upstream service did not answer in time.', {
+        developer_message: `${target}: ${error.code ?? error.name}: ${error.message}`,
+      }).error
+    : toolError('NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', 'The upstream service could not be reached.', {
+        developer_message: `${target}: ${error.code ?? error.name}: ${error.message}`,
+      }).error;
+}
+
+const withoutQuery = (url: string) => url.split('?')[0]!;
+const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

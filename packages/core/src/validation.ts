@@ -1,0 +1,80 @@
+/** JSON Schema validation with Ajv; each schema is compiled once, on first use. */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import formatsModule, { type FormatsPlugin } from 'ajv-formats';
+import type { JsonSchema } from './tool.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as FormatsPlugin;
+
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+addFormats(ajv);
+// OpenAPI's numeric formats, which JSON Schema's format vocabulary lacks.
+ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+ajv.addFormat('float', { type: 'number', validate: () => true });
+ajv.addFormat('double', { type: 'number', validate: () => true });
+
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+export interface ValidationIssue {
+  /** JSON pointer to the offending value ("" for the root). */
+  pointer: string;
+  /** What is wrong, in words that name the value. */
+  message: string;
+}
+
+/** Checks `value` against `schema`; an empty list means valid. */
+export function validate(schema: JsonSchema, value: unknown): ValidationIssue[] {
+  const check = validatorFor(schema);
+  if (check(value)) return [];
+  return dedupe((check.errors ?? []).map(describe));
+}
+
+function describe(error: ErrorObject): ValidationIssue {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return issue(`${error.instancePath}/${escape(String(params.missingProperty))}`, 'is required');
+    case 'additionalProperties':
+      return issue(`${error.instancePath}/${escape(String(params.additionalProperty))}`, 'is not a known field');
+    case 'type':
+      return issue(error.instancePath, `must be ${withArticle(String(params.type))}`);
+    case 'enum':
+      return issue(error.instancePath, `must be one of: ${(params.allowedValues as unknown[]).map(show).join(', ')}`);
+    default:
+      return issue(error.instancePath, error.message ?? 'is invalid');
+  }
+}
+
+const issue = (pointer: string, message: string): ValidationIssue => ({ pointer, message });
+const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const show = (value: unknown) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value));
+const withArticle = (type: string) => (/^(array|object|integer)/.test(type) ? `an ${type}` : `a ${type}`);
+
+function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((item) => {
+    const key = `${item.pointer} ${item.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** "/inputs/3/id" -> "inputs[3].id": how a parameter path reads in a message. */
+export function pointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}

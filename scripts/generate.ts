@@ -1,0 +1,56 @@
+/**
+ * Regenerates the committed catalogs from the upstream descriptions.
+ *
+ *   npm run generate            write every generated file
+ *   npm run generate -- --check  exit 1 if any committed file differs from what would be generated
+ *
+ * Development only: the reference material sits in ../shared beside the checkout (or QUIVER_SHARED_DIR).
+ * Nothing at build, run or test time reads it; the generated files are what ships.
+ */
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generators } from './generate/index.js';
+import { repoRoot } from './generate/shared.js';
+
+export const sharedDir = resolve(process.env.QUIVER_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'));
+
+export interface GeneratedFile {
+  /** Path relative to the repository root. */
+  path: string;
+  content: string;
+}
+
+export function generateAll(): GeneratedFile[] {
+  return generators.flatMap((generate) => generate(sharedDir));
+}
+
+/** Files whose committed content differs from a fresh generation. */
+export function staleFiles(): string[] {
+  return generateAll()
+    .filter((file) => {
+      const target = resolve(repoRoot, file.path);
+      return !existsSync(target) || readFileSync(target, 'utf8') !== file.content;
+    })
+    .map((file) => file.path);
+}
+
+function main(): void {
+  if (!existsSync(sharedDir)) {
+    console.error(`generate: the reference material is not at ${relative(process.cwd(), sharedDir)}; set QUIVER_SHARED_DIR`);
+    process.exit(2);
+  }
+  if (process.argv.includes('--check')) {
+    const stale = staleFiles();
+    for (const path of stale) console.error(`stale: ${path}`);
+    process.exit(stale.length ? 1 : 0);
+  }
+  for (const file of generateAll()) {
+    const target = resolve(repoRoot, file.path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, file.content);
+    console.log(`wrote ${file.path} (${(file.content.length / 1024).toFixed(1)} KiB)`);
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -1,0 +1,100 @@
+/**
+ * CrmMarketingApi: the toolkit catalog, from the interface in catalog/CrmMarketingApi.json, the structural
+ * request schemas in catalog/schemas/CrmMarketingApi.json, and our own descriptions
+ * (packages/toolkits/src/crm-marketing/descriptions.json).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Annotations, JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { GeneratedFile } from '../generate.js';
+import { authoredSchema, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+
+const toolkitDir = 'packages/toolkits/src/crm-marketing';
+
+interface Descriptions {
+  toolkit: string;
+  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
+}
+
+/**
+ * Where the HTTP method misleads: these POSTs delete or only read. The batch deletions are
+ * idempotent (deleting twice leaves the same state).
+ */
+const annotationOverrides: Record<string, Partial<Annotations>> = {
+  ArchiveCampaignsBatch: { destructiveHint: true, idempotentHint: true },
+  DeleteMarketingEvents: { destructiveHint: true, idempotentHint: true },
+  RemoveMarketingEvents: { destructiveHint: true, idempotentHint: true },
+  FetchMarketingCampaignBatches: { readOnlyHint: true, idempotentHint: true },
+};
+
+export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
+  const catalog = readJson(resolve(sharedDir, 'catalog/CrmMarketingApi.json')) as {
+    toolkit: string;
+    default_base_url: string;
+    auth: { provider: string };
+    tools: CatalogTool[];
+  };
+  const structural = readJson(resolve(sharedDir, 'catalog/schemas/CrmMarketingApi.json')) as Record<
+    string,
+    Array<{ request_content_type?: string; request_body?: JsonSchema }>
+  >;
+  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+
+  const tools = catalog.tools.map((tool): ToolData => {
+    const text = descriptions.tools[tool.name];
+    if (!text) throw new Error(`CrmMarketingApi.${tool.name}: no description`);
+    const describe = (param: CatalogParam) => {
+      const description = text.params[param.name];
+      if (!description) throw new Error(`CrmMarketingApi.${tool.name}: parameter ${param.name} has no description`);
+      return description;
+    };
+    const operation = structural[tool.name]?.[0];
+    const parameters: Parameter[] = tool.params.map((param) =>
+      modeParameters[param.name] && tool.mode_driven
+        ? { ...modeParameters[param.name]!, required: param.required }
+        : {
+            name: param.name,
+            description: describe(param),
+            required: param.required,
+            schema: {
+              type: param.type,
+              ...(param.enum && { enum: param.enum }),
+              // HubSpot's array query parameters are lists of names (properties, form types).
+              ...(param.type === 'array' && { items: { type: 'string' } }),
+            },
+            in: param.in,
+            upstream: param.upstream,
+          },
+    );
+    const data: ToolData = {
+      name: tool.name,
+      description: text.description,
+      parameters,
+      output: { description: text.output },
+      requirements: { oauth2: { provider: catalog.auth.provider, scopes: tool.scopes } },
+      http: {
+        method: tool.method,
+        path: tool.path,
+        ...(tool.params.some((p) => p.in === 'body') && { contentType: operation?.request_content_type ?? 'application/json' }),
+      },
+    };
+    if (tool.mode_driven) {
+      if (!operation?.request_body) throw new Error(`CrmMarketingApi.${tool.name}: mode-driven without a request schema`);
+      data.requestBody = {
+        contentType: operation.request_content_type ?? 'application/json',
+        schema: authoredSchema(operation.request_body, text.body ?? {}, `Request body of ${tool.name}.`),
+      };
+    }
+    if (annotationOverrides[tool.name]) data.annotations = annotationOverrides[tool.name];
+    return data;
+  });
+
+  const toolkit: ToolkitData = {
+    name: catalog.toolkit,
+    version: '1.0.0',
+    description: descriptions.toolkit,
+    baseUrl: catalog.default_base_url,
+    tools,
+  };
+  return [{ path: `${toolkitDir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` }];
+}
