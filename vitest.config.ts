@@ -1,4 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import type { Reporter, TestModule } from 'vitest/node';
+
+/** Ends the run with one plain line, "N passed, N failed, N skipped", that any CI log reader understands. */
+const summaryLine: Reporter = {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>) {
+    const count = (state: 'passed' | 'failed' | 'skipped') => modules.reduce((n, m) => n + [...m.children.allTests(state)].length, 0);
+    console.log(`\ntests: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+  },
+};
 
 export default defineConfig({
   test: {
@@ -6,5 +15,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', summaryLine],
   },
 });

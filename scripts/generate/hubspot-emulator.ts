@@ -279,8 +279,9 @@ function mapValues<T, U>(record: Record<string, T>, fn: (value: T) => U): Record
 }
 
 function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
-  const seen = new Set<string>();
-  return items.filter((item) => !seen.has(key(item)) && Boolean(seen.add(key(item))));
+  const byKey = new Map<string, T>();
+  for (const item of items) if (!byKey.has(key(item))) byKey.set(key(item), item);
+  return [...byKey.values()];
 }
 
 /** JSON with sorted object keys: equal schemas give equal text. Arrays keep their order. */

@@ -1,7 +1,8 @@
 import type { GeneratedFile } from '../generate.js';
+import { generateCrmMarketing } from './crm-marketing.js';
 import { hubspotEmulator } from './hubspot-emulator.js';
 
 /** One generator per generated artefact; each reads the reference material and returns file contents. */
 export type Generator = (sharedDir: string) => GeneratedFile[];
 
-export const generators: Generator[] = [hubspotEmulator];
+export const generators: Generator[] = [generateCrmMarketing, hubspotEmulator];

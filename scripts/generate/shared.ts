@@ -66,11 +66,35 @@ export function authoredSchema(structural: JsonSchema, fieldDescriptions: Record
 type Node = Record<string, unknown>;
 const isNode = (value: unknown): value is Node => !!value && typeof value === 'object' && !Array.isArray(value);
 
+const schemaKeywords = ['additionalProperties', 'items', 'not'];
+const schemaListKeywords = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const schemaMapKeywords = ['properties', 'patternProperties', '$defs', 'definitions'];
+
+/**
+ * Applies `transform` to every subschema, innermost first. Only schema positions are visited: a
+ * property that happens to be called "properties" or "oneOf" is a name, not a keyword.
+ */
+export function mapSchema(schema: unknown, transform: (node: Node) => Node): unknown {
+  if (!isNode(schema)) return schema;
+  const node: Node = { ...schema };
+  for (const key of schemaKeywords) if (isNode(node[key])) node[key] = mapSchema(node[key], transform);
+  for (const key of schemaListKeywords) {
+    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map((item) => mapSchema(item, transform));
+  }
+  if (Array.isArray(node.items)) node.items = node.items.map((item) => mapSchema(item, transform));
+  for (const key of schemaMapKeywords) {
+    if (isNode(node[key])) {
+      node[key] = Object.fromEntries(Object.entries(node[key] as Node).map(([name, sub]) => [name, mapSchema(sub, transform)]));
+    }
+  }
+  return transform(node);
+}
+
 /** Folds allOf of objects into one object and single-branch oneOf/anyOf into their parent. */
-export function simplify(input: unknown): unknown {
-  if (Array.isArray(input)) return input.map(simplify);
-  if (!isNode(input)) return input;
-  let node: Node = Object.fromEntries(Object.entries(input).map(([key, value]) => [key, simplify(value)]));
+export const simplify = (schema: unknown): unknown => mapSchema(schema, simplifyNode);
+
+function simplifyNode(input: Node): Node {
+  let node = input;
   for (const keyword of ['oneOf', 'anyOf'] as const) {
     const branches = node[keyword];
     if (Array.isArray(branches) && branches.length === 1) {
@@ -103,12 +127,10 @@ function merge(a: Node, b: Node): Node | undefined {
   return out;
 }
 
-function close(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(close);
-  if (!isNode(node)) return node;
-  const copy = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, close(value)]));
-  const declares = isNode(copy.properties) && Object.keys(copy.properties).length > 0;
-  const composed = copy.oneOf || copy.anyOf || copy.allOf;
-  if (declares && !composed && copy.additionalProperties === undefined) copy.additionalProperties = false;
-  return copy;
-}
+/** Objects that list their properties accept no others, unless they say otherwise. */
+const close = (schema: unknown): unknown =>
+  mapSchema(schema, (node) => {
+    const declares = isNode(node.properties) && Object.keys(node.properties).length > 0;
+    const composed = node.oneOf || node.anyOf || node.allOf;
+    return declares && !composed && node.additionalProperties === undefined ? { ...node, additionalProperties: false } : node;
+  });

@@ -1,5 +1,5 @@
 /** Assembles a runtime: the built-in toolkits, the configuration layers and, on request, the sandbox. */
-import { Runtime, ToolRegistry, UpstreamClient, type Tool } from '@quiver/core';
+import { Runtime, ToolRegistry, UpstreamClient, type CallRecord, type Tool } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
 import { configFromEnv, contextProvider, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
 
@@ -10,6 +10,8 @@ export interface AppOptions {
   configPath?: string;
   /** Settings from command-line flags; they win over everything else. */
   overrides?: QuiverConfig;
+  /** Write one JSON line per tool call to standard error. */
+  logCalls?: boolean;
 }
 
 export interface App {
@@ -36,7 +38,8 @@ export async function openApp(options: AppOptions = {}, registry = builtinRegist
   }
   const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
   const client = new UpstreamClient();
-  const runtime = new Runtime(registry, contextProvider(config, defaults, client));
+  const log = options.logCalls ? (record: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`) : undefined;
+  const runtime = new Runtime(registry, contextProvider(config, defaults, client), log);
   return {
     registry,
     tools,

@@ -41,7 +41,7 @@ program
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
     const { createHttpServer } = await import('./http.js');
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config });
+    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, logCalls: true });
     const server = createHttpServer(app.runtime, app.tools);
     server.listen(port, options.host, () => {
       const address = server.address();

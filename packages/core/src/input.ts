@@ -20,14 +20,23 @@ export function inputSchema(tool: ToolData): JsonSchema {
   return schema;
 }
 
+/** A path value fills one URL segment; these would drop or climb a segment and so call another operation. */
+const unsafeSegments = new Set(['', '.', '..']);
+
 /** Validates the input against the tool's schema; the error names each offending parameter. */
 export function checkInput(tool: ToolData, input: unknown): { error: ToolError } | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'The input must be a JSON object of parameters.');
   }
   const issues = validate(inputSchema(tool), input);
-  if (!issues.length) return undefined;
   const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}`);
+  for (const parameter of tool.parameters) {
+    const value = (input as Record<string, unknown>)[parameter.name];
+    if (parameter.in === 'path' && value !== undefined && unsafeSegments.has(String(value))) {
+      problems.push(`parameter '${parameter.name}' must not be empty, '.' or '..' (it is a segment of the URL path)`);
+    }
+  }
+  if (!problems.length) return undefined;
   return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
 }
 

@@ -7,13 +7,34 @@ import type { Tool } from './tool.js';
 
 export type ContextProvider = (tool: Tool) => ToolContext | Promise<ToolContext>;
 
+/** What a host may log about a finished call: names and outcome, never inputs, tokens or secrets. */
+export interface CallRecord {
+  tool: string;
+  ok: boolean;
+  kind?: string;
+  durationMs: number;
+}
+
 export class Runtime {
   constructor(
     readonly registry: ToolRegistry,
     private readonly contextFor: ContextProvider,
+    private readonly onCall?: (record: CallRecord) => void,
   ) {}
 
   async call(name: string, input: unknown): Promise<ToolResult> {
+    const started = performance.now();
+    const result = await this.run(name, input);
+    this.onCall?.({
+      tool: name,
+      ok: !('error' in result),
+      ...('error' in result && { kind: result.error.kind }),
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return result;
+  }
+
+  private async run(name: string, input: unknown): Promise<ToolResult> {
     const tool = this.registry.get(name);
     if (!tool) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'. Tool names look like Toolkit.Tool.`);
     try {

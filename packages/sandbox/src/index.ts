@@ -1,1 +1,4 @@
-export {};
+export { startHubspotEmulator, type HubspotEmulator, type HubspotEmulatorOptions, type FormSubmission } from './hubspot/index.js';
+export { createClock, type Clock } from './emulator/clock.js';
+export type { RecordedRequest } from './emulator/server.js';
+export { startSandbox, sandboxToken, type Sandbox } from './sandbox.js';

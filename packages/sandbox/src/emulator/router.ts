@@ -30,12 +30,12 @@ export function createRouter(operations: Record<string, Operation>): (method: st
     } catch {
       return { kind: 'unknown-path' };
     }
-    const matches = templates
-      .filter((template) => template.segments.length === segments.length && template.segments.every((s, i) => !('literal' in s) || s.literal === segments[i]))
+    const candidates = templates
+      .filter((template) => template.segments.length === segments.length && template.segments.every((s, i) => matches(s, segments[i]!)))
       .sort(bySpecificity);
-    if (matches.length === 0) return { kind: 'unknown-path' };
-    const match = matches.find((template) => template.operation.method === method.toUpperCase());
-    if (!match) return { kind: 'wrong-method', allowed: [...new Set(matches.map((template) => template.operation.method))] };
+    if (candidates.length === 0) return { kind: 'unknown-path' };
+    const match = candidates.find((template) => template.operation.method === method.toUpperCase());
+    if (!match) return { kind: 'wrong-method', allowed: [...new Set(candidates.map((template) => template.operation.method))] };
     const params: Record<string, string> = {};
     match.segments.forEach((segment, i) => {
       if ('param' in segment) params[segment.param] = segments[i]!;
@@ -45,7 +45,14 @@ export function createRouter(operations: Record<string, Operation>): (method: st
 }
 
 /** A trailing slash is insignificant: `/campaigns/` and `/campaigns` are one resource. */
-const split = (path: string): string[] => path.split('/').filter((segment, i, all) => i > 0 && (segment !== '' || i < all.length - 1));
+function split(path: string): string[] {
+  const segments = path.split('/').slice(1);
+  if (segments.length > 1 && segments.at(-1) === '') segments.pop();
+  return segments;
+}
+
+const matches = (segment: Template['segments'][number], value: string): boolean =>
+  'literal' in segment ? segment.literal === value : value !== '';
 
 /** Literal segments beat parameters, compared from the left: `/emails/clone` before `/emails/{emailId}`. */
 function bySpecificity(a: Template, b: Template): number {

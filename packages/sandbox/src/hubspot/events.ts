@@ -9,6 +9,9 @@ import {
   type HubspotResponse,
 } from './context.js';
 import { createContact, createCrmTables, findContact, findContactByEmail, getContact, getList, publicList, type Contact } from './crm.js';
+import { page } from './paging.js';
+import { invalid, text } from './query.js';
+import { iso } from './time.js';
 
 /**
  * Marketing events, attendance and event-list associations of the HubSpot emulator.
@@ -188,7 +191,7 @@ function withChanges(current: EventDetails | undefined, changes: EventChanges): 
   }
   const details = next as unknown as EventDetails;
   for (const field of ['eventName', 'eventOrganizer'] as const) {
-    if (!details[field]) throw fieldError(field, `${field} is required`);
+    if (!details[field]) throw invalidBody(field, 'is required', 'REQUIRED');
   }
   checkOrder(details.startDateTime, details.endDateTime);
   return details;
@@ -196,13 +199,13 @@ function withChanges(current: EventDetails | undefined, changes: EventChanges): 
 
 function isoDateTime(value: unknown, field: string): string {
   const ms = typeof value === 'string' ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) throw fieldError(field, `${field} must be an ISO 8601 date-time, got ${JSON.stringify(value)}`);
+  if (Number.isNaN(ms)) throw invalidBody(field, `must be an ISO 8601 date-time, got ${JSON.stringify(value)}`, 'INVALID_FORMAT');
   return new Date(ms).toISOString();
 }
 
 function checkOrder(start: string | undefined, end: string | undefined): void {
   if (start && end && Date.parse(end) < Date.parse(start)) {
-    throw fieldError('endDateTime', `endDateTime ${end} is before startDateTime ${start}`);
+    throw invalidBody('endDateTime', `${end} is before startDateTime ${start}`);
   }
 }
 
@@ -258,8 +261,6 @@ function eventStatus(event: MarketingEvent, now: number): string {
 
 // Views. HubSpot answers in two families: the external-id endpoints echo custom properties as
 // sent, the objectId endpoints as plain name/value pairs and with the owning app.
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function summary(event: MarketingEvent) {
   const { customProperties: _, ...fields } = event.details;
@@ -336,7 +337,8 @@ function participationCounts(db: Database.Database, event: MarketingEvent, now: 
 function subscriberState(req: HubspotRequest): SubscriberState {
   const state = req.params.subscriberState ?? '';
   if (!SUBSCRIBER_STATES.includes(state)) {
-    throw fieldError('subscriberState', `subscriberState '${state}' is not one of register, attend, cancel`);
+    const message = `subscriberState must be one of register, attend, cancel; got '${state}'`;
+    throw badRequest(message, [{ message, in: 'path', code: 'INVALID_VALUE' }]);
   }
   return state as SubscriberState;
 }
@@ -354,7 +356,7 @@ interface AttendanceInput {
 type ContactFinder = (db: Database.Database, input: AttendanceInput, at: string) => Contact | undefined;
 
 const byVid: ContactFinder = (db, input, at) => {
-  if (input.vid === undefined) throw fieldError(`${at}.vid`, `${at}.vid is required`);
+  if (input.vid === undefined) throw invalidBody(`${at}.vid`, 'is required', 'REQUIRED');
   return getContact(db, input.vid);
 };
 
@@ -368,7 +370,7 @@ const byEmailCreating: ContactFinder = (db, input, at) => {
 
 function emailOf(input: AttendanceInput, at: string): string {
   if (typeof input.email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(input.email.trim())) {
-    throw fieldError(`${at}.email`, `${at}.email must be an email address, got ${JSON.stringify(input.email)}`);
+    throw invalidBody(`${at}.email`, `must be an email address, got ${JSON.stringify(input.email)}`);
   }
   return input.email;
 }
@@ -377,20 +379,20 @@ function emailOf(input: AttendanceInput, at: string): string {
 function attendanceTimes(state: SubscriberState, properties: Record<string, string>, at: string) {
   for (const name of Object.keys(properties)) {
     if (state !== 'attend' || (name !== 'joinedAt' && name !== 'leftAt')) {
-      throw fieldError(`${at}.properties.${name}`, `${at}.properties.${name} is not accepted: only attend takes properties, and only joinedAt and leftAt`);
+      throw invalidBody(`${at}.properties.${name}`, 'is not accepted: only attend takes properties, and only joinedAt and leftAt', 'UNKNOWN_FIELD');
     }
   }
   const instant = (name: 'joinedAt' | 'leftAt') => {
     const text = properties[name];
     if (text === undefined) return null;
     const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-    if (Number.isNaN(ms)) throw fieldError(`${at}.properties.${name}`, `${at}.properties.${name} must be epoch milliseconds or an ISO 8601 date-time`);
+    if (Number.isNaN(ms)) throw invalidBody(`${at}.properties.${name}`, 'must be epoch milliseconds or an ISO 8601 date-time', 'INVALID_FORMAT');
     return ms;
   };
   const joinedAt = instant('joinedAt');
   const leftAt = instant('leftAt');
   if (joinedAt !== null && leftAt !== null && leftAt < joinedAt) {
-    throw fieldError(`${at}.properties.leftAt`, `${at}.properties.leftAt is before joinedAt`);
+    throw invalidBody(`${at}.properties.leftAt`, 'is before joinedAt');
   }
   return { joinedAt, leftAt };
 }
@@ -416,7 +418,7 @@ function recordAttendance(
     inputs.forEach((input, i) => {
       const at = `inputs[${i}]`;
       if (!Number.isInteger(input.interactionDateTime)) {
-        throw fieldError(`${at}.interactionDateTime`, `${at}.interactionDateTime must be epoch milliseconds`);
+        throw invalidBody(`${at}.interactionDateTime`, 'must be epoch milliseconds', 'INVALID_TYPE');
       }
       const times = attendanceTimes(state, input.properties ?? {}, at);
       const contact = find(db, input, at);
@@ -425,7 +427,7 @@ function recordAttendance(
       } else {
         const name = input.email ?? String(input.vid);
         missing.push(name);
-        errors.push({ message: `contact ${name} does not exist`, in: at });
+        errors.push({ message: `${at} names contact ${name}, which does not exist`, in: 'body', code: 'OBJECT_NOT_FOUND' });
       }
     });
     if (missing.length) {
@@ -492,36 +494,35 @@ export function timelineEvents(db: Database.Database, contactId: number): Timeli
 
 const BREAKDOWN_STATES: readonly string[] = ['REGISTERED', 'ATTENDED', 'CANCELLED', 'NO_SHOW', 'EMPTY'];
 
-/** Participations of one event or one contact, filtered by state and paged by attendance id. */
+/** Participations of one event or one contact, oldest first, filtered by state (and contact) and paged. */
 function breakdown(req: HubspotRequest, { db, clock }: HubspotContext, scope: { event: MarketingEvent } | { contact: Contact }) {
   const now = clock.now();
-  const state = queryValue(req, 'state')?.toUpperCase();
+  const state = text(req.query, 'state')?.toUpperCase();
   if (state !== undefined && !BREAKDOWN_STATES.includes(state)) {
-    throw fieldError('state', `state '${state}' is not one of ${BREAKDOWN_STATES.join(', ')}`);
+    throw invalid('state', `must be one of ${BREAKDOWN_STATES.join(', ')}; got '${state}'`);
   }
-  const paging = pageParams(req);
+  const identifier = 'event' in scope ? text(req.query, 'contactIdentifier') : undefined;
+  // null when the identifier names no contact: then nothing matches.
+  const contactVid = identifier === undefined ? undefined : (findContact(db, identifier)?.vid ?? null);
 
-  let rows: AttendanceRow[];
-  if ('event' in scope) {
-    const identifier = queryValue(req, 'contactIdentifier');
-    const contact = identifier === undefined ? undefined : findContact(db, identifier);
-    if (identifier !== undefined && !contact) return { total: 0, results: [] };
-    rows = db
-      .prepare(`SELECT * FROM marketing_event_attendance WHERE event_id = ? ${contact ? 'AND contact_vid = ?' : ''} ORDER BY id`)
-      .all(...[Number(scope.event.objectId), ...(contact ? [contact.vid] : [])]) as AttendanceRow[];
-  } else {
-    rows = db.prepare('SELECT * FROM marketing_event_attendance WHERE contact_vid = ? ORDER BY id').all(scope.contact.vid) as AttendanceRow[];
-  }
-
+  const rows = (
+    'event' in scope
+      ? db.prepare('SELECT * FROM marketing_event_attendance WHERE event_id = ? ORDER BY id').all(Number(scope.event.objectId))
+      : db.prepare('SELECT * FROM marketing_event_attendance WHERE contact_vid = ? ORDER BY id').all(scope.contact.vid)
+  ) as AttendanceRow[];
   const events = new Map<number, MarketingEvent>();
-  const eventOf = (id: number) => events.get(id) ?? events.set(id, eventById(db, String(id))).get(id)!;
-  const matching = rows
-    .map((row) => ({ row, event: eventOf(row.event_id), attendanceState: attendanceState(row, eventOf(row.event_id), now) }))
-    .filter((p) => state === undefined || p.attendanceState === state);
-  const { results, next } = page(matching, (p) => p.row.id, paging);
+  const matching = rows.flatMap((row) => {
+    if (contactVid !== undefined && row.contact_vid !== contactVid) return [];
+    const event = events.get(row.event_id) ?? eventById(db, String(row.event_id));
+    events.set(row.event_id, event);
+    const attendance = attendanceState(row, event, now);
+    return state === undefined || attendance === state ? [{ row, event, attendanceState: attendance }] : [];
+  });
+  const { results, paging } = page(matching, req.query, 10);
 
   return {
     total: matching.length,
+    ...(paging && { paging }),
     results: results.map(({ row, event, attendanceState }) => {
       const contact = getContact(db, row.contact_vid)!;
       return {
@@ -544,25 +545,23 @@ function breakdown(req: HubspotRequest, { db, clock }: HubspotContext, scope: { 
         },
       };
     }),
-    ...(next && { paging: { next } }),
   };
 }
 
-/** How long an attendee stayed, and what share of the scheduled event that covers. */
+/**
+ * How long an attendee stayed, and what share of the scheduled event that covers. The breakdown
+ * schema has no joinedAt/leftAt fields, so the stored times surface as this duration (and verbatim
+ * on the contact's timeline event).
+ */
 function attendanceDuration(row: AttendanceRow, event: MarketingEvent) {
   if (row.joined_at === null || row.left_at === null) return {};
-  const duration = {
-    joinedAt: row.joined_at,
-    leftAt: row.left_at,
-    attendanceDurationSeconds: Math.floor((row.left_at - row.joined_at) / 1000),
-  };
+  const attendanceDurationSeconds = Math.floor((row.left_at - row.joined_at) / 1000);
   const { startDateTime, endDateTime } = event.details;
-  if (!startDateTime || !endDateTime) return duration;
-  const start = Date.parse(startDateTime);
-  const end = Date.parse(endDateTime);
-  if (end <= start) return duration;
+  const start = startDateTime ? Date.parse(startDateTime) : NaN;
+  const end = endDateTime ? Date.parse(endDateTime) : NaN;
+  if (!(end > start)) return { attendanceDurationSeconds };
   const overlap = Math.max(0, Math.min(row.left_at, end) - Math.max(row.joined_at, start));
-  return { ...duration, attendancePercentage: String(Math.round((overlap / (end - start)) * 10000) / 100) };
+  return { attendanceDurationSeconds, attendancePercentage: String(Math.round((overlap / (end - start)) * 10000) / 100) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -598,44 +597,22 @@ function eventLists(db: Database.Database, event: MarketingEvent): HubspotRespon
 
 const ok = (body: unknown): HubspotResponse => ({ status: 200, body });
 
-const fieldError = (field: string, message: string) => badRequest(message, [{ message, in: field }]);
-
-function queryValue(req: HubspotRequest, name: string): string | undefined {
-  const value = req.query[name];
-  return Array.isArray(value) ? value[0] : value;
+/** A 400 naming the offending body field, shaped like the HTTP layer's own validation errors. */
+function invalidBody(field: string, problem: string, code = 'INVALID_VALUE') {
+  const message = `${field} ${problem}`;
+  return badRequest(message, [{ message, in: 'body', code }]);
 }
 
 function requiredQuery(req: HubspotRequest, name: string): string {
-  const value = queryValue(req, name);
-  if (!value) throw fieldError(name, `${name} is required`);
+  const value = text(req.query, name);
+  if (!value) throw invalid(name, 'is required');
   return value;
 }
 
 function inputsOf<T>(req: HubspotRequest): T[] {
   const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
-  if (!Array.isArray(inputs)) throw fieldError('inputs', 'inputs must be an array');
+  if (!Array.isArray(inputs)) throw invalidBody('inputs', 'must be an array', 'INVALID_TYPE');
   return inputs as T[];
-}
-
-/** Cursors are the id of the last item of the previous page; a page holds 10 items unless asked otherwise, 100 at most. */
-function pageParams(req: HubspotRequest): { limit: number; after: number } {
-  const limitText = queryValue(req, 'limit');
-  const afterText = queryValue(req, 'after');
-  const limit = limitText === undefined ? 10 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw fieldError('limit', `limit must be an integer from 1 to 100, got ${limitText}`);
-  }
-  const after = afterText === undefined || afterText === '' ? 0 : Number(afterText);
-  if (!Number.isInteger(after) || after < 0) throw fieldError('after', `after '${afterText}' is not a paging cursor`);
-  return { limit, after };
-}
-
-function page<T>(items: T[], idOf: (item: T) => number, { limit, after }: { limit: number; after: number }) {
-  const rest = items.filter((item) => idOf(item) > after);
-  const results = rest.slice(0, limit);
-  const last = results[results.length - 1];
-  const next = rest.length > limit && last !== undefined ? { after: String(idOf(last)) } : undefined;
-  return { results, next };
 }
 
 function batchResult(now: number, results: unknown[]) {
@@ -673,13 +650,10 @@ function deletionResult(now: number, deleted: unknown[], refusals: Refusal[]): H
 export const eventHandlers: Record<string, Handler> = {
   // GetAllMarketingEvents: every event of the portal, whichever app created it, by objectId.
   'get-/marketing/v3/marketing-events/_getAll': (req, { db, clock }) => {
-    const { limit, after } = pageParams(req);
-    const rows = db
-      .prepare('SELECT * FROM marketing_events WHERE object_id > ? ORDER BY object_id LIMIT ?')
-      .all(after, limit + 1) as EventRow[];
-    const { results, next } = page(rows.map(toEvent), (e) => Number(e.objectId), { limit, after });
+    const rows = db.prepare('SELECT * FROM marketing_events ORDER BY object_id').all() as EventRow[];
+    const { results, paging } = page(rows, req.query, 10);
     const now = clock.now();
-    return ok({ results: results.map((e) => objectReadView(db, e, now)), ...(next && { paging: { next } }) });
+    return ok({ results: results.map((row) => objectReadView(db, toEvent(row), now)), ...(paging && { paging }) });
   },
 
   // CreateMarketingEvent
@@ -707,10 +681,7 @@ export const eventHandlers: Record<string, Handler> = {
   'put-/marketing/v3/marketing-events/events/{externalEventId}_upsert': (req, { db, clock }) => {
     const input = req.body as EventInput;
     if (input.externalEventId !== req.params.externalEventId) {
-      throw fieldError(
-        'externalEventId',
-        `externalEventId in the body (${input.externalEventId}) differs from the one in the path (${req.params.externalEventId})`,
-      );
+      throw invalidBody('externalEventId', `'${input.externalEventId}' differs from the path's '${req.params.externalEventId}'`);
     }
     return ok(publicView(upsertEvent(db, req.appId, input, clock.now())));
   },

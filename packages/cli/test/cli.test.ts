@@ -1,0 +1,117 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubspotEmulator } from '@quiver/sandbox';
+import { runCli } from './run-cli.js';
+
+type Emulator = Awaited<ReturnType<typeof startHubspotEmulator>>;
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startHubspotEmulator();
+});
+afterAll(() => emulator.close());
+
+describe('quiver tools', () => {
+  it('lists every tool of a toolkit', async () => {
+    const run = await runCli(['tools', 'list', '--toolkit', 'CrmMarketingApi']);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(90);
+    expect(lines[0]).toMatch(/^CrmMarketingApi\.AddCampaignBudgetItem\s+\S/);
+    expect(run.stderr).toContain('90 tools');
+  });
+
+  it('refuses an unknown toolkit with a usage error', async () => {
+    const run = await runCli(['tools', 'list', '--toolkit', 'Nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown toolkit 'Nope'");
+  });
+
+  it.each([
+    ['arcade', { qualified_name: 'CrmMarketingApi.AddCampaignBudgetItem', fully_qualified_name: 'CrmMarketingApi.AddCampaignBudgetItem@1.0.0' }],
+    ['openai', { type: 'function', function: { name: 'CrmMarketingApi_AddCampaignBudgetItem' } }],
+    ['anthropic', { name: 'CrmMarketingApi_AddCampaignBudgetItem', input_schema: { type: 'object' } }],
+    ['mcp', { name: 'CrmMarketingApi_AddCampaignBudgetItem', annotations: { readOnlyHint: false } }],
+  ])('shows a tool in the %s format', async (format, expected) => {
+    const run = await runCli(['tools', 'show', 'CrmMarketingApi.AddCampaignBudgetItem', '--format', format]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject(expected);
+  });
+
+  it('rejects an unknown format and an unknown tool', async () => {
+    expect((await runCli(['tools', 'show', 'CrmMarketingApi.AddCampaignBudgetItem', '--format', 'yaml'])).code).toBe(2);
+    const run = await runCli(['tools', 'show', 'CrmMarketingApi.Nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown tool 'CrmMarketingApi.Nope'");
+  });
+});
+
+describe('quiver call', () => {
+  const flags = () => ['--base-url', emulator.url, '--token', 'cli-token'];
+
+  it('calls a tool against the given base URL with the given token', async () => {
+    const body = JSON.stringify({ properties: { hs_name: 'From the CLI' } });
+    const run = await runCli(['call', 'CrmMarketingApi.CreateMarketingCampaign', '--input', JSON.stringify({ mode: 'execute', request_body: body }), ...flags()]);
+    expect(run.code).toBe(0);
+    const { value } = JSON.parse(run.stdout);
+    expect(value.properties.hs_name).toBe('From the CLI');
+    const listed = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--input', JSON.stringify({ campaign_guid: value.id }), ...flags()]);
+    expect(JSON.parse(listed.stdout).value.id).toBe(value.id);
+  });
+
+  it('reads the base URL and token from the environment', async () => {
+    const run = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns'], {
+      QUIVER_BASE_URL_CRM_MARKETING_API: emulator.url,
+      QUIVER_TOKEN_HUBSPOT: 'env-token',
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).value).toHaveProperty('results');
+  });
+
+  it('reads them from a config file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quiver-config-'));
+    const file = join(dir, 'quiver.config.json');
+    writeFileSync(file, JSON.stringify({ toolkits: { CrmMarketingApi: { baseUrl: emulator.url } }, tokens: { hubspot: 'file-token' } }));
+    const explicit = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--config', file]);
+    expect(explicit.code).toBe(0);
+    const implicit = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns'], {}, dir);
+    expect(implicit.code).toBe(0);
+  });
+
+  it('calls the sandbox with no credentials at all', async () => {
+    const run = await runCli(['call', 'CrmMarketingApi.QuerySmtpTokens', '--sandbox']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toHaveProperty('value');
+  });
+
+  it('exits 1 with the error as JSON when the tool fails', async () => {
+    const run = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--input', '{}', ...flags()]);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining("'campaign_guid' is required") });
+  });
+
+  it('exits 1 naming the missing token, and never prints a given one', async () => {
+    const missing = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--base-url', emulator.url]);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout).error.kind).toBe('TOOL_REQUIREMENTS_NOT_MET');
+    const notFound = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--input', '{"campaign_guid":"no-such-id"}', '--base-url', emulator.url, '--token', 'very-secret-token']);
+    expect(notFound.code).toBe(1);
+    expect(JSON.parse(notFound.stdout).error.kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
+    expect(notFound.stdout + notFound.stderr).not.toContain('very-secret-token');
+  });
+
+  it.each([
+    [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '{not json'], '--input is not valid JSON'],
+    [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '[1]'], '--input must be a JSON object'],
+    [['call', 'CrmMarketingApi.Nope'], "unknown tool 'CrmMarketingApi.Nope'"],
+    [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--secret', 'novalue'], 'KEY=VALUE'],
+    [['call'], "missing required argument 'tool'"],
+    [['frobnicate'], "unknown command 'frobnicate'"],
+  ])('exits 2 on a usage error: %j', async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stdout).toBe('');
+  });
+});

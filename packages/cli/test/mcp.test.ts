@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { cliPath } from './run-cli.js';
+
+/** The same checks over both transports, with the official SDK client against `--sandbox`. */
+function mcpSuite(name: string, connect: () => Promise<Transport>) {
+  describe(`MCP over ${name}`, () => {
+    const client = new Client({ name: 'quiver-test', version: '1.0.0' });
+    beforeAll(async () => {
+      await client.connect(await connect());
+    });
+    afterAll(() => client.close());
+
+    it('lists every tool with its schema and annotations', async () => {
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(90);
+      const remove = tools.find((tool) => tool.name === 'CrmMarketingApi_DeleteMarketingCampaign');
+      expect(remove).toMatchObject({
+        inputSchema: { type: 'object', required: ['campaign_guid'] },
+        annotations: { destructiveHint: true, readOnlyHint: false, idempotentHint: true },
+      });
+      const read = tools.find((tool) => tool.name === 'CrmMarketingApi_GetMarketingCampaigns');
+      expect(read?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    });
+
+    it('calls a tool and returns its JSON', async () => {
+      const created = await client.callTool({
+        name: 'CrmMarketingApi_CreateMarketingCampaign',
+        arguments: { mode: 'execute', request_body: JSON.stringify({ properties: { hs_name: `Over ${name}` } }) },
+      });
+      expect(created.isError).toBeFalsy();
+      const campaign = JSON.parse((created.content as Array<{ text: string }>)[0]!.text);
+      const fetched = await client.callTool({ name: 'CrmMarketingApi.GetCampaignDetails', arguments: { campaign_guid: campaign.id } });
+      expect(JSON.parse((fetched.content as Array<{ text: string }>)[0]!.text).properties.hs_name).toBe(`Over ${name}`);
+    });
+
+    it('returns a tool error as isError with its kind', async () => {
+      const result = await client.callTool({ name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: 42 } });
+      expect(result.isError).toBe(true);
+      expect(result._meta).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', can_retry: false });
+      expect((result.content as Array<{ text: string }>)[0]!.text).toContain("parameter 'campaign_guid' must be a string");
+    });
+
+    it('returns an upstream error with its kind and the retry advice for mode-driven tools', async () => {
+      const missing = await client.callTool({ name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: '00000000-0000-4000-8000-000000000000' } });
+      expect(missing._meta).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 });
+      const retry = await client.callTool({ name: 'CrmMarketingApi_CreateMarketingCampaign', arguments: { mode: 'execute', request_body: '{}' } });
+      expect(retry._meta).toMatchObject({ kind: 'TOOL_RUNTIME_RETRY', can_retry: true });
+      expect((retry.content as Array<{ text: string }>)[0]!.text).toContain('Request body schema');
+    });
+  });
+}
+
+mcpSuite('stdio', async () => new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--sandbox'], stderr: 'ignore' }));
+
+let server: ChildProcess | undefined;
+afterAll(() => {
+  server?.kill();
+});
+mcpSuite('streamable HTTP', async () => {
+  server = spawn(process.execPath, [cliPath, 'serve', '--sandbox', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const line = await new Promise<string>((resolve) =>
+    createInterface({ input: server!.stderr! }).on('line', (text) => text.includes('/mcp') && resolve(text)),
+  );
+  const url = /(http:\/\/\S+\/mcp)/.exec(line)![1]!;
+  return new StreamableHTTPClientTransport(new URL(url));
+});

@@ -1,0 +1,201 @@
+/**
+ * The HTTP layer every emulator shares: a loopback server that routes by an operation table,
+ * validates each request before a service sees it, checks each answer against the table, and
+ * records what it received so tests can assert what was (or was not) sent upstream.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Operation, OperationTable } from './operations.js';
+import { createRouter } from './router.js';
+import { createValidator, type Issue } from './validation.js';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  /** Lower-cased names; the authorization header is left out. */
+  headers: Record<string, string>;
+  /** Parsed JSON when it parses, else the raw text; undefined when empty. */
+  body: unknown;
+}
+
+export interface OperationCall {
+  label: string;
+  operation: Operation;
+  /** URL-decoded, by upstream name. */
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface EmulatorResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A refusal by the shared layer; the service decides how it looks on the wire. */
+export class EmulatorError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly issue?: Issue,
+  ) {
+    super(message);
+  }
+}
+
+export interface EmulatorService<Principal> {
+  operations: OperationTable;
+  /** Runs before routing, so every path demands credentials. Throws to refuse. */
+  authenticate(headers: Record<string, string>): Principal;
+  handle(call: OperationCall, principal: Principal): EmulatorResponse | Promise<EmulatorResponse>;
+  /** Renders an EmulatorError, or anything `authenticate` or `handle` threw, as the service's error. */
+  renderError(error: unknown): EmulatorResponse;
+}
+
+export interface RunningEmulator {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startEmulator<Principal>(service: EmulatorService<Principal>): Promise<RunningEmulator> {
+  const route = createRouter(service.operations.operations);
+  const validator = createValidator(service.operations);
+  const requests: RecordedRequest[] = [];
+
+  async function respond(message: IncomingMessage): Promise<EmulatorResponse> {
+    // The path is taken as sent: a URL parser would resolve "%2E%2E" as a dot segment and so reach
+    // another operation, which no upstream server does.
+    const target = message.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const path = queryStart === -1 ? target : target.slice(0, queryStart);
+    const query = queryOf(new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1)));
+    const headers = headersOf(message);
+    const raw = await readText(message);
+    requests.push({ method: message.method ?? 'GET', path, query, headers: withoutAuthorization(headers), body: parseLoosely(raw) });
+
+    try {
+      const principal = service.authenticate(headers);
+      const found = route(message.method ?? 'GET', path);
+      if (found.kind === 'unknown-path') throw new EmulatorError(404, `no operation at ${path}`);
+      if (found.kind === 'wrong-method') {
+        throw new EmulatorError(405, `${message.method} is not allowed on ${path}; allowed: ${found.allowed.join(', ')}`);
+      }
+      const { label, operation, params } = found;
+      refuse(validator.path(label, params));
+      refuse(validator.query(label, query));
+      const body = bodyOf(operation, headers['content-type'], raw);
+      if (operation.requestBody) refuse(validator.body(label, body));
+
+      const response = await service.handle({ label, operation, params, query, headers, body }, principal);
+      return checkAnswer(label, operation, response);
+    } catch (error) {
+      return service.renderError(error);
+    }
+  }
+
+  /** What the service answered, as the client will read it; a success that breaks the table is a bug here. */
+  function checkAnswer(label: string, operation: Operation, response: EmulatorResponse): EmulatorResponse {
+    const body = response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body));
+    // 207 (a batch that partly failed) is no operation's documented success, so there is no schema to hold it to.
+    if (response.status >= 300 || response.status === 207) return { ...response, body };
+    if (response.status !== operation.successStatus) {
+      throw new Error(`emulator bug: ${label} answered ${response.status}; its success status is ${operation.successStatus}`);
+    }
+    if (!operation.responseBody && body !== undefined) throw new Error(`emulator bug: ${label} must answer without a body`);
+    const problem = operation.responseBody && validator.response(label, body);
+    if (problem) throw new Error(`emulator bug: ${label} answered a body that breaks its schema: ${problem.message}`);
+    return { ...response, body };
+  }
+
+  const server = createServer((message, reply) => {
+    respond(message).then(
+      (response) => send(reply, response),
+      (error: unknown) => send(reply, { status: 500, body: { message: String(error) } }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function refuse(issue: Issue | undefined): void {
+  if (issue) throw new EmulatorError(400, issue.message, issue);
+}
+
+/** The body an operation accepts: JSON of its content type when it takes one, nothing otherwise. */
+function bodyOf(operation: Operation, contentType: string | undefined, raw: string): unknown {
+  if (!operation.requestBody) {
+    if (raw.length > 0) throw new EmulatorError(400, 'this operation takes no request body', { message: 'request body must be empty', in: 'body', code: 'UNEXPECTED_BODY' });
+    return undefined;
+  }
+  if (raw.length === 0) throw new EmulatorError(400, 'request body is required', { message: 'request body is required', in: 'body', code: 'REQUIRED' });
+  const expected = operation.requestContentType ?? 'application/json';
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== expected) {
+    throw new EmulatorError(415, `content type must be ${expected}, got ${mediaType ?? 'none'}`, { message: `content-type must be ${expected}`, in: 'body', code: 'UNSUPPORTED_MEDIA_TYPE' });
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new EmulatorError(400, 'request body is not valid JSON', { message: 'request body is not valid JSON', in: 'body', code: 'INVALID_JSON' });
+  }
+}
+
+function send(reply: ServerResponse, response: EmulatorResponse): void {
+  const headers: Record<string, string> = { ...response.headers };
+  const hasBody = response.body !== undefined && response.status !== 204;
+  if (hasBody) headers['content-type'] ??= 'application/json;charset=utf-8';
+  reply.writeHead(response.status, headers);
+  reply.end(hasBody ? JSON.stringify(response.body) : undefined);
+}
+
+function headersOf(message: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
+  const { authorization: _, ...rest } = headers;
+  return rest;
+}
+
+/** Repeated keys become arrays: `ids=a&ids=b` → { ids: ['a', 'b'] }. */
+function queryOf(search: URLSearchParams): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(search.keys())) {
+    const values = search.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  return query;
+}
+
+function parseLoosely(raw: string): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+async function readText(message: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of message) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

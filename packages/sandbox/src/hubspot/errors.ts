@@ -1,0 +1,35 @@
+/** HubSpot's error body: `{ status: "error", message, correlationId, category, errors }`. */
+import { randomUUID } from 'node:crypto';
+import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
+import { HubspotError } from './context.js';
+
+const CATEGORY_BY_STATUS: Record<number, string> = {
+  400: 'VALIDATION_ERROR',
+  401: 'INVALID_AUTHENTICATION',
+  404: 'OBJECT_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+export function renderHubspotError(error: unknown): EmulatorResponse {
+  if (error instanceof HubspotError) return errorResponse(error.status, error.category, error.message, error.errors);
+  if (error instanceof EmulatorError) {
+    const category = CATEGORY_BY_STATUS[error.status] ?? 'VALIDATION_ERROR';
+    return errorResponse(error.status, category, error.message, error.issue ? [error.issue] : []);
+  }
+  // Anything else is a fault in the emulator itself; say so plainly rather than pass it off as HubSpot's.
+  return errorResponse(500, 'INTERNAL_ERROR', error instanceof Error ? error.message : String(error), []);
+}
+
+function errorResponse(status: number, category: string, message: string, errors: HubspotError['errors']): EmulatorResponse {
+  return {
+    status,
+    body: {
+      status: 'error',
+      message,
+      correlationId: randomUUID(),
+      category,
+      errors: errors.length ? errors : [{ message }],
+    },
+  };
+}
