@@ -59,14 +59,24 @@ function mcpSuite(name: string, connect: () => Promise<Transport>) {
 mcpSuite('stdio', async () => new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--sandbox'], stderr: 'ignore' }));
 
 let server: ChildProcess | undefined;
+const serverLog: string[] = [];
 afterAll(() => {
   server?.kill();
 });
 mcpSuite('streamable HTTP', async () => {
   server = spawn(process.execPath, [cliPath, 'serve', '--sandbox', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const line = await new Promise<string>((resolve) =>
-    createInterface({ input: server!.stderr! }).on('line', (text) => text.includes('/mcp') && resolve(text)),
-  );
+  const lines = createInterface({ input: server.stderr! });
+  lines.on('line', (text) => serverLog.push(text));
+  const line = await new Promise<string>((resolve) => lines.on('line', (text) => text.includes('/mcp') && resolve(text)));
   const url = /(http:\/\/\S+\/mcp)/.exec(line)![1]!;
   return new StreamableHTTPClientTransport(new URL(url));
+});
+
+describe('quiver serve log', () => {
+  it('has one line per call with its outcome, and no credentials', () => {
+    const calls = serverLog.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi_CreateMarketingCampaign', ok: true }));
+    expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi_GetCampaignDetails', ok: false, kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' }));
+    expect(serverLog.join('\n')).not.toContain('quiver-sandbox-token');
+  });
 });

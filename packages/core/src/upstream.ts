@@ -2,7 +2,7 @@
  * The upstream HTTP client: pooled keep-alive connections (undici), connect and total timeouts, and
  * retries only where a repeat cannot do harm.
  */
-import { Agent, request as undiciRequest } from 'undici';
+import type { Agent } from 'undici';
 import { kindOfStatus, toolError, type ToolError } from './errors.js';
 import type { UpstreamRequest } from './request.js';
 import type { HttpMethod } from './tool.js';
@@ -32,8 +32,12 @@ export interface UpstreamClientOptions {
 /** Methods whose repetition cannot create a second effect. POST and PATCH are never repeated. */
 const SAFE_TO_RETRY = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'DELETE']);
 
+/** undici is loaded with the first request, keeping it off the start-up path. */
+const loadUndici = () => import('undici');
+let undici: ReturnType<typeof loadUndici> | undefined;
+
 export class UpstreamClient {
-  private readonly agent: Agent;
+  private agent: Promise<Agent> | undefined;
   private readonly options: Required<UpstreamClientOptions>;
 
   constructor(options: UpstreamClientOptions = {}) {
@@ -46,13 +50,19 @@ export class UpstreamClient {
       connections: 64,
       ...options,
     };
-    this.agent = new Agent({
-      connect: { timeout: this.options.connectTimeoutMs },
-      connections: this.options.connections,
-      keepAliveTimeout: 10_000,
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
-    });
+  }
+
+  private pool(): Promise<Agent> {
+    return (this.agent ??= (undici ??= loadUndici()).then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { timeout: this.options.connectTimeoutMs },
+          connections: this.options.connections,
+          keepAliveTimeout: 10_000,
+          headersTimeout: this.options.timeoutMs,
+          bodyTimeout: this.options.timeoutMs,
+        }),
+    ));
   }
 
   /** Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. */
@@ -68,17 +78,19 @@ export class UpstreamClient {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await (await this.agent)?.close();
   }
 
   private async attempt(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
+    const dispatcher = await this.pool();
+    const { request: send } = await undici!;
     try {
-      const response = await undiciRequest(request.url, {
+      const response = await send(request.url, {
         method: request.method,
         headers: request.headers,
         body: request.body,
-        dispatcher: this.agent,
+        dispatcher,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       const text = await response.body.text();

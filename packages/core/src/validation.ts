@@ -1,25 +1,32 @@
 /** JSON Schema validation with Ajv; each schema is compiled once, on first use. */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import formatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
+import type { FormatsPlugin } from 'ajv-formats';
 import type { JsonSchema } from './tool.js';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as FormatsPlugin;
+let ajv: AjvInstance | undefined;
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
-addFormats(ajv);
-// OpenAPI's numeric formats, which JSON Schema's format vocabulary lacks.
-ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-ajv.addFormat('float', { type: 'number', validate: () => true });
-ajv.addFormat('double', { type: 'number', validate: () => true });
+/** Ajv is loaded on the first validation, not at start-up: serving tools/list needs no validator. */
+function loadAjv(): AjvInstance {
+  const require = createRequire(import.meta.url);
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as FormatsPlugin;
+  const instance = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+  addFormats(instance);
+  // OpenAPI's numeric formats, which JSON Schema's format vocabulary lacks.
+  instance.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  instance.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  instance.addFormat('float', { type: 'number', validate: () => true });
+  instance.addFormat('double', { type: 'number', validate: () => true });
+  return instance;
+}
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = (ajv ??= loadAjv()).compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
