@@ -2,3 +2,4 @@ export { startHubspotEmulator, type HubspotEmulator, type HubspotEmulatorOptions
 export { createClock, type Clock } from './emulator/clock.js';
 export type { RecordedRequest } from './emulator/server.js';
 export { startSandbox, sandboxToken, type Sandbox } from './sandbox.js';
+export { formDefinition } from './hubspot/samples.js';

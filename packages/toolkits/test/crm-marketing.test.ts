@@ -4,9 +4,9 @@
  * Each tool is called at least once with its answer or its effect asserted; the last test checks that
  * all 90 catalog tools were called successfully.
  */
-import { createClock, startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { createClock, formDefinition, startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMonths, AppClient, catalog, customProperty, eventInput, formDefinition, unique } from './crm-marketing.helpers.js';
+import { addMonths, AppClient, catalog, customProperty, eventInput, unique } from './crm-marketing.helpers.js';
 
 const covered = new Set<string>();
 let emulator: HubspotEmulator;

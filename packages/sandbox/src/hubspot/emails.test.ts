@@ -1,40 +1,25 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClock } from '../emulator/clock.js';
-import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
-import { clientFor, type Call } from './testing.js';
+import { describe, expect, it } from 'vitest';
+import { DAY, UUID, useEmulator } from './testing.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const DAY = 86_400_000;
 const JAN_15 = Date.UTC(2025, 0, 15, 12);
 
-let emulator: HubspotEmulator;
-let call: Call;
-
-beforeAll(async () => {
-  emulator = await startHubspotEmulator({ clock: createClock(JAN_15) });
-  call = clientFor(emulator.url);
-});
-afterAll(() => emulator.close());
-beforeEach(() => {
-  emulator.reset();
-  emulator.clock.set(JAN_15);
-});
+const hub = useEmulator(JAN_15);
 
 const emails = '/marketing/v3/emails';
 
 async function createEmail(fields: Record<string, unknown> = {}): Promise<string> {
-  const reply = await call('POST', `${emails}/`, { body: { name: 'Welcome', subject: 'Hello', language: 'en', ...fields } });
+  const reply = await hub.call('POST', `${emails}/`, { body: { name: 'Welcome', subject: 'Hello', language: 'en', ...fields } });
   expect(reply.status).toBe(201);
   return reply.body.id;
 }
 
-const get = async (path: string) => (await call('GET', path)).body;
-const post = async (path: string) => (await call('POST', path)).status;
+const get = async (path: string) => (await hub.call('GET', path)).body;
+const post = async (path: string) => (await hub.call('POST', path)).status;
 const revisionIds = async (id: string) => (await get(`${emails}/${id}/revisions`)).results.map((r: any) => r.id);
 
 describe('marketing emails', () => {
   it('creates an unpublished draft email, lists and reads it', async () => {
-    const created = await call('POST', `${emails}/`, { body: { name: 'Welcome', subject: 'Hello', businessUnitId: 7, content: { plainTextVersion: 'Hi' } } });
+    const created = await hub.call('POST', `${emails}/`, { body: { name: 'Welcome', subject: 'Hello', businessUnitId: 7, content: { plainTextVersion: 'Hi' } } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^\d+$/), name: 'Welcome', state: 'DRAFT', isPublished: false, businessUnitId: '7' });
     expect(await get(`${emails}/${created.body.id}`)).toEqual(created.body);
@@ -42,12 +27,12 @@ describe('marketing emails', () => {
     const list = await get(`${emails}/`);
     expect(list.total).toBe(2);
     expect(list.results.map((e: any) => e.name)).toEqual(['Welcome', 'Second']);
-    expect((await call('GET', `${emails}/999`)).status).toBe(404);
+    expect((await hub.call('GET', `${emails}/999`)).status).toBe(404);
   });
 
   it('updates properties as a new version, archiving the previous one as a revision', async () => {
     const id = await createEmail();
-    const updated = await call('PATCH', `${emails}/${id}`, { body: { subject: 'Hello again', state: 'AUTOMATED_DRAFT' } });
+    const updated = await hub.call('PATCH', `${emails}/${id}`, { body: { subject: 'Hello again', state: 'AUTOMATED_DRAFT' } });
     expect(updated.body).toMatchObject({ name: 'Welcome', subject: 'Hello again', state: 'AUTOMATED_DRAFT' });
     expect(await revisionIds(id)).toEqual(['1']);
     const revision = await get(`${emails}/${id}/revisions/1`);
@@ -60,7 +45,7 @@ describe('marketing emails', () => {
     const live = await get(`${emails}/${id}`);
     expect(await get(`${emails}/${id}/draft`)).toEqual(live);
 
-    const drafted = await call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Draft subject' } });
+    const drafted = await hub.call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Draft subject' } });
     expect(drafted.status).toBe(200);
     expect(drafted.body.subject).toBe('Draft subject');
     expect((await get(`${emails}/${id}/draft`)).subject).toBe('Draft subject');
@@ -69,7 +54,7 @@ describe('marketing emails', () => {
 
   it('resets the draft to a copy of the live version, discarding draft changes', async () => {
     const id = await createEmail();
-    await call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Discard me', name: 'Renamed' } });
+    await hub.call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Discard me', name: 'Renamed' } });
     expect(await post(`${emails}/${id}/draft/reset`)).toBe(204);
     const draft = await get(`${emails}/${id}/draft`);
     expect(draft).toMatchObject({ subject: 'Hello', name: 'Welcome' });
@@ -78,18 +63,18 @@ describe('marketing emails', () => {
 
   it('publishes the draft (state PUBLISHED) and unpublishes a published email', async () => {
     const id = await createEmail();
-    await call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Final subject' } });
+    await hub.call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Final subject' } });
     expect(await post(`${emails}/${id}/publish`)).toBe(204);
     const published = await get(`${emails}/${id}`);
     expect(published).toMatchObject({ state: 'PUBLISHED', isPublished: true, subject: 'Final subject', publishedAt: expect.stringMatching(/^2025-01-15T/) });
     expect(await revisionIds(id)).toEqual(['1']);
     expect((await get(`${emails}/${id}/draft`)).subject).toBe('Final subject');
 
-    emulator.clock.advance(DAY);
+    hub.emulator.clock.advance(DAY);
     expect(await post(`${emails}/${id}/unpublish`)).toBe(204);
     const withdrawn = await get(`${emails}/${id}`);
     expect(withdrawn).toMatchObject({ state: 'DRAFT', isPublished: false, subject: 'Final subject', unpublishedAt: expect.stringMatching(/^2025-01-16T/) });
-    const again = await call('POST', `${emails}/${id}/unpublish`);
+    const again = await hub.call('POST', `${emails}/${id}/unpublish`);
     expect(again.status).toBe(400);
     expect(again.body.message).toBe(`email ${id} is not published`);
     expect(await post(`${emails}/999/publish`)).toBe(404);
@@ -97,25 +82,25 @@ describe('marketing emails', () => {
 
   it('restores a revision as the current version under a new version number, archiving the current one', async () => {
     const id = await createEmail({ subject: 'Version 1' });
-    await call('PATCH', `${emails}/${id}`, { body: { subject: 'Version 2' } });
+    await hub.call('PATCH', `${emails}/${id}`, { body: { subject: 'Version 2' } });
     expect(await post(`${emails}/${id}/revisions/1/restore`)).toBe(204);
     expect((await get(`${emails}/${id}`)).subject).toBe('Version 1');
     expect(await revisionIds(id)).toEqual(['2', '1']);
     expect((await get(`${emails}/${id}/revisions/2`)).object.subject).toBe('Version 2');
 
     // The restored content became version 3: the next change archives it under that number.
-    await call('PATCH', `${emails}/${id}`, { body: { subject: 'Version 4' } });
+    await hub.call('PATCH', `${emails}/${id}`, { body: { subject: 'Version 4' } });
     expect(await revisionIds(id)).toEqual(['3', '2', '1']);
     expect((await get(`${emails}/${id}/revisions/3`)).object.subject).toBe('Version 1');
     expect(await post(`${emails}/${id}/revisions/9/restore`)).toBe(404);
-    expect((await call('GET', `${emails}/${id}/revisions/latest`)).status).toBe(404);
+    expect((await hub.call('GET', `${emails}/${id}/revisions/latest`)).status).toBe(404);
   });
 
   it('restores a revision to the draft, overwriting the draft and leaving the live version alone', async () => {
     const id = await createEmail({ subject: 'Version 1' });
-    await call('PATCH', `${emails}/${id}`, { body: { subject: 'Version 2' } });
-    await call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Work in progress' } });
-    const restored = await call('POST', `${emails}/${id}/revisions/1/restore-to-draft`);
+    await hub.call('PATCH', `${emails}/${id}`, { body: { subject: 'Version 2' } });
+    await hub.call('PATCH', `${emails}/${id}/draft`, { body: { subject: 'Work in progress' } });
+    const restored = await hub.call('POST', `${emails}/${id}/revisions/1/restore-to-draft`);
     expect(restored.status).toBe(200);
     expect(restored.body).toMatchObject({ id, subject: 'Version 1' });
     expect((await get(`${emails}/${id}/draft`)).subject).toBe('Version 1');
@@ -126,38 +111,38 @@ describe('marketing emails', () => {
 
   it('clones an email with a new name and language', async () => {
     const id = await createEmail();
-    const named = await call('POST', `${emails}/clone`, { body: { id, cloneName: 'Welcome (FR)', language: 'fr' } });
+    const named = await hub.call('POST', `${emails}/clone`, { body: { id, cloneName: 'Welcome (FR)', language: 'fr' } });
     expect(named.status).toBe(200);
     expect(named.body).toMatchObject({ name: 'Welcome (FR)', language: 'fr', subject: 'Hello', clonedFrom: id, state: 'DRAFT' });
     expect(named.body.id).not.toBe(id);
-    const unnamed = await call('POST', `${emails}/clone`, { body: { id } });
+    const unnamed = await hub.call('POST', `${emails}/clone`, { body: { id } });
     expect(unnamed.body).toMatchObject({ name: 'Welcome (clone)', language: 'en' });
-    const badLanguage = await call('POST', `${emails}/clone`, { body: { id, language: 'klingon' } });
+    const badLanguage = await hub.call('POST', `${emails}/clone`, { body: { id, language: 'klingon' } });
     expect(badLanguage.status).toBe(400);
     expect(badLanguage.body.message).toMatch(/^language must be a language code/);
-    expect((await call('POST', `${emails}/clone`, { body: { id: '999' } })).status).toBe(404);
+    expect((await hub.call('POST', `${emails}/clone`, { body: { id: '999' } })).status).toBe(404);
   });
 
   it('creates an A/B variation and finds each side from the other', async () => {
     const id = await createEmail();
-    expect((await call('GET', `${emails}/${id}/ab-test/get-variation`)).status).toBe(404);
-    const variation = await call('POST', `${emails}/ab-test/create-variation`, { body: { contentId: id, variationName: 'Welcome B' } });
+    expect((await hub.call('GET', `${emails}/${id}/ab-test/get-variation`)).status).toBe(404);
+    const variation = await hub.call('POST', `${emails}/ab-test/create-variation`, { body: { contentId: id, variationName: 'Welcome B' } });
     expect(variation.status).toBe(201);
     expect(variation.body).toMatchObject({ name: 'Welcome B', subject: 'Hello', isAb: true, testing: { isAbVariation: true, abStatus: 'variant' } });
     expect((await get(`${emails}/${id}/ab-test/get-variation`)).id).toBe(variation.body.id);
     const master = await get(`${emails}/${variation.body.id}/ab-test/get-variation`);
     expect(master).toMatchObject({ id, isAb: true, testing: { isAbVariation: false, abStatus: 'master' } });
-    const second = await call('POST', `${emails}/ab-test/create-variation`, { body: { contentId: id, variationName: 'Welcome C' } });
+    const second = await hub.call('POST', `${emails}/ab-test/create-variation`, { body: { contentId: id, variationName: 'Welcome C' } });
     expect(second.status).toBe(400);
   });
 
   it('deletes an email, and its A/B partner forgets it', async () => {
     const id = await createEmail();
-    const variation = (await call('POST', `${emails}/ab-test/create-variation`, { body: { contentId: id, variationName: 'B' } })).body.id;
-    expect((await call('DELETE', `${emails}/${variation}`)).status).toBe(204);
-    expect((await call('GET', `${emails}/${variation}`)).status).toBe(404);
+    const variation = (await hub.call('POST', `${emails}/ab-test/create-variation`, { body: { contentId: id, variationName: 'B' } })).body.id;
+    expect((await hub.call('DELETE', `${emails}/${variation}`)).status).toBe(204);
+    expect((await hub.call('GET', `${emails}/${variation}`)).status).toBe(404);
     expect((await get(`${emails}/${id}`)).isAb).toBe(false);
-    expect((await call('DELETE', `${emails}/${variation}`)).status).toBe(404);
+    expect((await hub.call('DELETE', `${emails}/${variation}`)).status).toBe(404);
   });
 });
 
@@ -166,25 +151,25 @@ describe('sending', () => {
 
   it('sends a transactional email asynchronously, for emails that exist', async () => {
     const id = await createEmail();
-    const sent = await call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: Number(id), message: message('ada@example.com') } });
+    const sent = await hub.call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: Number(id), message: message('ada@example.com') } });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ statusId: expect.stringMatching(UUID), status: 'PENDING' });
-    const missing = await call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: 999, message: message('ada@example.com') } });
+    const missing = await hub.call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: 999, message: message('ada@example.com') } });
     expect(missing.status).toBe(404);
-    expect(emulator.db.prepare('SELECT channel, recipient FROM email_sends').all()).toEqual([{ channel: 'transactional', recipient: 'ada@example.com' }]);
+    expect(hub.emulator.db.prepare('SELECT channel, recipient FROM email_sends').all()).toEqual([{ channel: 'transactional', recipient: 'ada@example.com' }]);
   });
 
   it('sends a marketing email only once it is published', async () => {
     const id = await createEmail();
     const body = { emailId: Number(id), message: message('grace@example.com'), contactProperties: { firstname: 'Grace' } };
-    const unpublished = await call('POST', '/marketing/v4/email/single-send', { body });
+    const unpublished = await hub.call('POST', '/marketing/v4/email/single-send', { body });
     expect(unpublished.status).toBe(400);
     expect(unpublished.body.message).toMatch(/is not published/);
     await post(`${emails}/${id}/publish`);
-    const sent = await call('POST', '/marketing/v4/email/single-send', { body });
+    const sent = await hub.call('POST', '/marketing/v4/email/single-send', { body });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ statusId: expect.stringMatching(UUID), status: 'PENDING' });
-    expect((await call('POST', '/marketing/v4/email/single-send', { body: { ...body, emailId: 999 } })).status).toBe(404);
+    expect((await hub.call('POST', '/marketing/v4/email/single-send', { body: { ...body, emailId: 999 } })).status).toBe(404);
   });
 
   it('computes statistics and a daily histogram from the recorded sends', async () => {
@@ -194,9 +179,9 @@ describe('sending', () => {
     const welcome = await createEmail({ campaign: 'campaign-1' });
     const other = await createEmail({ name: 'Other' });
     await post(`${emails}/${welcome}/publish`);
-    const send = (emailId: string, path = '/marketing/v4/email/single-send') => call('POST', path, { body: { emailId: Number(emailId), message: message('x@example.com') } });
+    const send = (emailId: string, path = '/marketing/v4/email/single-send') => hub.call('POST', path, { body: { emailId: Number(emailId), message: message('x@example.com') } });
     await send(welcome);
-    emulator.clock.advance(2 * DAY);
+    hub.emulator.clock.advance(2 * DAY);
     await send(welcome);
     await send(other, '/marketing/v3/transactional/single-email/send');
 

@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClock } from '../emulator/clock.js';
+import { describe, expect, it } from 'vitest';
 import { HubspotError } from './context.js';
-import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
-import { clientFor, formDefinition, type Call } from './testing.js';
+import { formDefinition } from './samples.js';
+import { UUID, useEmulator } from './testing.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const JAN_15 = Date.UTC(2025, 0, 15);
 
-let emulator: HubspotEmulator;
-let call: Call;
-
-beforeAll(async () => {
-  emulator = await startHubspotEmulator({ clock: createClock(JAN_15) });
-  call = clientFor(emulator.url);
-});
-afterAll(() => emulator.close());
-beforeEach(() => {
-  emulator.reset();
-  emulator.clock.set(JAN_15);
-});
+const hub = useEmulator(JAN_15);
 
 async function createForm(name: string) {
-  const reply = await call('POST', '/marketing/v3/forms/', { body: formDefinition(name) });
+  const reply = await hub.call('POST', '/marketing/v3/forms/', { body: formDefinition(name) });
   expect(reply.status).toBe(201);
   return reply.body;
 }
@@ -42,22 +29,22 @@ describe('forms', () => {
     expect(form.id).toMatch(UUID);
     expect(form).toMatchObject({ name: 'Signup', formType: 'hubspot', archived: false, createdAt: expect.stringMatching(/^2025-01-15T/) });
     expect(form).not.toHaveProperty('archivedAt');
-    const read = await call('GET', `/marketing/v3/forms/${form.id}`);
+    const read = await hub.call('GET', `/marketing/v3/forms/${form.id}`);
     expect(read.body).toEqual(form);
-    expect((await call('GET', '/marketing/v3/forms/no-such-form')).status).toBe(404);
+    expect((await hub.call('GET', '/marketing/v3/forms/no-such-form')).status).toBe(404);
   });
 
   it('lists forms with limit and after, filtered by formTypes', async () => {
     for (const name of ['One', 'Two', 'Three']) await createForm(name);
-    const first = await call('GET', '/marketing/v3/forms/', { query: { limit: 2 } });
+    const first = await hub.call('GET', '/marketing/v3/forms/', { query: { limit: 2 } });
     expect(first.body.results.map((f: any) => f.name)).toEqual(['One', 'Two']);
-    const rest = await call('GET', '/marketing/v3/forms/', { query: { limit: 2, after: first.body.paging.next.after } });
+    const rest = await hub.call('GET', '/marketing/v3/forms/', { query: { limit: 2, after: first.body.paging.next.after } });
     expect(rest.body.results.map((f: any) => f.name)).toEqual(['Three']);
     expect(rest.body.paging).toBeUndefined();
 
-    expect((await call('GET', '/marketing/v3/forms/', { query: { formTypes: ['captured', 'flow'] } })).body.results).toEqual([]);
-    expect((await call('GET', '/marketing/v3/forms/', { query: { formTypes: ['flow', 'hubspot'] } })).body.results).toHaveLength(3);
-    const bad = await call('GET', '/marketing/v3/forms/', { query: { formTypes: 'quiz' } });
+    expect((await hub.call('GET', '/marketing/v3/forms/', { query: { formTypes: ['captured', 'flow'] } })).body.results).toEqual([]);
+    expect((await hub.call('GET', '/marketing/v3/forms/', { query: { formTypes: ['flow', 'hubspot'] } })).body.results).toHaveLength(3);
+    const bad = await hub.call('GET', '/marketing/v3/forms/', { query: { formTypes: 'quiz' } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/^formTypes must be among/);
   });
@@ -66,17 +53,17 @@ describe('forms', () => {
     const form = await createForm('Signup');
     const definition = formDefinition('Signup v2');
     definition.fieldGroups[0]!.fields.pop();
-    const replaced = await call('PUT', `/marketing/v3/forms/${form.id}`, { body: { ...definition, id: form.id } });
+    const replaced = await hub.call('PUT', `/marketing/v3/forms/${form.id}`, { body: { ...definition, id: form.id } });
     expect(replaced.status).toBe(200);
     expect(replaced.body.name).toBe('Signup v2');
     expect(replaced.body.fieldGroups[0].fields.map((f: any) => f.name)).toEqual(['email']);
 
-    const mismatch = await call('PUT', `/marketing/v3/forms/${form.id}`, { body: { ...definition, id: 'another-form' } });
+    const mismatch = await hub.call('PUT', `/marketing/v3/forms/${form.id}`, { body: { ...definition, id: 'another-form' } });
     expect(mismatch.status).toBe(400);
-    const incomplete = await call('PUT', `/marketing/v3/forms/${form.id}`, { body: { id: form.id, name: 'Only a name' } });
+    const incomplete = await hub.call('PUT', `/marketing/v3/forms/${form.id}`, { body: { id: form.id, name: 'Only a name' } });
     expect(incomplete.status).toBe(400);
 
-    const patched = await call('PATCH', `/marketing/v3/forms/${form.id}`, { body: { name: 'Signup v3' } });
+    const patched = await hub.call('PATCH', `/marketing/v3/forms/${form.id}`, { body: { name: 'Signup v3' } });
     expect(patched.status).toBe(200);
     expect(patched.body.name).toBe('Signup v3');
     expect(patched.body.fieldGroups[0].fields.map((f: any) => f.name)).toEqual(['email']);
@@ -85,46 +72,46 @@ describe('forms', () => {
 
   it('takes submissions on active forms only, with the fields the form has', async () => {
     const form = await createForm('Signup');
-    expect(emulator.submitForm(form.id, { email: 'someone.new@example.com', firstname: 'Some' })).toMatchObject({ contactVid: 1006 });
-    expect(refusal(() => emulator.submitForm(form.id, { email: 'a@example.com', phone: '1' })).message).toBe(`form ${form.id} has no field 'phone'`);
-    expect(refusal(() => emulator.submitForm(form.id, { firstname: 'No email' })).message).toBe("field 'email' is required");
-    expect(refusal(() => emulator.submitForm('no-such-form', { email: 'a@example.com' })).status).toBe(404);
+    expect(hub.emulator.submitForm(form.id, { email: 'someone.new@example.com', firstname: 'Some' })).toMatchObject({ contactVid: 1006 });
+    expect(refusal(() => hub.emulator.submitForm(form.id, { email: 'a@example.com', phone: '1' })).message).toBe(`form ${form.id} has no field 'phone'`);
+    expect(refusal(() => hub.emulator.submitForm(form.id, { firstname: 'No email' })).message).toBe("field 'email' is required");
+    expect(refusal(() => hub.emulator.submitForm('no-such-form', { email: 'a@example.com' })).status).toBe(404);
   });
 
   it('archives a form: hidden unless asked for, refusing submissions, deleted three calendar months later', async () => {
     const form = await createForm('Signup');
     const kept = await createForm('Kept');
-    const archived = await call('DELETE', `/marketing/v3/forms/${form.id}`);
+    const archived = await hub.call('DELETE', `/marketing/v3/forms/${form.id}`);
     expect(archived.status).toBe(204);
 
-    expect((await call('GET', `/marketing/v3/forms/${form.id}`)).status).toBe(404);
-    const asked = await call('GET', `/marketing/v3/forms/${form.id}`, { query: { archived: true } });
+    expect((await hub.call('GET', `/marketing/v3/forms/${form.id}`)).status).toBe(404);
+    const asked = await hub.call('GET', `/marketing/v3/forms/${form.id}`, { query: { archived: true } });
     expect(asked.body).toMatchObject({ archived: true, archivedAt: expect.stringMatching(/^2025-01-15T/) });
-    expect((await call('GET', '/marketing/v3/forms/')).body.results.map((f: any) => f.id)).toEqual([kept.id]);
-    expect((await call('GET', '/marketing/v3/forms/', { query: { archived: true } })).body.results.map((f: any) => f.id)).toEqual([form.id]);
+    expect((await hub.call('GET', '/marketing/v3/forms/')).body.results.map((f: any) => f.id)).toEqual([kept.id]);
+    expect((await hub.call('GET', '/marketing/v3/forms/', { query: { archived: true } })).body.results.map((f: any) => f.id)).toEqual([form.id]);
 
-    const refused = refusal(() => emulator.submitForm(form.id, { email: 'ada.lovelace@example.com' }));
+    const refused = refusal(() => hub.emulator.submitForm(form.id, { email: 'ada.lovelace@example.com' }));
     expect(refused.status).toBe(400);
     expect(refused.message).toBe(`form ${form.id} is archived and accepts no submissions`);
 
     // Archived on 15 January: still kept on 14 April, gone on 15 April.
-    emulator.clock.set(Date.UTC(2025, 3, 14, 23));
-    expect((await call('GET', `/marketing/v3/forms/${form.id}`, { query: { archived: true } })).status).toBe(200);
-    emulator.clock.set(Date.UTC(2025, 3, 15, 1));
-    expect((await call('GET', `/marketing/v3/forms/${form.id}`, { query: { archived: true } })).status).toBe(404);
-    expect((await call('GET', '/marketing/v3/forms/', { query: { archived: true } })).body.results).toEqual([]);
-    expect((await call('DELETE', `/marketing/v3/forms/${form.id}`)).status).toBe(404);
-    expect(refusal(() => emulator.submitForm(form.id, { email: 'ada.lovelace@example.com' })).status).toBe(404);
-    expect((await call('GET', `/marketing/v3/forms/${kept.id}`)).status).toBe(200);
+    hub.emulator.clock.set(Date.UTC(2025, 3, 14, 23));
+    expect((await hub.call('GET', `/marketing/v3/forms/${form.id}`, { query: { archived: true } })).status).toBe(200);
+    hub.emulator.clock.set(Date.UTC(2025, 3, 15, 1));
+    expect((await hub.call('GET', `/marketing/v3/forms/${form.id}`, { query: { archived: true } })).status).toBe(404);
+    expect((await hub.call('GET', '/marketing/v3/forms/', { query: { archived: true } })).body.results).toEqual([]);
+    expect((await hub.call('DELETE', `/marketing/v3/forms/${form.id}`)).status).toBe(404);
+    expect(refusal(() => hub.emulator.submitForm(form.id, { email: 'ada.lovelace@example.com' })).status).toBe(404);
+    expect((await hub.call('GET', `/marketing/v3/forms/${kept.id}`)).status).toBe(200);
   });
 
   it('restores an archived form before its deletion with PATCH archived=false', async () => {
     const form = await createForm('Signup');
-    await call('DELETE', `/marketing/v3/forms/${form.id}`);
-    const restored = await call('PATCH', `/marketing/v3/forms/${form.id}`, { body: { archived: false } });
+    await hub.call('DELETE', `/marketing/v3/forms/${form.id}`);
+    const restored = await hub.call('PATCH', `/marketing/v3/forms/${form.id}`, { body: { archived: false } });
     expect(restored.body.archived).toBe(false);
-    emulator.clock.set(Date.UTC(2025, 6, 1));
-    expect((await call('GET', `/marketing/v3/forms/${form.id}`)).status).toBe(200);
-    expect(emulator.submitForm(form.id, { email: 'ada.lovelace@example.com' })).toMatchObject({ contactVid: 1001 });
+    hub.emulator.clock.set(Date.UTC(2025, 6, 1));
+    expect((await hub.call('GET', `/marketing/v3/forms/${form.id}`)).status).toBe(200);
+    expect(hub.emulator.submitForm(form.id, { email: 'ada.lovelace@example.com' })).toMatchObject({ contactVid: 1001 });
   });
 });

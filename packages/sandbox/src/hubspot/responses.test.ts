@@ -11,7 +11,8 @@ import { createRouter } from '../emulator/router.js';
 import { closeObjects } from '../emulator/validation.js';
 import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
 import { operationTable } from './table.js';
-import { clientFor, formDefinition, type CallOptions, type Reply } from './testing.js';
+import { formDefinition } from './samples.js';
+import { clientFor, type CallOptions, type Reply } from './testing.js';
 
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
 const ajv = new Ajv({ strict: false, allErrors: true });

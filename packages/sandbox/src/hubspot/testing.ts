@@ -1,7 +1,14 @@
 /**
  * Helpers for tests that drive the emulator over HTTP as a tool would: a client (bearer token,
- * JSON bodies, array query values as repeated keys) and valid request bodies to start from.
+ * JSON bodies, array query values as repeated keys) and one emulator per test file.
+ * Test-only: not part of the built package.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { createClock } from '../emulator/clock.js';
+import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const DAY = 86_400_000;
 export interface Reply {
   status: number;
   /** Parsed JSON, or undefined for an empty body. */
@@ -38,66 +45,20 @@ export function clientFor(baseUrl: string, token = 'test-token'): Call {
   };
 }
 
-
-/** A valid form definition (CreateMarketingForm body), as small as the schema allows. */
-export function formDefinition(name: string) {
-  return {
-    formType: 'hubspot',
-    name,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-    archived: false,
-    fieldGroups: [
-      {
-        groupType: 'default_group',
-        richTextType: 'text',
-        fields: [
-          {
-            objectTypeId: '0-1',
-            name: 'email',
-            label: 'Email',
-            required: true,
-            hidden: false,
-            fieldType: 'email',
-            dependentFields: [],
-            validation: { blockedEmailDomains: [], useDefaultBlockList: false },
-          },
-          { objectTypeId: '0-1', name: 'firstname', label: 'First name', required: false, hidden: false, fieldType: 'single_line_text', dependentFields: [] },
-        ],
-      },
-    ],
-    configuration: {
-      language: 'en',
-      createNewContactForNewEmail: true,
-      editable: true,
-      allowLinkToResetKnownValues: false,
-      postSubmitAction: { type: 'thank_you', value: 'Thanks!' },
-      prePopulateKnownValues: true,
-      cloneable: true,
-      notifyContactOwner: false,
-      recaptchaEnabled: false,
-      archivable: true,
-      notifyRecipients: [],
-    },
-    displayOptions: {
-      renderRawHtml: false,
-      theme: 'default_style',
-      submitButtonText: 'Submit',
-      style: {
-        backgroundWidth: '100%',
-        fontFamily: 'arial',
-        helpTextColor: '#000000',
-        helpTextSize: '11px',
-        labelTextColor: '#000000',
-        labelTextSize: '13px',
-        legalConsentTextColor: '#000000',
-        legalConsentTextSize: '11px',
-        submitAlignment: 'left',
-        submitColor: '#ff0000',
-        submitFontColor: '#ffffff',
-        submitSize: '12px',
-      },
-    },
-    legalConsentOptions: { type: 'none' },
-  };
+/**
+ * One emulator for the test file, with a fresh state and the clock at `start` before each test.
+ * Read `hub.emulator` and `hub.call` inside tests (they are set once the emulator is up).
+ */
+export function useEmulator(start = Date.UTC(2025, 0, 15)): { emulator: HubspotEmulator; call: Call } {
+  const hub = {} as { emulator: HubspotEmulator; call: Call };
+  beforeAll(async () => {
+    hub.emulator = await startHubspotEmulator({ clock: createClock(start) });
+    hub.call = clientFor(hub.emulator.url);
+  });
+  afterAll(() => hub.emulator.close());
+  beforeEach(() => {
+    hub.emulator.reset();
+    hub.emulator.clock.set(start);
+  });
+  return hub;
 }
