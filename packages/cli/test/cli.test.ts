@@ -79,10 +79,15 @@ describe('quiver call', () => {
     expect(implicit.code).toBe(0);
   });
 
-  it('calls the sandbox with no credentials at all', async () => {
-    const run = await runCli(['call', 'CrmMarketingApi.QuerySmtpTokens', '--sandbox']);
-    expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toHaveProperty('value');
+  it('calls the sandbox with no credentials at all, and finds its demo data', async () => {
+    const campaigns = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--sandbox']);
+    expect(campaigns.code).toBe(0);
+    expect(JSON.parse(campaigns.stdout).value.results).toEqual([expect.objectContaining({ properties: expect.objectContaining({ hs_name: 'Spring launch' }) })]);
+    const event = await runCli([
+      'call', 'CrmMarketingApi.GetMarketingEventDetails', '--sandbox',
+      '--input', JSON.stringify({ external_account_id: 'demo-account', marketing_event_id: 'spring-webinar' }),
+    ]);
+    expect(JSON.parse(event.stdout).value.eventName).toBe('Spring product webinar');
   });
 
   it('exits 1 with the error as JSON when the tool fails', async () => {
