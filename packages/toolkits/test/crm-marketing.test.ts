@@ -1157,9 +1157,10 @@ describe('get_request_schema', () => {
 });
 
 // ------------------------------------------------------------------------------------------------
-// Known defects. These tests fail until the defects are fixed; each says what is wrong and where.
+// Regressions: each of these once sent a request to a different operation than the tool names, or
+// showed models a wrong schema.
 
-describe('known defects', () => {
+describe('regressions', () => {
   /** Requests the emulator received while `work` ran, as "METHOD path". */
   async function sentDuring(work: () => Promise<unknown>): Promise<string[]> {
     const before = emulator.requests.length;
@@ -1167,9 +1168,9 @@ describe('known defects', () => {
     return emulator.requests.slice(before).map((request) => `${request.method} ${request.path}`);
   }
 
-  // core/src/request.ts buildRequest: a path value of "." or ".." is placed as is (encodeURIComponent
-  // leaves dots alone), and the URL parser then resolves it as a dot segment, so the request goes to
-  // another operation. Here DisassociateCampaignAsset becomes DELETE /marketing/v3/campaigns/{id}.
+  // A path value of "." or ".." survives encodeURIComponent and the URL parser resolves it as a dot
+  // segment, so the request would go to another operation: here DisassociateCampaignAsset would become
+  // DELETE /marketing/v3/campaigns/{id}. The runtime refuses such values before sending.
   it('a dot-segment path value must not turn DisassociateCampaignAsset into a campaign deletion', async () => {
     const campaign = await createCampaign();
     const sent = await sentDuring(() =>
@@ -1180,8 +1181,8 @@ describe('known defects', () => {
     expect('value' in stillThere, 'the campaign still exists').toBe(true);
   });
 
-  // Same cause: DisassociateMarketingEventList with external ids (owner-checked) becomes the object-id
-  // operation (not owner-checked), so one app removes a list from another app's event.
+  // Same cause: DisassociateMarketingEventList with external ids (owner-checked) would become the
+  // object-id operation (not owner-checked), letting one app remove a list from another app's event.
   it('a dot-segment path value must not let another app disassociate a list from an event it does not own', async () => {
     const event = await createEvent(app);
     await app.call('AssociateListWithMarketingEvent', { marketing_event_id: event.objectId, list_id: '503' });
@@ -1192,9 +1193,8 @@ describe('known defects', () => {
     expect((await app.call('GetMarketingEventLists', { marketing_event_id: event.objectId })).results.map((l: any) => l.listId)).toEqual(['503']);
   });
 
-  // core/src/request.ts buildRequest (and the input schema, which has no minLength for path
-  // parameters): an empty required path value leaves an empty segment, so GetCampaignDetails with
-  // campaign_guid "" is sent as GET /marketing/v3/campaigns/ and answers with the list of all campaigns.
+  // An empty path value would leave an empty segment: GetCampaignDetails with campaign_guid "" would be
+  // sent as GET /marketing/v3/campaigns/ and answer with the list of all campaigns.
   it('an empty path value is refused before sending instead of reaching another operation', async () => {
     let result: unknown;
     const sent = await sentDuring(async () => {
@@ -1204,9 +1204,8 @@ describe('known defects', () => {
     expect(result).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' } });
   });
 
-  // scripts/generate/shared.ts close(): it also treats a `properties` keyword map that contains a field
-  // named "properties" as an object schema and adds `additionalProperties: false` to the map, so the
-  // schemas models receive declare a field called "additionalProperties" (10 tools).
+  // The generator must tell a schema from a map of property names: a body field called "properties"
+  // once made it add a field called "additionalProperties" to 10 tools' schemas.
   it('no request-body schema declares a field named "additionalProperties"', () => {
     const offenders: string[] = [];
     // Visits schema positions only (not the property maps themselves).
