@@ -58,7 +58,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, tools: readonly Tool[]): Q
     const provider = tool.requirements.oauth2?.provider;
     const token = provider && env[`QUIVER_TOKEN_${envName(provider)}`];
     if (provider && token) config.tokens[provider] = token;
-    for (const key of tool.requirements.secrets ?? []) if (env[key]) config.secrets[key] = env[key]!;
+    for (const { key } of tool.requirements.secrets ?? []) if (env[key]) config.secrets[key] = env[key]!;
   }
   return config;
 }

@@ -42,8 +42,8 @@ const tools: ToolData[] = [
     description: 'Renders text.',
     parameters: [param('text', { type: 'string' }, { in: 'body', upstream: 'text' }, true)],
     output: { description: 'Rendered.' },
-    requirements: { secrets: ['EXAMPLE_KEY'] },
-    http: { method: 'POST', path: '/render', contentType: 'text/plain' },
+    requirements: { secrets: [{ key: 'EXAMPLE_KEY' }, { key: 'EXAMPLE_SERVER_URL', optional: true }] },
+    http: { method: 'POST', path: '/render', contentType: 'text/plain', baseUrlSecret: 'EXAMPLE_SERVER_URL' },
   },
   {
     name: 'CreateBatch',
@@ -155,6 +155,14 @@ describe('requirements and secrets', () => {
     expect(seen).toEqual({ EXAMPLE_KEY: 'key-value-456' });
   });
 
+  it('sends to the base URL a declared secret names, when it is set', async () => {
+    const server = baseUrl.replace('/api/', '/enterprise/api/v3');
+    await executeTool(renderText, { text: 'x' }, { ...context, secrets: { EXAMPLE_KEY: 'k', EXAMPLE_SERVER_URL: server } });
+    expect(received[0]!.url).toBe('/enterprise/api/v3/render');
+    await executeTool(renderText, { text: 'x' }, { ...context, secrets: { EXAMPLE_KEY: 'k' } });
+    expect(received[1]!.url).toBe('/api/render');
+  });
+
   it('never lets a token or secret value reach an error', async () => {
     answer = { status: 401, body: JSON.stringify({ message: 'bad token tok-secret-123' }) };
     const result = await executeTool(createThing, { owner: 'o', title: 't' }, context);
@@ -219,7 +227,7 @@ describe('formats', () => {
       qualified_name: 'Example.RenderText',
       toolkit: { name: 'Example', version: '1.2.3' },
       input: { parameters: [{ name: 'text', required: true, value_schema: { val_type: 'string' } }] },
-      requirements: { met: true, secrets: [{ key: 'EXAMPLE_KEY', met: true }] },
+      requirements: { met: true, secrets: [{ key: 'EXAMPLE_KEY', met: true }, { key: 'EXAMPLE_SERVER_URL', met: true }] },
     });
     expect(formatTool(createThing, 'arcade')).toMatchObject({
       input: { parameters: expect.arrayContaining([{ name: 'tags', required: false, description: 'tags', inferrable: true, value_schema: { val_type: 'array', inner_val_type: 'string' } }]) },

@@ -30,7 +30,8 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
     if ('error' in parsed) return parsed;
     body = parsed.body;
   }
-  const request = buildRequest(tool, args, context.baseUrl, body);
+  const baseUrl = (tool.http.baseUrlSecret && context.secrets[tool.http.baseUrlSecret]) || context.baseUrl;
+  const request = buildRequest(tool, args, baseUrl, body);
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
   const outcome = await context.client.send(request);
   if ('error' in outcome) return outcome;
@@ -90,7 +91,7 @@ function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undef
       developer_message: `No ${oauth.provider} token for this call; configure one or authorize the user.`,
     });
   }
-  const missing = (tool.requirements.secrets ?? []).filter((key) => !context.secrets[key]);
+  const missing = (tool.requirements.secrets ?? []).filter((secret) => !secret.optional && !context.secrets[secret.key]).map((secret) => secret.key);
   if (missing.length) {
     return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the secret(s): ${missing.join(', ')}.`);
   }
@@ -98,6 +99,6 @@ function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undef
 }
 
 function declaredSecrets(tool: Tool, secrets: Record<string, string>): Record<string, string> {
-  const declared = tool.requirements.secrets ?? [];
+  const declared = (tool.requirements.secrets ?? []).map((secret) => secret.key);
   return Object.fromEntries(declared.filter((key) => key in secrets).map((key) => [key, secrets[key]!]));
 }

@@ -37,7 +37,7 @@ export function toAnthropicTool(tool: Tool) {
 
 export function toToolDefinition(tool: Tool, status: RequirementStatus = {}) {
   const oauth = tool.requirements.oauth2;
-  const secrets = (tool.requirements.secrets ?? []).map((key) => ({ key, met: status.secrets?.has(key) ?? false }));
+  const secrets = (tool.requirements.secrets ?? []).map(({ key, optional }) => ({ key, met: optional === true || (status.secrets?.has(key) ?? false) }));
   const tokenMet = !oauth || status.token === true;
   return {
     fully_qualified_name: `${qualifiedName(tool)}@${tool.toolkit.version}`,

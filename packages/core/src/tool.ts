@@ -29,12 +29,20 @@ export interface HttpBinding {
   contentType?: string;
   /** Fixed request headers the upstream expects. */
   headers?: Record<string, string>;
+  /** A declared secret whose value, when set, replaces the toolkit's base URL (a self-hosted server). */
+  baseUrlSecret?: string;
+}
+
+export interface SecretRequirement {
+  key: string;
+  /** A setting with a default: the tool works without it. */
+  optional?: boolean;
 }
 
 export interface Requirements {
   oauth2?: { provider: string; scopes: string[] };
-  /** Secret keys the tool reads; only these are given to it. */
-  secrets?: string[];
+  /** Secrets the tool reads; only these are given to it. */
+  secrets?: SecretRequirement[];
 }
 
 /** MCP tool annotations; derived from the HTTP method unless a tool sets them. */
