@@ -1,8 +1,9 @@
 import type { GeneratedFile } from '../generate.js';
 import { generateCrmMarketing } from './crm-marketing.js';
 import { hubspotEmulator } from './hubspot-emulator.js';
+import { generateRepoHost } from './repo-host.js';
 
 /** One generator per generated artefact; each reads the reference material and returns file contents. */
 export type Generator = (sharedDir: string) => GeneratedFile[];
 
-export const generators: Generator[] = [generateCrmMarketing, hubspotEmulator];
+export const generators: Generator[] = [generateCrmMarketing, hubspotEmulator, generateRepoHost];

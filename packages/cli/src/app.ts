@@ -1,18 +1,47 @@
-/** Assembles a runtime: the built-in toolkits, the configuration layers and, on request, the sandbox. */
+/** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
 import { Runtime, ToolRegistry, UpstreamClient, type CallRecord, type Tool } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
 import { configFromEnv, contextProvider, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
 
-export interface AppOptions {
+export interface SetupOptions {
   /** Start the local emulators and point every toolkit at them. */
   sandbox?: boolean;
   /** Config file path (default: quiver.config.json in the working directory, or QUIVER_CONFIG). */
   configPath?: string;
   /** Settings from command-line flags; they win over everything else. */
   overrides?: QuiverConfig;
-  /** Write one JSON line per tool call to standard error. */
-  logCalls?: boolean;
 }
+
+export interface Setup {
+  registry: ToolRegistry;
+  config: QuiverConfig;
+  /** The sandbox's token, when the sandbox runs: every emulator accepts it. */
+  sandboxToken?: string;
+  close(): Promise<void>;
+}
+
+/** The built-in toolkits, by name. */
+export const builtinRegistry = () => new ToolRegistry(toolkits);
+
+/** Configuration from every layer, with the sandbox started and layered in when asked for. */
+export async function openSetup(options: SetupOptions = {}, registry = builtinRegistry()): Promise<Setup> {
+  const tools = registry.tools();
+  let sandboxLayer = emptyConfig();
+  let sandbox: { token: string; close(): Promise<void> } | undefined;
+  if (options.sandbox) {
+    // Loaded only on request: the emulators are never part of the runtime proper.
+    const { startSandbox } = await import('@quiver/sandbox');
+    const started = await startSandbox();
+    sandboxLayer = sandboxConfig(started.baseUrls, started.token, tools);
+    sandbox = started;
+  }
+  const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
+  return { registry, config, sandboxToken: sandbox?.token, close: async () => sandbox?.close() };
+}
+
+/** Base URLs the configuration sets, by toolkit. */
+export const configuredBaseUrls = (config: QuiverConfig): Record<string, string> =>
+  Object.fromEntries(Object.entries(config.toolkits).flatMap(([name, settings]) => (settings.baseUrl ? [[name, settings.baseUrl]] : [])));
 
 export interface App {
   registry: ToolRegistry;
@@ -21,32 +50,20 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** The built-in toolkits, by name. */
-export const builtinRegistry = () => new ToolRegistry(toolkits);
-
-export async function openApp(options: AppOptions = {}, registry = builtinRegistry()): Promise<App> {
-  const tools = registry.tools();
+/** A runtime for local calls (`call`, `mcp`): tokens and secrets come from the configuration. */
+export async function openApp(options: SetupOptions & { logCalls?: boolean } = {}, registry = builtinRegistry()): Promise<App> {
+  const setup = await openSetup(options, registry);
   const defaults = Object.fromEntries(registry.toolkits.map((toolkit) => [toolkit.name, toolkit.baseUrl]));
-  let sandboxLayer = emptyConfig();
-  let stopSandbox = async () => {};
-  if (options.sandbox) {
-    // Loaded only on request: the emulators are never part of the runtime proper.
-    const { startSandbox } = await import('@quiver/sandbox');
-    const sandbox = await startSandbox();
-    sandboxLayer = sandboxConfig(sandbox.baseUrls, sandbox.token, tools);
-    stopSandbox = sandbox.close;
-  }
-  const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
   const client = new UpstreamClient();
   const log = options.logCalls ? (record: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`) : undefined;
-  const runtime = new Runtime(registry, contextProvider(config, defaults, client), log);
+  const runtime = new Runtime(registry, contextProvider(setup.config, defaults, client), log);
   return {
     registry,
-    tools,
+    tools: registry.tools(),
     runtime,
     async close() {
       await client.close();
-      await stopSandbox();
+      await setup.close();
     },
   };
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { formatNames, formatTool, qualifiedName, type FormatName } from '@quiver/core';
-import { builtinRegistry, openApp } from './app.js';
+import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.js';
 import { emptyConfig, UsageError, type QuiverConfig } from './config.js';
 
 const program = new Command('quiver')
@@ -22,9 +22,9 @@ program
   .addOption(configOption)
   .action(async (options: { sandbox?: boolean; config?: string }) => {
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-    const { createMcpServer } = await import('./mcp.js');
+    const { createMcpServer } = await import('@quiver/engine');
     const app = await openApp({ sandbox: options.sandbox, configPath: options.config });
-    const server = createMcpServer(app.runtime, app.tools);
+    const server = createMcpServer(() => app.tools, (name, args) => app.runtime.call(name, args));
     const transport = new StdioServerTransport();
     transport.onclose = () => void app.close();
     await server.connect(transport);
@@ -32,27 +32,79 @@ program
 
 program
   .command('serve')
-  .description('serve the tools over MCP streamable HTTP at /mcp')
-  .option('--port <port>', 'port to listen on', '8080')
+  .description('run the engine: the HTTP API under /v1 and MCP streamable HTTP at /v1/mcp and /mcp')
+  .option('--port <port>', 'port to listen on', '9099')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .addOption(sandboxOption)
   .addOption(configOption)
   .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string }) => {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
-    const { createHttpServer } = await import('./http.js');
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, logCalls: true });
-    const server = createHttpServer(app.runtime, app.tools);
-    server.listen(port, options.host, () => {
-      const address = server.address();
-      const actual = typeof address === 'object' && address ? address.port : port;
-      const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
-      console.error(`quiver: ${app.tools.length} tools; MCP endpoint http://${options.host}:${actual}/mcp${mode}`);
+    const { engineConfig, sandboxCredentials, startEngine } = await import('@quiver/engine');
+    const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
+    const config = engineConfig(process.env, { host: options.host, port });
+    const running = await startEngine({
+      config,
+      // JSON lines on standard error; requests are logged without headers, so no key or token appears.
+      logger: { level: process.env.QUIVER_LOG_LEVEL ?? 'info', stream: process.stderr },
+      baseUrls: configuredBaseUrls(setup.config),
+      ...(setup.sandboxToken && { credentials: () => sandboxCredentials(setup.sandboxToken!) }),
     });
-    const stop = () => server.close(() => void app.close().then(() => process.exit(0)));
+    const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
+    const tools = (await running.engine.catalog.all()).length;
+    console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${mode}`);
+    console.error(`quiver: data in ${config.dataDir}; every route but /v1/health and /v1/openapi needs an API key (quiver keys create)`);
+    const stop = () => void running.close().then(() => setup.close()).then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+
+const keys = program.command('keys').description("manage the engine's API keys (in the data directory's database, or DATABASE_URL)");
+
+keys
+  .command('create')
+  .description('create an API key and print it (it is shown only this once)')
+  .option('--name <name>', 'a name to recognise the key by', 'default')
+  .action(async (options: { name: string }) => {
+    await withStore(async (db, { createApiKey }) => {
+      const { key, info } = await createApiKey(db, options.name);
+      console.log(key);
+      console.error(`created API key ${info.prefix}… (${info.name}, id ${info.id}); it is not shown again`);
+    });
+  });
+
+keys
+  .command('list')
+  .description('list API keys (never the keys themselves)')
+  .action(async () => {
+    await withStore(async (db, { listApiKeys }) => {
+      for (const key of await listApiKeys(db)) {
+        console.log(`${key.id}  ${key.prefix}…  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
+      }
+    });
+  });
+
+keys
+  .command('revoke')
+  .description('revoke an API key by id or prefix')
+  .argument('<key>', 'the id or prefix `quiver keys list` shows')
+  .action(async (idOrPrefix: string) => {
+    await withStore(async (db, { revokeApiKey }) => {
+      if (!(await revokeApiKey(db, idOrPrefix))) throw new UsageError(`no active API key with id or prefix '${idOrPrefix}'`);
+      console.error(`revoked ${idOrPrefix}`);
+    });
+  });
+
+/** Opens the engine's store (as `serve` would) for one command. */
+async function withStore(work: (db: import('@quiver/engine').Store['db'], engine: typeof import('@quiver/engine')) => Promise<void>): Promise<void> {
+  const engine = await import('@quiver/engine');
+  const store = await engine.openStore(engine.engineConfig().database);
+  try {
+    await work(store.db, engine);
+  } finally {
+    await store.close();
+  }
+}
 
 program
   .command('call')

@@ -5,7 +5,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { cliPath } from './run-cli.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toolkits } from '@quiver/toolkits';
+import { cliPath, runCli } from './run-cli.js';
 
 /** The same checks over both transports, with the official SDK client against `--sandbox`. */
 function mcpSuite(name: string, connect: () => Promise<Transport>) {
@@ -18,7 +22,7 @@ function mcpSuite(name: string, connect: () => Promise<Transport>) {
 
     it('lists every tool with its schema and annotations', async () => {
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(90);
+      expect(tools).toHaveLength(toolkits.reduce((n, toolkit) => n + toolkit.tools.length, 0));
       const remove = tools.find((tool) => tool.name === 'CrmMarketingApi_DeleteMarketingCampaign');
       expect(remove).toMatchObject({
         inputSchema: { type: 'object', required: ['campaign_guid'] },
@@ -60,23 +64,36 @@ mcpSuite('stdio', async () => new StdioClientTransport({ command: process.execPa
 
 let server: ChildProcess | undefined;
 const serverLog: string[] = [];
+let apiKey = '';
 afterAll(() => {
   server?.kill();
 });
 mcpSuite('streamable HTTP', async () => {
-  server = spawn(process.execPath, [cliPath, 'serve', '--sandbox', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = { ...process.env, QUIVER_DATA_DIR: mkdtempSync(join(tmpdir(), 'quiver-engine-')) };
+  apiKey = (await runCli(['keys', 'create', '--name', 'mcp-test'], env)).stdout.trim();
+  server = spawn(process.execPath, [cliPath, 'serve', '--sandbox', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const lines = createInterface({ input: server.stderr! });
   lines.on('line', (text) => serverLog.push(text));
-  const line = await new Promise<string>((resolve) => lines.on('line', (text) => text.includes('/mcp') && resolve(text)));
-  const url = /(http:\/\/\S+\/mcp)/.exec(line)![1]!;
-  return new StreamableHTTPClientTransport(new URL(url));
+  const line = await new Promise<string>((resolve) => lines.on('line', (text) => text.includes('/v1/mcp') && resolve(text)));
+  const url = /MCP (http:\/\/\S+\/v1\/mcp)/.exec(line)![1]!;
+  return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'quiver-user-id': 'mcp-user' } } });
 });
 
 describe('quiver serve log', () => {
-  it('has one line per call with its outcome, and no credentials', () => {
-    const calls = serverLog.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
-    expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi_CreateMarketingCampaign', ok: true }));
-    expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi_GetCampaignDetails', ok: false, kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' }));
-    expect(serverLog.join('\n')).not.toContain('quiver-sandbox-token');
+  it('has one line per tool call with its outcome, and no credentials', () => {
+    const records = serverLog.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const calls = records.filter((record) => record.msg === 'tool executed over MCP');
+    expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi.CreateMarketingCampaign', user_id: 'mcp-user', success: true }));
+    expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi.GetCampaignDetails', success: false, kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' }));
+    const text = serverLog.join('\n');
+    expect(text).not.toContain(apiKey);
+    expect(text).not.toContain('quiver-sandbox-token');
+  });
+
+  it('refuses the MCP endpoint without an API key', async () => {
+    const url = /MCP (http:\/\/\S+\/v1\/mcp)/.exec(serverLog.find((line) => line.includes('/v1/mcp'))!)![1]!;
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ name: 'unauthorized' });
   });
 });

@@ -10,6 +10,7 @@ export interface CliRun {
   stderr: string;
 }
 
+/** Runs `quiver <args>` with the environment added to (or, for keys given, replacing) this process's. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });

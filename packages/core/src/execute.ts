@@ -24,14 +24,16 @@ export async function executeTool(tool: Tool, input: unknown, context: ToolConte
 
 /** The default behaviour: the tool is its binding. */
 export async function callUpstream(tool: Tool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const http = tool.http;
+  if (!http) return toolError('TOOL_RUNTIME_FATAL', `${qualifiedName(tool)} has neither an upstream binding nor a handler.`);
   let body: unknown;
   if (isModeDriven(tool)) {
     const parsed = parseRequestBody(tool, args);
     if ('error' in parsed) return parsed;
     body = parsed.body;
   }
-  const baseUrl = (tool.http.baseUrlSecret && context.secrets[tool.http.baseUrlSecret]) || context.baseUrl;
-  const request = buildRequest(tool, args, baseUrl, body);
+  const baseUrl = (http.baseUrlSecret && context.secrets[http.baseUrlSecret]) || context.baseUrl;
+  const request = buildRequest({ ...tool, http }, args, baseUrl, body);
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
   const outcome = await context.client.send(request);
   if ('error' in outcome) return outcome;

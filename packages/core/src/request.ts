@@ -1,5 +1,5 @@
 /** Builds the upstream HTTP request from a tool's binding and its (valid) input. */
-import type { HttpMethod, ToolData } from './tool.js';
+import type { HttpBinding, HttpMethod, ToolData } from './tool.js';
 
 export interface UpstreamRequest {
   method: HttpMethod;
@@ -12,7 +12,7 @@ export interface UpstreamRequest {
  * Places each given parameter where its binding says. `requestBody`, when given, is the whole body
  * (mode-driven tools); otherwise the body is assembled from the body parameters.
  */
-export function buildRequest(tool: ToolData, input: Record<string, unknown>, baseUrl: string, requestBody?: unknown): UpstreamRequest {
+export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Record<string, unknown>, baseUrl: string, requestBody?: unknown): UpstreamRequest {
   let path = tool.http.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = { ...tool.http.headers };

@@ -59,7 +59,8 @@ export interface ToolData {
   parameters: Parameter[];
   output: { description: string; schema?: JsonSchema };
   requirements: Requirements;
-  http: HttpBinding;
+  /** How the tool reaches its upstream; absent for tools that are all handler (or served by a remote worker). */
+  http?: HttpBinding;
   /** Present on mode-driven tools: the request body the model writes itself. */
   requestBody?: { contentType: string; schema: JsonSchema };
   annotations?: Partial<Annotations>;
@@ -108,7 +109,7 @@ const readMethods = new Set<HttpMethod>(['GET', 'HEAD']);
 const idempotentMethods = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'DELETE']);
 
 export function annotationsOf(tool: ToolData): Annotations {
-  const method = tool.http.method;
+  const method = tool.http?.method ?? 'POST';
   return {
     readOnlyHint: readMethods.has(method),
     destructiveHint: method === 'DELETE',

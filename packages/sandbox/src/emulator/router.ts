@@ -6,22 +6,32 @@ export type Route =
   | { kind: 'unknown-path' }
   | { kind: 'wrong-method'; allowed: string[] };
 
+type Segment = { literal: string } | { param: string; multi: boolean };
+
 interface Template {
   label: string;
   operation: Operation;
-  /** A literal segment, or the name of a path parameter. */
-  segments: Array<{ literal: string } | { param: string }>;
+  segments: Segment[];
+}
+
+interface Match {
+  template: Template;
+  params: Record<string, string>;
+  /** For each segment of the request, whether the template matched it with a literal. */
+  literals: boolean[];
 }
 
 export function createRouter(operations: Record<string, Operation>): (method: string, path: string) => Route {
-  const templates: Template[] = Object.entries(operations).map(([label, operation]) => ({
-    label,
-    operation,
-    segments: split(operation.path).map((segment) => {
+  const templates: Template[] = Object.entries(operations).map(([label, operation]) => {
+    const multi = new Set(operation.multiSegmentParameters ?? []);
+    const segments = split(operation.path).map((segment): Segment => {
       const param = /^\{(.+)\}$/.exec(segment)?.[1];
-      return param ? { param } : { literal: segment };
-    }),
-  }));
+      return param ? { param, multi: multi.has(param) } : { literal: segment };
+    });
+    // One spanning parameter per template keeps matching unambiguous: its span is whatever the rest leaves.
+    if (segments.filter((s) => 'multi' in s && s.multi).length > 1) throw new Error(`${label}: more than one multi-segment path parameter`);
+    return { label, operation, segments };
+  });
 
   return (method, path) => {
     let segments: string[];
@@ -30,17 +40,11 @@ export function createRouter(operations: Record<string, Operation>): (method: st
     } catch {
       return { kind: 'unknown-path' };
     }
-    const candidates = templates
-      .filter((template) => template.segments.length === segments.length && template.segments.every((s, i) => matches(s, segments[i]!)))
-      .sort(bySpecificity);
+    const candidates = templates.flatMap((template) => matchTemplate(template, segments) ?? []).sort(bySpecificity);
     if (candidates.length === 0) return { kind: 'unknown-path' };
-    const match = candidates.find((template) => template.operation.method === method.toUpperCase());
-    if (!match) return { kind: 'wrong-method', allowed: [...new Set(candidates.map((template) => template.operation.method))] };
-    const params: Record<string, string> = {};
-    match.segments.forEach((segment, i) => {
-      if ('param' in segment) params[segment.param] = segments[i]!;
-    });
-    return { kind: 'operation', label: match.label, operation: match.operation, params };
+    const match = candidates.find((candidate) => candidate.template.operation.method === method.toUpperCase());
+    if (!match) return { kind: 'wrong-method', allowed: [...new Set(candidates.map((candidate) => candidate.template.operation.method))] };
+    return { kind: 'operation', label: match.template.label, operation: match.template.operation, params: match.params };
   };
 }
 
@@ -51,15 +55,36 @@ function split(path: string): string[] {
   return segments;
 }
 
-const matches = (segment: Template['segments'][number], value: string): boolean =>
-  'literal' in segment ? segment.literal === value : value !== '';
+function matchTemplate(template: Template, segments: string[]): Match | undefined {
+  const spanning = template.segments.some((s) => 'multi' in s && s.multi);
+  const span = spanning ? segments.length - template.segments.length + 1 : 1;
+  if (span < 1 || (!spanning && template.segments.length !== segments.length)) return undefined;
+  const params: Record<string, string> = {};
+  const literals: boolean[] = [];
+  let at = 0;
+  for (const segment of template.segments) {
+    if ('literal' in segment) {
+      if (segments[at] !== segment.literal) return undefined;
+      literals.push(true);
+      at += 1;
+      continue;
+    }
+    const taken = segments.slice(at, at + (segment.multi ? span : 1));
+    if (taken.some((value) => value === '')) return undefined;
+    params[segment.param] = taken.join('/');
+    literals.push(...taken.map(() => false));
+    at += taken.length;
+  }
+  return { template, params, literals };
+}
 
-/** Literal segments beat parameters, compared from the left: `/emails/clone` before `/emails/{emailId}`. */
-function bySpecificity(a: Template, b: Template): number {
-  for (let i = 0; i < a.segments.length; i += 1) {
-    const aLiteral = 'literal' in a.segments[i]!;
-    const bLiteral = 'literal' in b.segments[i]!;
-    if (aLiteral !== bLiteral) return aLiteral ? -1 : 1;
+/**
+ * Literal segments beat parameters, compared from the left: `/emails/clone` before `/emails/{emailId}`,
+ * and `/branches/main/protection` is the protection of `main`, not a branch named `main/protection`.
+ */
+function bySpecificity(a: Match, b: Match): number {
+  for (let i = 0; i < a.literals.length; i += 1) {
+    if (a.literals[i] !== b.literals[i]) return a.literals[i] ? -1 : 1;
   }
   return 0;
 }

@@ -41,6 +41,8 @@ export class EmulatorError extends Error {
     readonly status: number,
     message: string,
     readonly issue?: Issue,
+    /** The operation refused, once routing has found it. */
+    readonly label?: string,
   ) {
     super(message);
   }
@@ -85,10 +87,15 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
         throw new EmulatorError(405, `${message.method} is not allowed on ${path}; allowed: ${found.allowed.join(', ')}`);
       }
       const { label, operation, params } = found;
+      const refuse = (issue: Issue | undefined) => {
+        if (issue) throw new EmulatorError(400, issue.message, issue, label);
+      };
       refuse(validator.path(label, params));
       refuse(validator.query(label, query));
-      const body = bodyOf(operation, headers['content-type'], raw);
-      if (operation.requestBody) refuse(validator.body(label, body));
+      const body = await bodyOf(operation, headers['content-type'], raw).catch((error: unknown) => {
+        throw error instanceof EmulatorError ? new EmulatorError(error.status, error.message, error.issue, label) : error;
+      });
+      if (body !== undefined) refuse(validator.body(label, body));
 
       const response = await service.handle({ label, operation, params, query, headers, body }, principal);
       return checkAnswer(label, operation, response);
@@ -102,13 +109,16 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
     const body = response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body));
     // 207 (a batch that partly failed) is no operation's documented success, so there is no schema to hold it to.
     if (response.status >= 300 || response.status === 207) return { ...response, body };
-    if (response.status !== operation.successStatus) {
-      throw new Error(`emulator bug: ${label} answered ${response.status}; its success status is ${operation.successStatus}`);
+    const documented = response.status === operation.successStatus ? operation : operation.otherSuccesses?.[response.status];
+    if (!documented) {
+      const statuses = [operation.successStatus, ...Object.keys(operation.otherSuccesses ?? {})].join(', ');
+      throw new Error(`emulator bug: ${label} answered ${response.status}; its success statuses are ${statuses}`);
     }
-    if (!operation.responseBody && body !== undefined) throw new Error(`emulator bug: ${label} must answer without a body`);
-    const problem = operation.responseBody && validator.response(label, body);
+    if (!documented.responseBody && body !== undefined) throw new Error(`emulator bug: ${label} must answer ${response.status} without a body`);
+    const problem = documented.responseBody && validator.response(label, body, response.status);
     if (problem) throw new Error(`emulator bug: ${label} answered a body that breaks its schema: ${problem.message}`);
-    return { ...response, body };
+    const contentType = documented.responseContentType;
+    return contentType && body !== undefined ? { ...response, body, headers: { 'content-type': contentType, ...response.headers } } : { ...response, body };
   }
 
   const server = createServer((message, reply) => {
@@ -131,35 +141,55 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
   };
 }
 
-function refuse(issue: Issue | undefined): void {
-  if (issue) throw new EmulatorError(400, issue.message, issue);
-}
-
-/** The body an operation accepts: JSON of its content type when it takes one, nothing otherwise. */
-function bodyOf(operation: Operation, contentType: string | undefined, raw: string): unknown {
+/**
+ * The body an operation accepts, read by its content type: JSON (and `+json`), form fields
+ * (urlencoded or multipart, as an object of strings), or the text itself (text/*, octet-stream).
+ * Nothing when the operation takes no body, or takes an optional one and none was sent.
+ */
+async function bodyOf(operation: Operation, contentType: string | undefined, raw: string): Promise<unknown> {
   if (!operation.requestBody) {
     if (raw.length > 0) throw new EmulatorError(400, 'this operation takes no request body', { message: 'request body must be empty', in: 'body', code: 'UNEXPECTED_BODY' });
     return undefined;
   }
-  if (raw.length === 0) throw new EmulatorError(400, 'request body is required', { message: 'request body is required', in: 'body', code: 'REQUIRED' });
-  const expected = operation.requestContentType ?? 'application/json';
+  if (raw.length === 0) {
+    if (operation.requestBodyOptional) return undefined;
+    throw new EmulatorError(400, 'request body is required', { message: 'request body is required', in: 'body', code: 'REQUIRED' });
+  }
+  const accepted = [operation.requestContentType ?? 'application/json', ...(operation.alternativeContentTypes ?? [])];
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== expected) {
-    throw new EmulatorError(415, `content type must be ${expected}, got ${mediaType ?? 'none'}`, { message: `content-type must be ${expected}`, in: 'body', code: 'UNSUPPORTED_MEDIA_TYPE' });
+  if (!mediaType || !accepted.includes(mediaType)) {
+    const expected = accepted.join(' or ');
+    throw new EmulatorError(415, `content type must be ${expected}, got ${mediaType ?? 'none'}`, { message: `content-type must be ${expected}`, in: 'body', code: 'UNSUPPORTED_MEDIA_TYPE', field: 'content-type' });
   }
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw new EmulatorError(400, 'request body is not valid JSON', { message: 'request body is not valid JSON', in: 'body', code: 'INVALID_JSON' });
+  if (isJson(mediaType)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new EmulatorError(400, 'request body is not valid JSON', { message: 'request body is not valid JSON', in: 'body', code: 'INVALID_JSON' });
+    }
   }
+  if (mediaType === 'application/x-www-form-urlencoded') return queryOf(new URLSearchParams(raw));
+  if (mediaType === 'multipart/form-data') {
+    const form = await new Response(raw, { headers: { 'content-type': contentType! } }).formData().catch(() => {
+      throw new EmulatorError(400, 'request body is not valid multipart/form-data', { message: 'request body is not valid multipart/form-data', in: 'body', code: 'INVALID_VALUE' });
+    });
+    const fields: Record<string, string> = {};
+    for (const [name, value] of form) fields[name] = typeof value === 'string' ? value : await value.text();
+    return fields;
+  }
+  return raw;
 }
 
+const isJson = (mediaType: string) => mediaType === 'application/json' || mediaType.endsWith('+json');
+
+/** JSON unless the answer names another media type and carries text, which then goes out as is. */
 function send(reply: ServerResponse, response: EmulatorResponse): void {
   const headers: Record<string, string> = { ...response.headers };
   const hasBody = response.body !== undefined && response.status !== 204;
   if (hasBody) headers['content-type'] ??= 'application/json;charset=utf-8';
+  const asText = hasBody && typeof response.body === 'string' && !isJson(headers['content-type']!.split(';')[0]!.trim());
   reply.writeHead(response.status, headers);
-  reply.end(hasBody ? JSON.stringify(response.body) : undefined);
+  reply.end(hasBody ? (asText ? (response.body as string) : JSON.stringify(response.body)) : undefined);
 }
 
 function headersOf(message: IncomingMessage): Record<string, string> {

@@ -18,6 +18,8 @@ export interface Issue {
   in: Location;
   /** REQUIRED, UNKNOWN_FIELD, INVALID_TYPE, INVALID_VALUE or INVALID_FORMAT. */
   code: string;
+  /** The offending field alone, e.g. "inputs[3].id" or a parameter's name; absent for the whole body. */
+  field?: string;
 }
 
 export interface Validator {
@@ -25,26 +27,30 @@ export interface Validator {
   path(label: string, params: Record<string, string>): Issue | undefined;
   query(label: string, query: Record<string, string | string[]>): Issue | undefined;
   body(label: string, body: unknown): Issue | undefined;
-  response(label: string, body: unknown): Issue | undefined;
+  /** Against the body documented for `status`; the operation's main success status when left out. */
+  response(label: string, body: unknown, status?: number): Issue | undefined;
 }
 
 export function createValidator(table: OperationTable): Validator {
-  const strict = new Ajv({ strict: false });
+  // Shared definitions are compiled once, as their own schema, rather than into every operation that
+  // uses them; skipping ajv's code optimisation makes a large table's first calls several times cheaper.
+  const strict = new Ajv({ strict: false, inlineRefs: false, code: { optimize: false } });
   // Path and query values arrive as text; these validators read "42" as an integer and "a" as ["a"].
   const coercing = new Ajv({ strict: false, coerceTypes: 'array' });
   addFormats(strict);
   addFormats(coercing);
   const $defs = Object.fromEntries(Object.entries(table.$defs).map(([name, schema]) => [name, closeObjects(schema)]));
+  strict.addSchema({ $id: DEFINITIONS, $defs });
   const cache = new Map<string, ValidateFunction>();
 
-  function check(location: Location, label: string, data: unknown): Issue | undefined {
-    const key = `${location} ${label}`;
+  function check(location: Location, label: string, data: unknown, status?: number): Issue | undefined {
+    const key = `${location} ${label} ${status ?? ''}`;
     let validate = cache.get(key);
     if (!validate) {
       const operation = table.operations[label];
       if (!operation) throw new Error(`no operation ${label}`);
-      const schema = schemaFor(location, operation);
-      validate = location === 'path' || location === 'query' ? coercing.compile(schema) : strict.compile({ $defs, ...schema });
+      const schema = schemaFor(location, operation, status);
+      validate = location === 'path' || location === 'query' ? coercing.compile(schema) : strict.compile(pointAtDefinitions(schema));
       cache.set(key, validate);
     }
     // Coercion rewrites the data it checks; the caller keeps its own copy.
@@ -56,11 +62,18 @@ export function createValidator(table: OperationTable): Validator {
     path: (label, params) => check('path', label, params),
     query: (label, query) => check('query', label, query),
     body: (label, body) => check('body', label, body),
-    response: (label, body) => check('response', label, body),
+    response: (label, body, status) => check('response', label, body, status),
   };
 }
 
-function schemaFor(location: Location, operation: Operation): JsonSchema {
+const DEFINITIONS = 'quiver:definitions';
+
+/** `#/$defs/X` → the shared definitions schema's `X`. */
+export function pointAtDefinitions(schema: JsonSchema, id = DEFINITIONS): JsonSchema {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/$defs/', `"${id}#/$defs/`)) as JsonSchema;
+}
+
+function schemaFor(location: Location, operation: Operation, status?: number): JsonSchema {
   switch (location) {
     case 'path':
       return { type: 'object', properties: operation.pathParameters, required: Object.keys(operation.pathParameters) };
@@ -75,8 +88,10 @@ function schemaFor(location: Location, operation: Operation): JsonSchema {
     }
     case 'body':
       return closeObjects(operation.requestBody ?? {});
-    case 'response':
-      return closeObjects(operation.responseBody ?? {});
+    case 'response': {
+      const other = status === undefined || status === operation.successStatus ? undefined : operation.otherSuccesses?.[status];
+      return closeObjects((other ? other.responseBody : operation.responseBody) ?? {});
+    }
   }
 }
 
@@ -114,6 +129,8 @@ function rank(error: ErrorObject): number {
 function describe(error: ErrorObject, location: Location): Issue {
   const at = (child?: string) => fieldName(error.instancePath, child, location);
   const params = error.params as Record<string, unknown>;
+  const child = error.keyword === 'required' ? String(params.missingProperty) : error.keyword === 'additionalProperties' ? String(params.additionalProperty) : undefined;
+  const field = fieldPath(error.instancePath, child);
   switch (error.keyword) {
     case 'required':
       return issue(`${at(String(params.missingProperty))} is required`, 'REQUIRED');
@@ -139,19 +156,30 @@ function describe(error: ErrorObject, location: Location): Issue {
   }
 
   function issue(message: string, code: string): Issue {
-    return { message, in: location, code };
+    return field === undefined ? { message, in: location, code } : { message, in: location, code, field };
   }
 }
 
 /** `/inputs/3` + `id` → `inputs[3].id`; path and query fields are named as parameters. */
 function fieldName(instancePath: string, child: string | undefined, location: Location): string {
-  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) parts.push(child);
+  const parts = pointerParts(instancePath, child);
   if (location === 'path' || location === 'query') {
     return parts.length ? `${location} parameter '${parts[0]}'` : `${location} parameters`;
   }
-  if (parts.length === 0) return location === 'body' ? 'request body' : 'response body';
+  return fieldPath(instancePath, child) ?? (location === 'body' ? 'request body' : 'response body');
+}
+
+/** The field as a dotted path, `inputs[3].id`; undefined for the document itself. */
+function fieldPath(instancePath: string, child: string | undefined): string | undefined {
+  const parts = pointerParts(instancePath, child);
+  if (parts.length === 0) return undefined;
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+}
+
+function pointerParts(instancePath: string, child: string | undefined): string[] {
+  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts;
 }
 
 function article(type: string): string {

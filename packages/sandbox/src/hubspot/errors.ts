@@ -15,7 +15,8 @@ export function renderHubspotError(error: unknown): EmulatorResponse {
   if (error instanceof HubspotError) return errorResponse(error.status, error.category, error.message, error.errors);
   if (error instanceof EmulatorError) {
     const category = CATEGORY_BY_STATUS[error.status] ?? 'VALIDATION_ERROR';
-    return errorResponse(error.status, category, error.message, error.issue ? [error.issue] : []);
+    const issue = error.issue && { message: error.issue.message, in: error.issue.in, code: error.issue.code };
+    return errorResponse(error.status, category, error.message, issue ? [issue] : []);
   }
   // Anything else is a fault in the emulator itself; say so plainly rather than pass it off as HubSpot's.
   return errorResponse(500, 'INTERNAL_ERROR', error instanceof Error ? error.message : String(error), []);

@@ -1,17 +1,16 @@
-/** Quiver's tools as an MCP server (official SDK, low-level server: our tools bring their own JSON Schemas). */
+/** Tools as an MCP server (official SDK, low-level server: our tools bring their own JSON Schemas). */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toMcpTool, type Runtime, type Tool, type ToolResult } from '@quiver/core';
+import { toMcpTool, type Tool, type ToolResult } from '@quiver/core';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
 
-export function createMcpServer(runtime: Runtime, tools: readonly Tool[]): Server {
+export type CallTool = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
+
+export function createMcpServer(listTools: () => Promise<readonly Tool[]> | readonly Tool[], callTool: CallTool): Server {
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
-  let listed: ReturnType<typeof toMcpTool>[] | undefined;
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (listed ??= tools.map(toMcpTool)) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    toCallToolResult(await runtime.call(request.params.name, request.params.arguments ?? {})),
-  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listTools()).map(toMcpTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => toCallToolResult(await callTool(request.params.name, request.params.arguments ?? {})));
   return server;
 }
 

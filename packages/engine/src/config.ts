@@ -1,0 +1,34 @@
+/**
+ * Engine settings, from the environment with embedded defaults: SQLite and a key file under the data
+ * directory, the HTTP API on 127.0.0.1:9099.
+ *
+ *   QUIVER_DATA_DIR     data directory (default .quiver in the working directory)
+ *   DATABASE_URL        postgres://... to use PostgreSQL instead of SQLite
+ *   QUIVER_MASTER_KEY   the 256-bit key that seals secrets and tokens (default: a key file, mode 0600)
+ *   QUIVER_PUBLIC_URL   the engine's address as browsers reach it, for OAuth callbacks
+ */
+import { resolve } from 'node:path';
+
+export interface EngineConfig {
+  dataDir: string;
+  /** A SQLite file path, or a postgres:// URL. */
+  database: string;
+  masterKey?: string;
+  host: string;
+  port: number;
+  publicUrl: string;
+}
+
+export function engineConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineConfig> = {}): EngineConfig {
+  const dataDir = resolve(overrides.dataDir ?? env.QUIVER_DATA_DIR ?? '.quiver');
+  const host = overrides.host ?? '127.0.0.1';
+  const port = overrides.port ?? 9099;
+  return {
+    dataDir,
+    database: overrides.database ?? env.DATABASE_URL ?? resolve(dataDir, 'quiver.db'),
+    masterKey: overrides.masterKey ?? env.QUIVER_MASTER_KEY,
+    host,
+    port,
+    publicUrl: (overrides.publicUrl ?? env.QUIVER_PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * Scheduled executions. Each is written to the database before the caller hears back; a polling loop
+ * claims due executions with one atomic UPDATE (and FOR UPDATE SKIP LOCKED on PostgreSQL, so several
+ * engine processes share the schedule), runs each once, and records every attempt.
+ *
+ * An execution whose engine died mid-run is not run again: its lease runs out and it is marked failed,
+ * because the tool may already have acted upstream (a POST is not safe to repeat).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { qualifiedName } from '@quiver/core';
+import { runTool, type RunDependencies } from './executions.js';
+import type { Dialect } from './store/db.js';
+import type { Database, ExecutionTable } from './store/schema.js';
+import type { CatalogEntry, ToolCatalog } from './tools/catalog.js';
+
+export interface SchedulerOptions {
+  /** How often to look for due executions. */
+  pollMs?: number;
+  /** How many executions one poll may claim. */
+  batch?: number;
+  /** How long a claim holds before the execution counts as abandoned. */
+  leaseMs?: number;
+}
+
+export class Scheduler {
+  /** This process, as written into the executions it claims. */
+  readonly owner = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private running = new Set<Promise<void>>();
+  private stopped = true;
+  private readonly options: Required<SchedulerOptions>;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly catalog: ToolCatalog,
+    private readonly deps: RunDependencies,
+    options: SchedulerOptions = {},
+  ) {
+    this.options = { pollMs: 250, batch: 8, leaseMs: 10 * 60_000, ...options };
+  }
+
+  /** Persists the execution; it runs when due, in this process or another sharing the database. */
+  async schedule(entry: CatalogEntry, input: unknown, userId: string | undefined, runAt: string) {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    const row: ExecutionTable = {
+      id,
+      tool_name: qualifiedName(entry.tool),
+      toolkit_name: entry.tool.toolkit.name,
+      toolkit_version: entry.tool.toolkit.version,
+      user_id: userId ?? null,
+      execution_type: 'scheduled',
+      status: 'scheduled',
+      input: JSON.stringify(input ?? {}),
+      run_at: normaliseTime(runAt),
+      started_at: null,
+      finished_at: null,
+      claimed_by: null,
+      claimed_until: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('executions').values(row).execute();
+    return { id, execution_id: id, execution_type: 'scheduled' as const, status: 'scheduled', success: true, run_at: row.run_at, duration: 0 };
+  }
+
+  start(): void {
+    this.stopped = false;
+    const loop = async () => {
+      try {
+        await this.tick();
+      } finally {
+        if (!this.stopped) this.timer = setTimeout(loop, this.options.pollMs);
+      }
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  /** Stops polling and waits for the executions already running. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.all(this.running);
+  }
+
+  /** One poll: give up abandoned claims, then claim and start what is due. */
+  async tick(): Promise<void> {
+    await this.failAbandoned();
+    for (const execution of await this.claimDue()) {
+      const run = this.run(execution).finally(() => this.running.delete(run));
+      this.running.add(run);
+    }
+  }
+
+  private async claimDue(): Promise<ExecutionTable[]> {
+    const now = new Date();
+    let due = this.db
+      .selectFrom('executions')
+      .select('id')
+      .where('status', '=', 'scheduled')
+      .where('run_at', '<=', now.toISOString())
+      .orderBy('run_at')
+      .limit(this.options.batch);
+    if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
+    return this.db
+      .updateTable('executions')
+      .set({
+        status: 'running',
+        claimed_by: this.owner,
+        claimed_until: new Date(now.getTime() + this.options.leaseMs).toISOString(),
+        started_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .where('id', 'in', due)
+      .where('status', '=', 'scheduled')
+      .returningAll()
+      .execute();
+  }
+
+  private async failAbandoned(): Promise<void> {
+    const now = new Date().toISOString();
+    const abandoned = await this.db
+      .updateTable('executions')
+      .set({ status: 'failed', finished_at: now, updated_at: now, claimed_by: null, claimed_until: null })
+      .where('status', '=', 'running')
+      .where('claimed_until', '<', now)
+      .returning('id')
+      .execute();
+    for (const { id } of abandoned) {
+      await this.db
+        .updateTable('attempts')
+        .set({ finished_at: now, success: 0, system_error_message: 'The engine stopped during this run; it is not repeated, because the tool may already have acted.' })
+        .where('execution_id', '=', id)
+        .where('finished_at', 'is', null)
+        .execute();
+    }
+  }
+
+  private async run(execution: ExecutionTable): Promise<void> {
+    const attemptId = randomUUID();
+    await this.db.insertInto('attempts').values({ id: attemptId, execution_id: execution.id, started_at: new Date().toISOString(), finished_at: null, success: null, system_error_message: null, output: null }).execute();
+    const entry = await this.catalog.find(execution.tool_name, execution.toolkit_version);
+    const outcome = entry
+      ? await runTool(this.deps, entry, JSON.parse(execution.input), execution.user_id ?? undefined, execution.id)
+      : undefined;
+    const success = outcome !== undefined && 'value' in outcome.result;
+    const finished = new Date().toISOString();
+    await this.db
+      .updateTable('attempts')
+      .set({
+        finished_at: finished,
+        success: success ? 1 : 0,
+        system_error_message: outcome ? null : `The tool ${execution.tool_name}@${execution.toolkit_version} is no longer served.`,
+        output: outcome ? JSON.stringify({ ...outcome.result, ...(outcome.authorization && { authorization: outcome.authorization }) }) : null,
+      })
+      .where('id', '=', attemptId)
+      .execute();
+    await this.db
+      .updateTable('executions')
+      .set({ status: success ? 'success' : 'failed', finished_at: finished, updated_at: finished, claimed_by: null, claimed_until: null })
+      .where('id', '=', execution.id)
+      .execute();
+  }
+
+  async list(limit: number, offset: number) {
+    const [rows, total] = await Promise.all([
+      this.db.selectFrom('executions').selectAll().orderBy('created_at', 'desc').limit(limit).offset(offset).execute(),
+      this.db.selectFrom('executions').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map(toToolExecution), limit, offset, page_count: rows.length, total_count: Number(total.count) };
+  }
+
+  async get(id: string) {
+    const row = await this.db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    const attempts = await this.db.selectFrom('attempts').selectAll().where('execution_id', '=', id).orderBy('started_at').execute();
+    return {
+      ...toToolExecution(row),
+      input: JSON.parse(row.input),
+      attempts: attempts.map((attempt) => ({
+        id: attempt.id,
+        started_at: attempt.started_at,
+        finished_at: attempt.finished_at,
+        success: attempt.success === null ? null : attempt.success === 1,
+        system_error_message: attempt.system_error_message,
+        output: attempt.output === null ? null : JSON.parse(attempt.output),
+      })),
+    };
+  }
+}
+
+function toToolExecution(row: ExecutionTable) {
+  return {
+    id: row.id,
+    tool_name: row.tool_name,
+    toolkit_name: row.toolkit_name,
+    toolkit_version: row.toolkit_version,
+    user_id: row.user_id,
+    execution_type: row.execution_type,
+    execution_status: row.status,
+    run_at: row.run_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** ISO 8601 in UTC; a time written without a zone is read as UTC. */
+export function normaliseTime(text: string): string {
+  const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
+  const time = Date.parse(zoned);
+  if (Number.isNaN(time)) throw new RangeError(`not an ISO 8601 date-time: ${text}`);
+  return new Date(time).toISOString();
+}

@@ -1,0 +1,42 @@
+/** Starts the engine: database, scheduler, and the HTTP API on the configured address. */
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildApp, type Routes } from './http/app.js';
+import { healthRoutes } from './http/routes/health.js';
+import { mcpRoutes } from './http/routes/mcp.js';
+import { scheduledRoutes } from './http/routes/scheduled.js';
+import { secretRoutes } from './http/routes/secrets.js';
+import { toolRoutes } from './http/routes/tools.js';
+import { openEngine, type Engine, type EngineOptions } from './engine.js';
+
+/** Every route group of the API. */
+export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes];
+
+export interface RunningEngine {
+  engine: Engine;
+  app: FastifyInstance;
+  /** Where the API listens, e.g. http://127.0.0.1:9099. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startEngine(options: EngineOptions & { logger?: FastifyServerOptions['logger'] }): Promise<RunningEngine> {
+  const { config } = options;
+  const engine = await openEngine(options);
+  const app = await buildApp(engine, allRoutes, { logger: options.logger ?? false });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  // With port 0 the address is known only now; OAuth callbacks must name it.
+  if (config.port === 0 && !process.env.QUIVER_PUBLIC_URL) config.publicUrl = url;
+  engine.scheduler.start();
+  return {
+    engine,
+    app,
+    url,
+    async close() {
+      await app.close();
+      await engine.close();
+    },
+  };
+}

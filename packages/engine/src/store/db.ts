@@ -1,0 +1,48 @@
+/**
+ * The engine's database: SQLite in the data directory by default, PostgreSQL when DATABASE_URL is a
+ * postgres:// URL. One schema, one set of migrations, run on open.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+/** `postgres://...` or `postgresql://...` for PostgreSQL; anything else is a SQLite file path. */
+export async function openStore(location: string): Promise<Store> {
+  const postgres = /^postgres(ql)?:\/\//.test(location);
+  const db = postgres ? await postgresDb(location) : await sqliteDb(location);
+  await migrate(db);
+  return { db, dialect: postgres ? 'postgres' : 'sqlite', close: () => db.destroy() };
+}
+
+async function sqliteDb(file: string): Promise<Kysely<Database>> {
+  const { default: SQLite } = await import('better-sqlite3');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  // WAL lets readers go on while the scheduler writes; the busy timeout covers a second process.
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function postgresDb(url: string): Promise<Kysely<Database>> {
+  const { default: pg } = await import('pg');
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) });
+}
+
+async function migrate(db: Kysely<Database>): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+}

@@ -1,0 +1,129 @@
+/**
+ * The engine's tables as Kysely sees them. Times are ISO 8601 strings (they sort and compare the same
+ * on SQLite and PostgreSQL); JSON is kept as text; secret material only ever as vault ciphertext.
+ */
+import type { Generated } from 'kysely';
+
+export interface ApiKeyTable {
+  id: string;
+  name: string;
+  /** SHA-256 of the key: the key itself is shown once, at creation. */
+  key_hash: string;
+  /** The first characters of the key, to tell keys apart in listings. */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface SecretTable {
+  id: string;
+  key: string;
+  description: string;
+  value_ciphertext: string;
+  created_at: string;
+  updated_at: string;
+  last_accessed_at: string | null;
+}
+
+export interface AuthProviderTable {
+  id: string;
+  description: string;
+  provider_id: string;
+  type: string;
+  /** JSON of the oauth2 settings, client secret excluded. */
+  oauth2: string;
+  client_secret_ciphertext: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuthorizationTable {
+  id: string;
+  user_id: string;
+  provider_id: string;
+  /** JSON array of the scopes asked for. */
+  scopes: string;
+  status: string;
+  state: string;
+  code_verifier_ciphertext: string;
+  next_uri: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConnectionTable {
+  id: string;
+  user_id: string;
+  provider_id: string;
+  /** JSON array of the scopes granted. */
+  scopes: string;
+  access_token_ciphertext: string;
+  refresh_token_ciphertext: string | null;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkerTable {
+  id: string;
+  type: string;
+  enabled: number;
+  /** JSON of the worker's settings; its secret only as ciphertext, below. */
+  config: string;
+  secret_ciphertext: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExecutionTable {
+  id: string;
+  tool_name: string;
+  toolkit_name: string;
+  toolkit_version: string;
+  user_id: string | null;
+  execution_type: string;
+  status: string;
+  /** JSON of the tool input. */
+  input: string;
+  run_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Which engine process holds the execution while it runs, and until when. */
+  claimed_by: string | null;
+  claimed_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AttemptTable {
+  id: string;
+  execution_id: string;
+  started_at: string;
+  finished_at: string | null;
+  success: number | null;
+  system_error_message: string | null;
+  /** JSON of the tool's output. */
+  output: string | null;
+}
+
+export interface SettingTable {
+  key: string;
+  /** JSON. */
+  value: string;
+}
+
+export interface Database {
+  api_keys: ApiKeyTable;
+  secrets: SecretTable;
+  auth_providers: AuthProviderTable;
+  authorizations: AuthorizationTable;
+  connections: ConnectionTable;
+  workers: WorkerTable;
+  executions: ExecutionTable;
+  attempts: AttemptTable;
+  settings: SettingTable;
+}
+
+export type { Generated };

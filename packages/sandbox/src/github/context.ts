@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../emulator/clock.js';
+
+/**
+ * The contract between the GitHub emulator's HTTP layer and its domain modules. The HTTP layer has
+ * already matched the ghes-3.8 operation, checked the token, and validated path, query, content type
+ * and body against the operation before a handler runs.
+ */
+export interface GithubUser {
+  login: string;
+  id: number;
+}
+
+export interface GithubRequest {
+  /** The ghes-3.8 operationId, e.g. "repos/create-commit-status". */
+  operation: string;
+  /** Path parameters by their upstream name, URL-decoded. */
+  params: Record<string, string>;
+  /** Query parameters; repeated keys become arrays. */
+  query: Record<string, string | string[]>;
+  /** Parsed body (already valid against the operation's request schema), or undefined. */
+  body: any;
+  /** The user the bearer token belongs to. */
+  user: GithubUser;
+}
+
+export interface GithubResponse {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A repository row as every domain module sees it. */
+export interface Repository {
+  id: number;
+  owner: string;
+  name: string;
+  /** "owner/name" as created (lookups are case-insensitive). */
+  fullName: string;
+  private: boolean;
+  defaultBranch: string;
+}
+
+export interface GithubContext {
+  db: Database.Database;
+  clock: Clock;
+  /** The repository, matched case-insensitively; throws a 404 GithubError when absent. */
+  repository(owner: string, name: string): Repository;
+  /** The user with this login, created on first mention (the emulator's users are open-ended). */
+  user(login: string): GithubUser;
+  /** A complete response body for the operation, from the description's example or schema, to fill in. */
+  sample(operation: string, status?: number): any;
+}
+
+export type Handler = (req: GithubRequest, ctx: GithubContext) => GithubResponse;
+
+/** Thrown by handlers; the HTTP layer renders it as GitHub does: `{message, errors?, documentation_url}`. */
+export class GithubError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors: Array<{ resource?: string; field?: string; code: string; message?: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = () => new GithubError(404, 'Not Found');
+export const validationFailed = (errors: GithubError['errors']) => new GithubError(422, 'Validation Failed', errors);

@@ -1,0 +1,148 @@
+/**
+ * Repository labels. A new repository gets GitHub's default labels (a repository made from a
+ * template gets the template's instead). Names match case-insensitively. Labelling an issue with a
+ * name the repository lacks creates that label, grey (ededed), as GitHub does.
+ */
+import type Database from 'better-sqlite3';
+import { nodeId, page, API } from './common.js';
+import { requireRole } from './access.js';
+import { notFound, validationFailed, type GithubContext, type GithubRequest, type Handler } from './context.js';
+import { visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+
+export function createLabelTables(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS labels (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      repo_id INTEGER NOT NULL,
+      name TEXT NOT NULL COLLATE NOCASE,
+      color TEXT NOT NULL,
+      description TEXT,
+      is_default INTEGER NOT NULL DEFAULT 0,
+      UNIQUE (repo_id, name)
+    );
+  `);
+}
+
+export interface LabelRow {
+  id: number;
+  repo_id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  is_default: number;
+}
+
+const DEFAULT_LABELS: Array<[string, string, string]> = [
+  ['bug', 'd73a4a', "Something isn't working"],
+  ['documentation', '0075ca', 'Improvements or additions to documentation'],
+  ['duplicate', 'cfd3d7', 'This issue or pull request already exists'],
+  ['enhancement', 'a2eeef', 'New feature or request'],
+  ['good first issue', '7057ff', 'Good for newcomers'],
+  ['help wanted', '008672', 'Extra attention is needed'],
+  ['invalid', 'e4e669', "This doesn't seem right"],
+  ['question', 'd876e3', 'Further information is requested'],
+  ['wontfix', 'ffffff', 'This will not be worked on'],
+];
+
+/** Labels for a new repository: the template's, or GitHub's defaults. */
+export function seedLabels(db: Database.Database, repoId: number, templateId?: number): void {
+  const insert = db.prepare('INSERT INTO labels (repo_id, name, color, description, is_default) VALUES (?, ?, ?, ?, ?)');
+  if (templateId !== undefined) {
+    for (const label of db.prepare('SELECT * FROM labels WHERE repo_id = ? ORDER BY id').all(templateId) as LabelRow[]) {
+      insert.run(repoId, label.name, label.color, label.description, label.is_default);
+    }
+  } else {
+    for (const [name, color, description] of DEFAULT_LABELS) insert.run(repoId, name, color, description, 1);
+  }
+}
+
+/** The `label` shape. */
+export function labelView(repo: RepositoryRow, label: LabelRow) {
+  return {
+    id: label.id,
+    node_id: nodeId('Label', label.id),
+    url: `${API}/repos/${repo.full_name}/labels/${encodeURIComponent(label.name)}`,
+    name: label.name,
+    description: label.description,
+    color: label.color,
+    default: label.is_default === 1,
+  };
+}
+
+export function findLabel(db: Database.Database, repo: RepositoryRow, name: string): LabelRow | undefined {
+  return db.prepare('SELECT * FROM labels WHERE repo_id = ? AND name = ?').get(repo.id, name) as LabelRow | undefined;
+}
+
+/** The labels with these names, creating the ones the repository lacks. */
+export function labelsNamed(db: Database.Database, repo: RepositoryRow, names: string[]): LabelRow[] {
+  const labels = new Map<number, LabelRow>();
+  for (const name of names.map((n) => n.trim()).filter(Boolean)) {
+    let label = findLabel(db, repo, name);
+    if (!label) {
+      db.prepare("INSERT INTO labels (repo_id, name, color) VALUES (?, ?, 'ededed')").run(repo.id, name);
+      label = findLabel(db, repo, name)!;
+    }
+    labels.set(label.id, label);
+  }
+  return [...labels.values()];
+}
+
+/** GitHub takes colors as six hex digits, with or without a leading '#'. */
+function color(value: string): string {
+  const hex = value.replace(/^#/, '');
+  if (!/^[0-9a-fA-F]{6}$/.test(hex)) throw validationFailed([{ resource: 'Label', code: 'invalid', field: 'color' }]);
+  return hex.toLowerCase();
+}
+
+const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+
+function existingLabel(ctx: GithubContext, repo: RepositoryRow, name: string): LabelRow {
+  const label = findLabel(ctx.db, repo, name);
+  if (!label) throw notFound();
+  return label;
+}
+
+export const labelHandlers: Record<string, Handler> = {
+  'issues/list-labels-for-repo': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const labels = ctx.db.prepare('SELECT * FROM labels WHERE repo_id = ? ORDER BY name COLLATE NOCASE').all(repo.id) as LabelRow[];
+    return { status: 200, body: page(labels, req.query).map((label) => labelView(repo, label)) };
+  },
+
+  'issues/create-label': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    requireRole(ctx.db, repo, req.user, 'write');
+    const name = String(req.body.name).trim();
+    if (findLabel(ctx.db, repo, name)) throw validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
+    ctx.db.prepare('INSERT INTO labels (repo_id, name, color, description) VALUES (?, ?, ?, ?)').run(repo.id, name, color(req.body.color ?? 'ededed'), req.body.description ?? null);
+    return { status: 201, body: labelView(repo, findLabel(ctx.db, repo, name)!) };
+  },
+
+  'issues/get-label': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    return { status: 200, body: labelView(repo, existingLabel(ctx, repo, req.params.name ?? '')) };
+  },
+
+  'issues/update-label': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    requireRole(ctx.db, repo, req.user, 'write');
+    const label = existingLabel(ctx, repo, req.params.name ?? '');
+    const body = req.body ?? {};
+    const name = body.new_name === undefined ? label.name : String(body.new_name).trim();
+    const clash = findLabel(ctx.db, repo, name);
+    if (clash && clash.id !== label.id) throw validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
+    ctx.db
+      .prepare('UPDATE labels SET name = ?, color = ?, description = ? WHERE id = ?')
+      .run(name, body.color === undefined ? label.color : color(body.color), body.description === undefined ? label.description : body.description, label.id);
+    return { status: 200, body: labelView(repo, ctx.db.prepare('SELECT * FROM labels WHERE id = ?').get(label.id) as LabelRow) };
+  },
+
+  'issues/delete-label': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    requireRole(ctx.db, repo, req.user, 'write');
+    const label = existingLabel(ctx, repo, req.params.name ?? '');
+    ctx.db.prepare('DELETE FROM issue_labels WHERE label_id = ?').run(label.id);
+    ctx.db.prepare('DELETE FROM labels WHERE id = ?').run(label.id);
+    return { status: 204 };
+  },
+};

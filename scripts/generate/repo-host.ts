@@ -1,0 +1,469 @@
+/**
+ * RepoHostApi: the toolkit catalog, from the interface in catalog/RepoHostApi.json (names, types,
+ * required flags, enums and placement, which are authoritative) and GitHub's description of
+ * Enterprise Server 3.8 (npm @octokit/openapi, generated/ghes-3.8.json, MIT), which supplies the rest:
+ * item types of arrays, formats, request-body schemas of the mode-driven tools, content types, token
+ * scopes, and the text our short descriptions are derived from.
+ */
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import type { Annotations, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { GeneratedFile } from '../generate.js';
+import { joinWithin, restates, sentencesOf, terminated } from './repo-host-text.js';
+import { mapSchema, modeParameters, readJson, simplify, type CatalogTool } from './shared.js';
+
+const toolkitDir = 'packages/toolkits/src/repo-host';
+const baseUrlSecret = 'GIT_SERVER_URL';
+
+const toolkitDescription =
+  'GitHub REST API (as on GitHub Enterprise Server 3.8): repositories, git data, issues, pull requests, reactions, ' +
+  'Actions runners and secrets, deployments, checks, projects, teams, users and enterprise administration. ' +
+  `Set ${baseUrlSecret} to https://HOST/api/v3 to use an Enterprise Server instead of https://api.github.com.`;
+
+/** Every tool sends these; GitHub asks for its media type and refuses requests without a user agent. */
+const headers = { accept: 'application/vnd.github+json', 'user-agent': 'quiver' };
+
+/**
+ * Where the HTTP method misleads. The POSTs below only read or render; the PATCH and POST below
+ * destroy something the caller cannot get back; the DELETEs below lift a lock or a suspension.
+ */
+const annotationOverrides: Record<string, Partial<Annotations>> = {
+  RenderMarkdown: { readOnlyHint: true, idempotentHint: true }, // renders text, stores nothing
+  RenderMarkdownPlain: { readOnlyHint: true, idempotentHint: true }, // renders text, stores nothing
+  CheckRepohostTokenValidity: { readOnlyHint: true, idempotentHint: true }, // POST so that the token stays out of the URL
+  GenerateRepohostReleaseNotes: { readOnlyHint: true, idempotentHint: true }, // returns generated text, saves no release
+  ResetRepohostOauthToken: { destructiveHint: true }, // the old token stops working at once
+  TransferRepohostRepository: { destructiveHint: true }, // the repository leaves the owner's account
+  UnlockRepohostIssue: { destructiveHint: false }, // removes a lock
+  UnlockRepohostRepoForOrgMigration: { destructiveHint: false }, // removes a lock
+  UnsuspendRepohostUser: { destructiveHint: false }, // lifts a suspension
+  RemoveRepohostAppSuspension: { destructiveHint: false }, // lifts a suspension
+};
+
+/**
+ * Where the catalog's binding cannot be used as it stands.
+ * - CompareRepohostCommits: the catalog pairs the path `.../compare/{base}...{head}` with one parameter
+ *   `basehead` (`BASE...HEAD`); the description's `.../compare/{basehead}` is the same URL with one
+ *   placeholder, so the parameter fills it.
+ */
+const pathOverrides: Record<string, string> = {
+  CompareRepohostCommits: '/repos/{owner}/{repo}/compare/{basehead}',
+};
+
+/**
+ * The catalog leaves these parameters without a placement: the path's `{name}` collides with the body
+ * field `name` (the new name of the variable), and the catalog places only the body field.
+ */
+const placementFixes: Record<string, { in: ParameterLocation; upstream: string }> = {
+  'UpdateRepohostActionsEnvVar.variable_name': { in: 'path', upstream: 'name' },
+  'UpdateRepohostOrgActionVariable.variable_name': { in: 'path', upstream: 'name' },
+  'UpdateRepohostRepoVariable.variable_name': { in: 'path', upstream: 'name' },
+};
+
+/**
+ * Parameters described in our own words: the ghes-3.8 description does not document them, or says
+ * the same of two of them (the variable updates' path `{name}` and body `name`).
+ */
+const parameterDescriptions: Record<string, string> = {
+  'CompareRepohostCommits.base_and_head_branch_comparison':
+    'The two refs to compare as BASE...HEAD; for branches in other repositories of the same network use USERNAME:BASE...USERNAME:HEAD.',
+  'CreateGitReference.authentication_token': 'Sent as the body field `key`, which GitHub does not document for this operation; leave it unset.',
+  'ListCodeScanningAlerts.filter_by_severity': 'Only alerts of this severity: critical, high, medium, low, warning, note or error.',
+  'UpdateRepohostActionsEnvVar.variable_name': 'The current name of the variable to update. Needed: it is part of the URL.',
+  'UpdateRepohostActionsEnvVar.variable_identifier': 'A new name for the variable; leave unset to keep the name.',
+  'UpdateRepohostOrgActionVariable.variable_name': 'The current name of the variable to update. Needed: it is part of the URL.',
+  'UpdateRepohostOrgActionVariable.var_name': 'A new name for the variable; leave unset to keep the name.',
+  'UpdateRepohostRepoVariable.variable_name': 'The current name of the variable to update. Needed: it is part of the URL.',
+  'UpdateRepohostRepoVariable.env_variable_name': 'A new name for the variable; leave unset to keep the name.',
+};
+
+/** Tools whose derived description would mislead: each says why. */
+const toolDescriptions: Record<string, string> = {
+  // The catalog gives this tool no parameter for the Markdown text, so it can only send an empty body.
+  RenderMarkdownPlain:
+    'Render a Markdown document in raw mode (plain text in, HTML out, no GitHub Flavored Markdown). This tool takes no input and ' +
+    'sends an empty document; to render a given text use RenderMarkdown with rendering_mode "markdown".',
+  // The description speaks of `:base` and `:head` path segments; the tool takes them as one parameter.
+  CompareRepohostCommits:
+    'Compare two commits, branches or tags given as BASE...HEAD: the commits between them, their status (ahead, behind, diverged) ' +
+    'and the changed files. Paginated (max 100 commits per page); branches in forks of the same network take USERNAME:BRANCH.',
+};
+
+/**
+ * Summaries that several operations share get the area in brackets so that the tools stay apart
+ * ("Get a repository secret (Dependabot)" / "(GitHub Actions)").
+ */
+const areaNames: Record<string, string> = { actions: 'GitHub Actions', dependabot: 'Dependabot', git: 'Git database', repos: 'repository commits' };
+
+/**
+ * GitHub's OAuth token scopes. Descriptions name app permissions the same way (`checks:write`), so only
+ * these count as scopes.
+ */
+const oauthScopes = new Set([
+  'repo', 'repo:status', 'repo_deployment', 'public_repo', 'repo:invite', 'security_events', 'admin:repo_hook', 'write:repo_hook',
+  'read:repo_hook', 'admin:org', 'write:org', 'read:org', 'admin:public_key', 'write:public_key', 'read:public_key',
+  'admin:org_hook', 'gist', 'notifications', 'user', 'read:user', 'user:email', 'user:follow', 'project', 'read:project',
+  'delete_repo', 'write:packages', 'read:packages', 'delete:packages', 'admin:gpg_key', 'write:gpg_key', 'read:gpg_key',
+  'codespace', 'workflow', 'write:discussion', 'read:discussion', 'admin:enterprise', 'manage_runners:enterprise',
+  'manage_billing:enterprise', 'read:enterprise', 'audit_log', 'read:audit_log', 'admin:ssh_signing_key',
+  'write:ssh_signing_key', 'read:ssh_signing_key', 'site_admin', 'admin:pre_receive_hook',
+]);
+
+const toolLimit = 400;
+const parameterLimit = 200;
+
+type Node = Record<string, unknown>;
+
+interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  parameters?: Node[];
+  requestBody?: Node;
+  responses: Record<string, Node>;
+}
+
+interface Description {
+  paths: Record<string, Record<string, unknown> & { parameters?: Node[] }>;
+}
+
+export function generateRepoHost(sharedDir: string): GeneratedFile[] {
+  const catalog = readJson(resolve(sharedDir, 'catalog/RepoHostApi.json')) as { toolkit: string; default_base_url: string; tools: CatalogTool[] };
+  const spec = readJson(createRequire(import.meta.url).resolve('@octokit/openapi/generated/ghes-3.8.json')) as Description;
+  const { deref, shallow } = dereferencer(spec);
+
+  const summaries = new Map<string, number>();
+  const operations = catalog.tools.map((tool) => operationOf(spec, tool));
+  for (const { summary } of operations) summaries.set(summary, (summaries.get(summary) ?? 0) + 1);
+
+  const tools = catalog.tools.map((tool, index): ToolData => {
+    const operation = operations[index]!;
+    const where = `RepoHostApi.${tool.name}`;
+    const pathItem = spec.paths[tool.path]!;
+    const upstreamParameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => deref(p) as Node);
+    const content = (deref(operation.requestBody ?? {}) as { content?: Record<string, { schema: JsonSchema }> }).content ?? {};
+    const [contentType, media] = Object.entries(content)[0] ?? [];
+    const body = media ? (simplify(deref(media.schema)) as JsonSchema) : undefined;
+
+    const shared = summaries.get(operation.summary)! > 1;
+    const area = operation.operationId.split('/')[0]!;
+    const summary = terminated(plainSummary(operation.summary) + (shared ? ` (${areaNames[area] ?? area})` : ''));
+    const description = toolDescriptions[tool.name] ?? toolDescription(summary, operation.description, shared);
+
+    const parameters = tool.params.map((param): Parameter => {
+      if (tool.mode_driven && modeParameters[param.name] && !param.in) return { ...modeParameters[param.name]!, required: param.required };
+      const placement = param.in ? { in: param.in, upstream: param.upstream! } : placementFixes[`${tool.name}.${param.name}`];
+      if (!placement) throw new Error(`${where}: parameter ${param.name} has no placement`);
+      const upstream =
+        placement.in === 'body'
+          ? bodyField(body, placement.upstream)
+          : upstreamParameters.find((p) => p.in === placement.in && p.name === placement.upstream);
+      const upstreamSchema = (placement.in === 'body' ? upstream : upstream?.schema) as Node | undefined;
+      const text = parameterDescriptions[`${tool.name}.${param.name}`] ?? (upstream && parameterDescription(upstream, upstreamSchema, param));
+      if (!text) throw new Error(`${where}: parameter ${param.name} (${placement.in} ${placement.upstream}) is not in the description`);
+      return { name: param.name, description: text, required: param.required, schema: parameterSchema(param, upstreamSchema, where), ...placement };
+    });
+
+    const path = pathOverrides[tool.name] ?? tool.path;
+    for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+      if (!parameters.some((p) => p.in === 'path' && p.upstream === name)) throw new Error(`${where}: no parameter fills {${name}} in ${path}`);
+    }
+
+    const data: ToolData = {
+      name: tool.name,
+      description,
+      parameters,
+      output: { description: outputDescription(operation, shallow) },
+      requirements: { oauth2: { provider: 'github', scopes: scopesOf(operation.description) }, secrets: [{ key: baseUrlSecret, optional: true }] },
+      http: {
+        method: tool.method,
+        path,
+        // Mode-driven tools carry theirs in requestBody.
+        ...(contentType && !tool.mode_driven && { contentType }),
+        headers,
+        baseUrlSecret,
+      },
+    };
+    if (tool.mode_driven) {
+      if (!contentType || !body) throw new Error(`${where}: mode-driven without a request body`);
+      data.requestBody = { contentType, schema: requestSchema(body, `Request body of ${tool.name}: ${summary}`) };
+    }
+    if (annotationOverrides[tool.name]) data.annotations = annotationOverrides[tool.name];
+    return data;
+  });
+
+  // Hand-written data that names no tool or parameter is a typo, or outlived a catalog change.
+  const known = new Set(catalog.tools.flatMap((tool) => [tool.name, ...tool.params.map((p) => `${tool.name}.${p.name}`)]));
+  const keys = [annotationOverrides, pathOverrides, placementFixes, parameterDescriptions, toolDescriptions].flatMap(Object.keys);
+  for (const key of keys) if (!known.has(key)) throw new Error(`RepoHostApi: hand-written data for unknown ${key}`);
+
+  // Tools a model cannot tell apart by their descriptions would be chosen by chance.
+  const seen = new Map<string, string>();
+  const alike = tools.filter((tool) => seen.has(tool.description) || !seen.set(tool.description, tool.name));
+  if (alike.length) throw new Error(`RepoHostApi: same description as another tool: ${alike.map((t) => `${t.name} (${seen.get(t.description)})`).join(', ')}`);
+
+  const toolkit: ToolkitData = { name: catalog.toolkit, version: '1.0.0', description: toolkitDescription, baseUrl: catalog.default_base_url, tools };
+  return [{ path: `${toolkitDir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` }];
+}
+
+/**
+ * The description's operation for a catalog tool, found by method and path and checked against the
+ * catalog's operation label (the catalog writes "repohost" where GitHub's ids say "github").
+ */
+function operationOf(spec: Description, tool: CatalogTool): Operation {
+  const operation = spec.paths[tool.path]?.[tool.method.toLowerCase()] as Operation | undefined;
+  const where = `RepoHostApi.${tool.name}`;
+  if (!operation) throw new Error(`${where}: ${tool.method} ${tool.path} is not in the ghes-3.8 description`);
+  if (tool.operation !== operation.operationId && tool.operation !== operation.operationId.replace(/github/g, 'repohost')) {
+    throw new Error(`${where}: ${tool.method} ${tool.path} is ${operation.operationId}, not ${tool.operation}`);
+  }
+  // Octokit pads each GHES description with operations of other releases; they answer 501 only.
+  if (/does not exist in GitHub Enterprise Server/.test(`${operation.summary} ${operation.description ?? ''}`)) {
+    throw new Error(`${where}: ${operation.operationId} does not exist in GitHub Enterprise Server 3.8`);
+  }
+  return operation;
+}
+
+/**
+ * Resolves `$ref`s into `#/components/...`, copying. A reference met again inside itself is cut to an
+ * open schema `{}` (any value): none of the operations used here is recursive, and an open schema
+ * keeps the rest of the tree exact should one become so.
+ */
+function dereferencer(spec: Description) {
+  const resolveRef = (ref: string): unknown =>
+    ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Node)[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+  const walk = (node: unknown, stack: string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => walk(item, stack));
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as Node).$ref;
+    if (typeof ref === 'string') return stack.includes(ref) ? {} : walk(resolveRef(ref), [...stack, ref]);
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value, stack)]));
+  };
+  /** Follows a `$ref` at the top of `node` only, so that nested references keep their names. */
+  const shallow = (node: unknown): Node => {
+    let out = node as Node;
+    while (typeof out?.$ref === 'string') out = resolveRef(out.$ref) as Node;
+    return out;
+  };
+  return { deref: (node: unknown) => walk(node, []), shallow };
+}
+
+/** A (dotted) body field's schema, or undefined. */
+function bodyField(body: JsonSchema | undefined, dotted: string): Node | undefined {
+  let node: Node | undefined = body;
+  for (const key of dotted.split('.')) node = (node?.properties as Record<string, Node> | undefined)?.[key];
+  return node;
+}
+
+/**
+ * A parameter's schema: the catalog's type and enum; where the description agrees on the type, its
+ * enum (the catalog lists enums only for `mode`), a useful format, and the item type of arrays.
+ */
+function parameterSchema(param: CatalogTool['params'][number], upstream: Node | undefined, where: string): JsonSchema {
+  const schema: JsonSchema = { type: param.type };
+  const agrees = upstream?.type === param.type;
+  const values = param.enum ?? (agrees && Array.isArray(upstream.enum) ? upstream.enum.filter((value) => value !== null) : undefined);
+  if (values?.length) schema.enum = values;
+  if (agrees && typeof upstream.format === 'string' && usefulFormats.has(upstream.format)) schema.format = upstream.format;
+  if (param.type === 'array') {
+    if (!upstream?.items) throw new Error(`${where}: array parameter ${param.name} has no item type in the description`);
+    schema.items = cleanSchema(upstream.items, { descriptions: false });
+  }
+  return schema;
+}
+
+const usefulFormats = new Set(['date-time', 'date', 'email', 'uri']);
+
+function parameterDescription(upstream: Node, schema: Node | undefined, param: CatalogTool['params'][number]): string {
+  const sentences = sentencesOf(upstream.description as string | undefined);
+  if (!sentences.length) sentences.push(`The ${String(upstream.name ?? param.upstream).replace(/[_.]/g, ' ')}`);
+  return withDefault(joinWithin(sentences, parameterLimit, 2), param.type === 'array' ? undefined : schema?.default);
+}
+
+/** Defaults are told, not declared: a `default` keyword would suggest the runtime fills it in. */
+function withDefault(text: string, fallback: unknown): string {
+  if (fallback === undefined || /\bdefault/i.test(text)) return text;
+  const extra = `Default: ${JSON.stringify(fallback)}.`;
+  if (!text) return extra;
+  return text.length + extra.length < parameterLimit ? `${text} ${extra}` : text;
+}
+
+/** The summary as text: links and emphasis out, and no trailing full stop (we add our own). */
+const plainSummary = (summary: string) => (sentencesOf(summary)[0] ?? summary).replace(/\.$/, '');
+
+/**
+ * The summary, then the description's sentences up to the limit; the summary is left out when the
+ * description's first sentence says the same (unless the summary is what sets the tool apart).
+ */
+function toolDescription(summary: string, markdown: string | undefined, keepSummary: boolean): string {
+  const sentences = sentencesOf(markdown);
+  if (!keepSummary && sentences[0] && restates(summary, sentences[0])) return joinWithin(sentences, toolLimit, 3);
+  return joinWithin([summary, ...sentences], toolLimit, 3);
+}
+
+/**
+ * Scopes stated in the description: quoted names in the sentences (and the list items under a line
+ * ending in "scopes:") that speak of scopes, kept when they are GitHub OAuth scopes.
+ */
+export function scopesOf(markdown: string | undefined): string[] {
+  const scopes = new Set<string>();
+  const text = (markdown ?? '').replace(/\(e\.g\.[^)]*\)/g, ''); // examples of what other scopes allow
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    // Sentences wrap across lines; list items stand alone.
+    const units: { text: string; isItem: boolean }[] = [];
+    for (const line of paragraph.split('\n')) {
+      const isItem = /^\s*[*-]\s/.test(line);
+      const last = units[units.length - 1];
+      if (!isItem && last && !last.isItem) last.text += ` ${line.trim()}`;
+      else units.push({ text: line.trim(), isItem });
+    }
+    let inScopeList = false;
+    for (const unit of units) {
+      if (!unit.isItem) inScopeList = /scopes?\b/i.test(unit.text) && /:$/.test(unit.text);
+      for (const sentence of unit.text.split(/(?<=\.)\s+/)) {
+        if (!/\bscopes?\b/i.test(sentence) && !(unit.isItem && inScopeList)) continue;
+        const quoted = [...sentence.matchAll(/[`']([^`']+)[`']/g)].flatMap((m) => m[1]!.split(/\s+/));
+        const bare = [...sentence.matchAll(/\bthe ([a-z_:]+) scope\b/g)].map((m) => m[1]!);
+        for (const name of [...quoted, ...bare]) if (oauthScopes.has(name)) scopes.add(name);
+      }
+    }
+  }
+  return [...scopes];
+}
+
+/**
+ * A short sentence about the success response: created/listed/returned, and what, from the name of
+ * the response schema. No response schema goes into the catalog.
+ */
+function outputDescription(operation: Operation, shallow: (node: unknown) => Node): string {
+  const status = Object.keys(operation.responses).filter((code) => code.startsWith('2')).sort()[0];
+  if (!status) return 'A redirect (302) to a short-lived download URL; no JSON body.';
+  const content = shallow(operation.responses[status]).content as Record<string, { schema?: Node }> | undefined;
+  const accepted = 'Accepted (202): processing continues in the background.';
+  if (!content) return status === '202' ? accepted : 'Nothing: the status code reports success.';
+  const [type, media] = Object.entries(content)[0]!;
+  if (!type.includes('json')) return type === 'text/html' ? 'The rendered HTML.' : `The ${type} content.`;
+  const raw = (media.schema ?? {}) as Node;
+  const what = describeSchema(raw, shallow);
+  if (!what) return status === '202' ? accepted : 'An empty JSON object: the status code reports success.';
+  const sentence = status === '201' ? `The created ${what.replace(/^(the|an?) /, '')}` : status === '202' ? `${capitalise(what)}; processing continues in the background` : capitalise(what);
+  return terminated(sentence);
+}
+
+/** What the response holds, or undefined when it holds nothing of note (an empty object). */
+function describeSchema(raw: Node, shallow: (node: unknown) => Node): string | undefined {
+  const name = refName(raw);
+  if (name === 'empty object') return undefined;
+  if (name) return `the ${name}`;
+  if (raw.type === 'array') {
+    const item = refName(raw.items as Node);
+    const type = (raw.items as Node | undefined)?.type;
+    return item ? `a list of ${plural(item)}` : typeof type === 'string' ? `a list of ${plural(type)}` : 'a list';
+  }
+  const fields = (raw.properties ?? {}) as Record<string, Node>;
+  const properties = Object.keys(fields);
+  const listed = properties.find((key) => shallow(fields[key]).type === 'array');
+  if (properties.includes('total_count') && listed) {
+    const item = refName(shallow(fields[listed]).items as Node | undefined);
+    return `a page of ${item ? plural(item) : listed.replace(/_/g, ' ')} with the total count`;
+  }
+  if (properties.length) return `an object with ${properties.slice(0, 3).join(', ')}${properties.length > 3 ? ', …' : ''}`;
+  return undefined;
+}
+
+/** "full-repository" -> "repository": the component's name without its size or nullability mark. */
+function refName(node: Node | undefined): string | undefined {
+  const ref = node?.$ref;
+  if (typeof ref !== 'string') return undefined;
+  return ref
+    .split('/')
+    .pop()!
+    .replace(/^(full|minimal|simple|nullable)-|-(simple|full|minimal)$/g, '')
+    .replace(/-/g, ' ');
+}
+
+function plural(noun: string): string {
+  if (/[^aeiou]y$/.test(noun)) return `${noun.slice(0, -1)}ies`;
+  if (/(ss|x|ch|sh)$/.test(noun)) return `${noun}es`;
+  if (/s$/.test(noun)) return noun; // already plural ("alert items")
+  return `${noun}s`;
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * A request-body schema for a mode-driven tool: dereferenced, trimmed to what validation and the model
+ * need, and closed. GitHub ignores body fields it does not know, so a misspelt field would be a silent
+ * no-op; closing the objects that list their fields turns that into an error the model can fix.
+ */
+function requestSchema(body: JsonSchema, description: string): JsonSchema {
+  const { description: _, ...schema } = close(cleanSchema(body, { descriptions: true })) as JsonSchema;
+  return { description, ...schema };
+}
+
+/**
+ * Drops examples, titles and OpenAPI-only keywords; turns `nullable` into JSON Schema's null type; moves
+ * defaults into the (shortened) descriptions.
+ */
+function cleanSchema(schema: unknown, options: { descriptions: boolean }): JsonSchema {
+  return simplify(
+    mapSchema(schema, (node) => {
+      const { example: _e, examples: _es, title: _t, readOnly: _r, deprecationDate: _d, default: fallback, nullable, description, ...rest } = node;
+      const out: Node = Object.fromEntries(Object.entries(rest).filter(([key]) => !key.startsWith('x-')));
+      if (options.descriptions) {
+        const text = withDefault(joinWithin(sentencesOf(description as string | undefined), parameterLimit, 2), fallback);
+        if (text) out.description = text;
+      }
+      return unfolded(nullable === true ? nullableOf(out) : out);
+    }),
+  ) as JsonSchema;
+}
+
+/**
+ * Octokit's description folds one alternative of some bodies into the parent: `{type: array, items,
+ * oneOf: [{type: object, ...}]}` (branch protection: an object with `contexts`, or the bare array) can
+ * match nothing as written. Where the parent's type is none of its branches', it is one more branch.
+ */
+function unfolded(node: Node): Node {
+  const branches = node.oneOf as Node[] | undefined;
+  if (!Array.isArray(branches) || typeof node.type !== 'string' || branches.some((branch) => branch.type === node.type)) return node;
+  const { oneOf: _, description, ...own } = node;
+  return { ...(description !== undefined && { description }), oneOf: [...branches, own] };
+}
+
+/** OpenAPI 3.0's `nullable: true` as JSON Schema. */
+function nullableOf(node: Node): Node {
+  if (typeof node.type === 'string') {
+    const values = node.enum as unknown[] | undefined;
+    return { ...node, type: [node.type, 'null'], ...(values && !values.includes(null) && { enum: [...values, null] }) };
+  }
+  const { description, ...rest } = node;
+  return { ...(description !== undefined && { description }), anyOf: [rest, { type: 'null' }] };
+}
+
+/**
+ * Objects that list their fields accept no others, unless they say otherwise. Unlike shared.ts's
+ * authoredSchema, the oneOf/anyOf/allOf branches under an object that lists fields of its own stay
+ * open: GitHub uses them to add conditions to the parent's fields (check runs: `status` "completed"
+ * needs `conclusion`), and a closed branch would reject every field the parent declares. The parent is
+ * closed when its branches name no fields of their own. Branches under a parent without fields are
+ * whole alternatives and are closed like any object.
+ */
+function close(schema: unknown, isCondition = false): unknown {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const node: Node = { ...(schema as Node) };
+  const fields = Object.keys((node.properties as Node | undefined) ?? {});
+  for (const key of ['items', 'additionalProperties', 'not']) if (node[key] && typeof node[key] === 'object') node[key] = close(node[key]);
+  if (node.properties) node.properties = Object.fromEntries(Object.entries(node.properties as Node).map(([k, v]) => [k, close(v)]));
+  const branches = ['oneOf', 'anyOf', 'allOf'].flatMap((key) => (Array.isArray(node[key]) ? (node[key] as Node[]) : []));
+  for (const key of ['oneOf', 'anyOf', 'allOf']) {
+    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map((branch) => close(branch, fields.length > 0));
+  }
+  const branchFields = branches.flatMap((branch) => Object.keys((branch.properties as Node | undefined) ?? {}));
+  const closable = fields.length > 0 && !isCondition && branchFields.every((field) => fields.includes(field));
+  if (closable && node.additionalProperties === undefined) node.additionalProperties = false;
+  return node;
+}
