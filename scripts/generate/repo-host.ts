@@ -259,14 +259,14 @@ function bodyField(body: JsonSchema | undefined, dotted: string): Node | undefin
 }
 
 /**
- * A parameter's schema: the catalog's type and enum; where the description agrees on the type, its
- * enum (the catalog lists enums only for `mode`), a useful format, and the item type of arrays.
+ * A parameter's schema: exactly the catalog's type and enum (the interface is the catalog's); where
+ * the description agrees on the type, a useful format and the item type of arrays. The description's
+ * allowed values go into the parameter's text instead (see parameterDescription).
  */
 function parameterSchema(param: CatalogTool['params'][number], upstream: Node | undefined, where: string): JsonSchema {
   const schema: JsonSchema = { type: param.type };
   const agrees = upstream?.type === param.type;
-  const values = param.enum ?? (agrees && Array.isArray(upstream.enum) ? upstream.enum.filter((value) => value !== null) : undefined);
-  if (values?.length) schema.enum = values;
+  if (param.enum?.length) schema.enum = param.enum;
   if (agrees && typeof upstream.format === 'string' && usefulFormats.has(upstream.format)) schema.format = upstream.format;
   if (param.type === 'array') {
     if (!upstream?.items) throw new Error(`${where}: array parameter ${param.name} has no item type in the description`);
@@ -280,7 +280,15 @@ const usefulFormats = new Set(['date-time', 'date', 'email', 'uri']);
 function parameterDescription(upstream: Node, schema: Node | undefined, param: CatalogTool['params'][number]): string {
   const sentences = sentencesOf(upstream.description as string | undefined);
   if (!sentences.length) sentences.push(`The ${String(upstream.name ?? param.upstream).replace(/[_.]/g, ' ')}`);
-  return withDefault(joinWithin(sentences, parameterLimit, 2), param.type === 'array' ? undefined : schema?.default);
+  const text = withDefault(joinWithin(sentences, parameterLimit, 2), param.type === 'array' ? undefined : schema?.default);
+  return withAllowedValues(text, param, schema);
+}
+
+/** The description's value set, told to the model when the catalog declares no enum for it. */
+function withAllowedValues(text: string, param: CatalogTool['params'][number], schema: Node | undefined): string {
+  const values = schema?.type === param.type && Array.isArray(schema?.enum) ? schema.enum.filter((value) => value !== null) : [];
+  if (param.enum || !values.length || /\bone of\b/i.test(text)) return text;
+  return `${text} One of: ${values.join(', ')}.`;
 }
 
 /** Defaults are told, not declared: a `default` keyword would suggest the runtime fills it in. */
@@ -308,7 +316,7 @@ function toolDescription(summary: string, markdown: string | undefined, keepSumm
  * Scopes stated in the description: quoted names in the sentences (and the list items under a line
  * ending in "scopes:") that speak of scopes, kept when they are GitHub OAuth scopes.
  */
-export function scopesOf(markdown: string | undefined): string[] {
+function scopesOf(markdown: string | undefined): string[] {
   const scopes = new Set<string>();
   const text = (markdown ?? '').replace(/\(e\.g\.[^)]*\)/g, ''); // examples of what other scopes allow
   for (const paragraph of text.split(/\n\s*\n/)) {

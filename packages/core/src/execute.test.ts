@@ -163,6 +163,31 @@ describe('requirements and secrets', () => {
     expect(received[1]!.url).toBe('/api/render');
   });
 
+  it('sends the secret a binding names as the Authorization credential', async () => {
+    const keyed = (scheme?: string) => {
+      const tool: ToolData = {
+        name: 'GetKeyed',
+        description: 'Reads with an API key.',
+        parameters: [param('jwt', { type: 'string' }, { in: 'header', upstream: 'Authorization' })],
+        output: { description: 'Read.' },
+        requirements: { secrets: [{ key: 'EXAMPLE_KEY' }] },
+        http: { method: 'GET', path: '/keyed', auth: { secret: 'EXAMPLE_KEY', ...(scheme && { scheme }) } },
+      };
+      return defineToolkit({ name: 'K', version: '1', description: '', baseUrl, tools: [tool] }).tools[0]!;
+    };
+    const keyOnly = { ...context, token: undefined };
+    await executeTool(keyed(), {}, keyOnly);
+    await executeTool(keyed('Token'), {}, keyOnly);
+    // A credential passed as a header parameter is the one that counts.
+    await executeTool(keyed(), { jwt: 'Bearer user-jwt' }, keyOnly);
+    expect(received.map((request) => request.headers.authorization)).toEqual(['Bearer key-value-456', 'Token key-value-456', 'Bearer user-jwt']);
+
+    answer = { status: 401, body: JSON.stringify({ message: 'unknown key key-value-456' }) };
+    const result = await executeTool(keyed(), {}, keyOnly);
+    expect(result).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', message: expect.stringContaining('[redacted]') } });
+    expect(JSON.stringify(result)).not.toContain('key-value-456');
+  });
+
   it('never lets a token or secret value reach an error', async () => {
     answer = { status: 401, body: JSON.stringify({ message: 'bad token tok-secret-123' }) };
     const result = await executeTool(createThing, { owner: 'o', title: 't' }, context);
@@ -245,6 +270,13 @@ describe('path segments', () => {
   it.each(['', '.', '..'])('refuses %j as a path value, which would call another operation', async (owner) => {
     const result = await executeTool(createThing, { owner, title: 't' }, context);
     expect('error' in result && result.error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining("parameter 'owner' must not be empty, '.' or '..'") });
+    expect(received).toHaveLength(0);
+  });
+
+  it('refuses to leave an optional path parameter unfilled', async () => {
+    const [tool] = defineToolkit({ name: 'P', version: '1', description: '', baseUrl, tools: [{ ...tools[0]!, parameters: tools[0]!.parameters.map((p) => (p.name === 'owner' ? { ...p, required: false } : p)) }] }).tools;
+    const result = await executeTool(tool!, { title: 't' }, context);
+    expect('error' in result && result.error.message).toContain("parameter 'owner' is required: it fills {owner} in the URL path");
     expect(received).toHaveLength(0);
   });
 

@@ -35,6 +35,9 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   const baseUrl = (http.baseUrlSecret && context.secrets[http.baseUrlSecret]) || context.baseUrl;
   const request = buildRequest({ ...tool, http }, args, baseUrl, body);
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
+  const key = http.auth && context.secrets[http.auth.secret];
+  // An Authorization header parameter (a credential passed with the call, such as a user's JWT) takes precedence.
+  if (http.auth && key && request.headers.authorization === undefined) request.headers.authorization = `${http.auth.scheme ?? 'Bearer'} ${key}`;
   const outcome = await context.client.send(request);
   if ('error' in outcome) return outcome;
   const { status, body: value } = outcome.response;

@@ -1,6 +1,6 @@
 /** A tool's input: its JSON Schema (derived from the parameters) and the checks that guard every call. */
 import { toolError, type ToolError } from './errors.js';
-import type { JsonSchema, Parameter, ToolData } from './tool.js';
+import { isModeDriven, type JsonSchema, type Parameter, type ToolData } from './tool.js';
 import { pointerToPath, validate } from './validation.js';
 
 const schemas = new WeakMap<ToolData, JsonSchema>();
@@ -31,9 +31,14 @@ export function checkInput(tool: ToolData, input: unknown): { error: ToolError }
   const issues = validate(inputSchema(tool), input);
   const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}`);
   for (const parameter of tool.parameters) {
+    if (parameter.in !== 'path') continue;
     const value = (input as Record<string, unknown>)[parameter.name];
-    if (parameter.in === 'path' && value !== undefined && unsafeSegments.has(String(value))) {
+    if (value !== undefined && unsafeSegments.has(String(value))) {
       problems.push(`parameter '${parameter.name}' must not be empty, '.' or '..' (it is a segment of the URL path)`);
+    } else if (value === undefined && !parameter.required && !isModeDriven(tool)) {
+      // Declared optional upstream, yet the URL cannot be built without it. (Mode-driven tools check
+      // their path parameters when they execute.)
+      problems.push(`parameter '${parameter.name}' is required: it fills {${parameter.upstream ?? parameter.name}} in the URL path`);
     }
   }
   if (!problems.length) return undefined;

@@ -31,6 +31,15 @@ export interface HttpBinding {
   headers?: Record<string, string>;
   /** A declared secret whose value, when set, replaces the toolkit's base URL (a self-hosted server). */
   baseUrlSecret?: string;
+  /** A declared secret sent as the credential: `Authorization: <scheme> <value>` (an API key). */
+  auth?: SecretAuth;
+}
+
+export interface SecretAuth {
+  /** Key of a secret the tool declares. */
+  secret: string;
+  /** Default: Bearer. */
+  scheme?: string;
 }
 
 export interface SecretRequirement {

@@ -3,6 +3,7 @@ import { UpstreamClient, type Toolkit } from '@quiver/core';
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { resolve } from 'node:path';
 import type { Credentials } from './auth/credentials.js';
+import { oauthCredentials } from './auth/oauth.js';
 import type { EngineConfig } from './config.js';
 import { SecretStore } from './secrets.js';
 import { loadMasterKey, Vault } from './security/vault.js';
@@ -10,6 +11,7 @@ import { openStore, type Store } from './store/db.js';
 import { ToolCatalog } from './tools/catalog.js';
 import { builtinSource } from './tools/source.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
+import { loadWorkers } from './workers/registry.js';
 
 export interface EngineOptions {
   config: EngineConfig;
@@ -42,6 +44,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const store = await openStore(config.database);
   const client = new UpstreamClient();
   const catalog = new ToolCatalog([builtinSource(options.toolkits ?? builtinToolkits, options.baseUrls ?? {}, client)]);
+  await loadWorkers({ store, vault, catalog });
   const secrets = new SecretStore(store.db, vault);
   let scheduler: Scheduler | undefined;
   const base: EngineBase = {
@@ -57,8 +60,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       await store.close();
     },
   };
-  if (!options.credentials) throw new Error('openEngine: no credentials provider');
-  const credentials = options.credentials(base);
+  const credentials = (options.credentials ?? oauthCredentials)(base);
   scheduler = new Scheduler(store.db, store.dialect, catalog, { credentials, secrets }, options.scheduler);
   return { ...base, credentials, scheduler };
 }

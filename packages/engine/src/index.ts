@@ -7,3 +7,6 @@ export { sandboxCredentials, type Credentials, type AuthorizationResponse } from
 export { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';
 export { Vault, loadMasterKey } from './security/vault.js';
+export { startWorkerServer, selectToolkits, workerSecret, type WorkerServer, type WorkerServerOptions } from './workers/server.js';
+export { signWorkerToken, checkWorkerToken } from './workers/protocol.js';
+export { WorkerRegistry, loadWorkers } from './workers/registry.js';

@@ -1,15 +1,18 @@
 /** Starts the engine: database, scheduler, and the HTTP API on the configured address. */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp, type Routes } from './http/app.js';
+import { adminAuthRoutes } from './http/routes/admin-auth.js';
+import { authRoutes } from './http/routes/auth.js';
 import { healthRoutes } from './http/routes/health.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { scheduledRoutes } from './http/routes/scheduled.js';
 import { secretRoutes } from './http/routes/secrets.js';
 import { toolRoutes } from './http/routes/tools.js';
+import { workerRoutes } from './http/routes/workers.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 
 /** Every route group of the API. */
-export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes];
+export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes];
 
 export interface RunningEngine {
   engine: Engine;

@@ -49,6 +49,9 @@ export interface AuthorizationTable {
   code_verifier_ciphertext: string;
   next_uri: string | null;
   error: string | null;
+  /** Session verification: the flow awaiting the application's confirmation, and its sealed tokens. */
+  flow_id: string | null;
+  grant_ciphertext: string | null;
   created_at: string;
   updated_at: string;
 }

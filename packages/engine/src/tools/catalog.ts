@@ -9,31 +9,48 @@ export interface CatalogEntry {
 
 export class ToolCatalog {
   private readonly sources = new Map<string, ToolSource>();
-  private entries: CatalogEntry[] | undefined;
+  /** Each source's tools, once it has answered. */
+  private readonly answered = new Map<string, CatalogEntry[]>();
+  /** When a source last failed to answer: it is asked again after `retryAfterMs`. */
+  private readonly failedAt = new Map<string, number>();
+  private readonly retryAfterMs = 15_000;
 
   constructor(sources: ToolSource[] = []) {
     for (const source of sources) this.sources.set(source.id, source);
   }
 
   add(source: ToolSource): void {
+    this.remove(source.id);
     this.sources.set(source.id, source);
-    this.entries = undefined;
   }
 
   remove(id: string): void {
     this.sources.delete(id);
-    this.entries = undefined;
+    this.answered.delete(id);
+    this.failedAt.delete(id);
   }
 
-  /** Sources are asked once; adding or removing a source asks again. */
+  /**
+   * Sources are asked once; adding or removing a source asks again. A source that fails (a remote
+   * worker that is down) lists no tools, and is asked again on a listing after a pause.
+   */
   async all(): Promise<CatalogEntry[]> {
-    if (!this.entries) {
-      const lists = await Promise.all(
-        [...this.sources.values()].map(async (source) => (await source.tools().catch(() => [])).map((tool) => ({ tool, source }))),
-      );
-      this.entries = lists.flat();
+    const lists = await Promise.all([...this.sources.values()].map((source) => this.entriesOf(source)));
+    return lists.flat();
+  }
+
+  private async entriesOf(source: ToolSource): Promise<CatalogEntry[]> {
+    const known = this.answered.get(source.id);
+    if (known) return known;
+    if (Date.now() - (this.failedAt.get(source.id) ?? -Infinity) < this.retryAfterMs) return [];
+    try {
+      const entries = (await source.tools()).map((tool) => ({ tool, source }));
+      if (this.sources.get(source.id) === source) this.answered.set(source.id, entries);
+      return entries;
+    } catch {
+      if (this.sources.get(source.id) === source) this.failedAt.set(source.id, Date.now());
+      return [];
     }
-    return this.entries;
   }
 
   async list(toolkit?: string): Promise<CatalogEntry[]> {

@@ -169,7 +169,7 @@ export function repositoryView(ctx: GithubContext, row: RepositoryRow, viewer: G
   delete view.source;
   if (shape !== 'minimal') {
     const template = row.template_id === null ? undefined : (ctx.db.prepare('SELECT * FROM repos WHERE id = ?').get(row.template_id) as RepositoryRow | undefined);
-    const nested = template && { ...repositoryView(ctx, template, viewer, REPOSITORY_SHAPE), template_repository: null };
+    const nested: Record<string, unknown> | undefined = template && { ...repositoryView(ctx, template, viewer, REPOSITORY_SHAPE), template_repository: null };
     if (nested && shape === 'repository') for (const key of NOT_IN_NESTED_TEMPLATE) delete nested[key];
     view.template_repository = nested ?? null;
   }

@@ -124,6 +124,11 @@ function fix(holder: { root: unknown }, error: ErrorObject, synthesize: (schema:
   }
 }
 
+/** A value for `schema` built as samples are (for tests that need a valid request body, say). */
+export function synthesize(schema: JsonSchema, $defs: Record<string, JsonSchema>): unknown {
+  return new Synthesizer($defs).value(schema, 0);
+}
+
 /**
  * Builds a value from a schema: required fields always, optional ones when they are plain values;
  * one item per list near the top; `null` for nullable objects below the top, which keeps samples

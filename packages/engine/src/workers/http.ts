@@ -1,0 +1,162 @@
+/**
+ * An `http` worker as a tool source: tools from `GET /worker/tools`, runs through
+ * `POST /worker/tools/invoke`, each request with a freshly signed token. A listing is retried on any
+ * transport failure; an invoke only when the connection was never made, so it never runs twice.
+ */
+import { redactError, toolError, type ErrorKind, type Tool, type ToolError, type ToolResult } from '@quiver/core';
+import type { Invocation } from '../tools/source.js';
+import { isToolDefinition, toolFromDefinition } from './definitions.js';
+import { signWorkerToken, type InvokeRequest, type InvokeResponse } from './protocol.js';
+import { pause, transportProblem, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+
+export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
+  const base = worker.uri.replace(/\/+$/, '');
+
+  async function send(path: string, init: { method: 'GET' | 'POST'; body?: unknown; signed?: boolean }, retryAll: boolean): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const headers: Record<string, string> = { accept: 'application/json' };
+        if (init.signed !== false) headers.authorization = `Bearer ${await signWorkerToken(worker.secret ?? '')}`;
+        if (init.body !== undefined) headers['content-type'] = 'application/json';
+        return await fetch(`${base}${path}`, {
+          method: init.method,
+          headers,
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          signal: AbortSignal.timeout(worker.timeout * 1000),
+        });
+      } catch (error) {
+        const problem = transportProblem(error);
+        if (attempt >= worker.retry || !(retryAll || problem.refused)) throw new WorkerUnavailable(worker.id, problem.text, problem.timedOut);
+        await pause(attempt);
+      }
+    }
+  }
+
+  async function tools(): Promise<Tool[]> {
+    const response = await send('/worker/tools', { method: 'GET' }, true);
+    const body = await readJson(response);
+    if (!response.ok) throw new WorkerUnavailable(worker.id, refusal(response.status, body));
+    const list: unknown[] = Array.isArray(body) ? body : Array.isArray((body as { items?: unknown })?.items) ? (body as { items: unknown[] }).items : [];
+    return list.filter(isToolDefinition).map(toolFromDefinition);
+  }
+
+  async function invoke(tool: Tool, input: unknown, invocation: Invocation): Promise<ToolResult> {
+    const request: InvokeRequest = {
+      execution_id: invocation.executionId,
+      tool: { name: tool.name, toolkit: tool.toolkit.name, version: tool.toolkit.version },
+      inputs: (input ?? {}) as Record<string, unknown>,
+      context: {
+        ...(invocation.token && { authorization: { token: invocation.token, user_info: {} } }),
+        ...(Object.keys(invocation.secrets).length && { secrets: Object.entries(invocation.secrets).map(([key, value]) => ({ key, value })) }),
+        ...(invocation.userId && { user_id: invocation.userId }),
+      },
+    };
+    let response: Response;
+    try {
+      response = await send('/worker/tools/invoke', { method: 'POST', body: request }, false);
+    } catch (error) {
+      if (!(error instanceof WorkerUnavailable)) throw error;
+      const kind: ErrorKind = error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';
+      return toolError(kind, error.timedOut ? 'The worker running this tool did not answer in time.' : 'The worker running this tool could not be reached.', {
+        developer_message: error.message,
+      });
+    }
+    const body = await readJson(response);
+    if (!response.ok) {
+      return toolError('TOOL_RUNTIME_FATAL', 'The worker running this tool refused the call.', { developer_message: `worker ${worker.id}: ${refusal(response.status, body)}` });
+    }
+    const credentials = [invocation.token ?? '', ...Object.values(invocation.secrets)];
+    const result = resultOf(body as InvokeResponse);
+    return 'error' in result ? { error: redactError(result.error, credentials) } : result;
+  }
+
+  async function check(): Promise<WorkerCheck> {
+    try {
+      const health = await send('/worker/health', { method: 'GET', signed: false }, true);
+      const body = (await readJson(health)) as { status?: string; tool_count?: number } | undefined;
+      if (!health.ok || body?.status !== 'ok') return { healthy: false, message: `the worker's health check answered ${health.status}` };
+      if (worker.secret === undefined) return { healthy: true, message: `ok: ${body.tool_count ?? 0} tools` };
+      // The health route needs no token; listing the tools proves the engine's secret is the worker's.
+      return { healthy: true, message: `ok: ${(await tools()).length} tools` };
+    } catch (error) {
+      return { healthy: false, message: (error as Error).message };
+    }
+  }
+
+  return {
+    id: worker.id,
+    tools,
+    invoke,
+    check,
+    authorization: async () => ({ status: 'not_required', message: 'http workers authenticate the engine with the shared secret' }),
+  };
+}
+
+export class WorkerUnavailable extends Error {
+  constructor(
+    workerId: string,
+    reason: string,
+    readonly timedOut = false,
+  ) {
+    super(`worker ${workerId}: ${reason}`);
+  }
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}
+
+/** The worker's refusal in words; a 401 means the secrets differ. */
+function refusal(status: number, body: unknown): string {
+  const message = typeof (body as { message?: unknown })?.message === 'string' ? (body as { message: string }).message : undefined;
+  if (status === 401) return `the worker refused the engine's token (is the secret the worker's?)${message ? `: ${message}` : ''}`;
+  return `the worker answered ${status}${message ? `: ${message}` : ''}`;
+}
+
+const errorKinds = new Set<string>([
+  'TOOL_RUNTIME_BAD_INPUT_VALUE',
+  'TOOL_RUNTIME_RETRY',
+  'TOOL_RUNTIME_CONTEXT_REQUIRED',
+  'TOOL_RUNTIME_FATAL',
+  'TOOL_REQUIREMENTS_NOT_MET',
+  'UPSTREAM_RUNTIME_BAD_REQUEST',
+  'UPSTREAM_RUNTIME_AUTH_ERROR',
+  'UPSTREAM_RUNTIME_NOT_FOUND',
+  'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+  'UPSTREAM_RUNTIME_RATE_LIMIT',
+  'UPSTREAM_RUNTIME_SERVER_ERROR',
+  'NETWORK_TRANSPORT_RUNTIME_TIMEOUT',
+  'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE',
+]);
+
+/** A known error kind, or TOOL_RUNTIME_FATAL. */
+export const errorKindOf = (kind: unknown): ErrorKind => (typeof kind === 'string' && errorKinds.has(kind) ? (kind as ErrorKind) : 'TOOL_RUNTIME_FATAL');
+
+/** The worker's answer as a ToolResult, whatever a worker sends in its error. */
+function resultOf(response: InvokeResponse | undefined): ToolResult {
+  const output = response?.output;
+  if (output?.error) return { error: errorFrom(output.error) };
+  if (output?.requires_authorization) return toolError('TOOL_REQUIREMENTS_NOT_MET', 'The worker says this tool needs the user to authorize it first.');
+  if (!response || response.success === false) return toolError('TOOL_RUNTIME_FATAL', 'The worker reported a failure without an error.');
+  return { value: output?.value ?? null };
+}
+
+function errorFrom(remote: Partial<ToolError>): ToolError {
+  const kind = errorKindOf(remote.kind);
+  const { error } = toolError(kind, typeof remote.message === 'string' && remote.message ? remote.message : 'The tool failed.');
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  return {
+    ...error,
+    can_retry: typeof remote.can_retry === 'boolean' ? remote.can_retry : error.can_retry,
+    ...(text(remote.developer_message) && { developer_message: text(remote.developer_message) }),
+    ...(text(remote.additional_prompt_content) && { additional_prompt_content: text(remote.additional_prompt_content) }),
+    ...(number(remote.retry_after_ms) !== undefined && { retry_after_ms: number(remote.retry_after_ms) }),
+    ...(number(remote.status_code) !== undefined && { status_code: number(remote.status_code) }),
+  };
+}

@@ -1,0 +1,57 @@
+/** A registered worker's settings, and what the engine can ask of one beyond a ToolSource. */
+import type { ToolSource } from '../tools/source.js';
+
+export type WorkerType = 'http' | 'mcp';
+
+export interface WorkerSettings {
+  /** Also the catalog source id; for an mcp worker, the toolkit name of its tools. */
+  id: string;
+  type: WorkerType;
+  enabled: boolean;
+  uri: string;
+  /** Seconds one request may take. */
+  timeout: number;
+  /** Further attempts after a transport failure that cannot have run anything. */
+  retry: number;
+  /** http: the secret tokens are signed with. */
+  secret?: string;
+  /** mcp: headers sent with every request (may hold credentials, so kept sealed). */
+  headers?: Record<string, string>;
+}
+
+export interface WorkerCheck {
+  healthy: boolean;
+  message: string;
+}
+
+/** Whether the worker wants OAuth before it serves (mcp workers only). */
+export interface WorkerAuthorization {
+  status: 'not_required' | 'required' | 'unknown';
+  message: string;
+}
+
+export interface WorkerSource extends ToolSource {
+  /** Reachable, and accepting the engine's credentials. */
+  check(): Promise<WorkerCheck>;
+  authorization(): Promise<WorkerAuthorization>;
+}
+
+export const defaultTimeoutSeconds = 30;
+export const defaultRetry = 3;
+
+/** Describes a failed fetch without anything from the request (no headers, no tokens). */
+export function transportProblem(error: unknown): { timedOut: boolean; refused: boolean; text: string } {
+  const failure = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = failure.cause?.code ?? failure.code;
+  const timedOut = failure.name === 'TimeoutError' || failure.name === 'AbortError' || /TIMEOUT/.test(code ?? '');
+  return {
+    timedOut,
+    // The connection was never made: nothing reached the worker, so the request may be sent again.
+    refused: neverConnected.has(code ?? ''),
+    text: timedOut ? 'timed out' : (code ?? failure.cause?.message ?? failure.message ?? 'failed'),
+  };
+}
+
+const neverConnected = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));

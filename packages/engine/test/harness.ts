@@ -1,0 +1,88 @@
+/**
+ * Engines for tests: a fresh data directory, a loopback port, an API key. `databases` lists SQLite
+ * always and PostgreSQL when one answers at 127.0.0.1:5432 (database `test`); each test run gets its
+ * own PostgreSQL schema, dropped at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createApiKey, engineConfig, sandboxCredentials, startEngine, type EngineOptions, type RunningEngine } from '@quiver/engine';
+
+export const postgresUrl = process.env.QUIVER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function postgresAnswers(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export const havePostgres = await postgresAnswers();
+if (!havePostgres) console.warn(`engine tests: PostgreSQL is not reachable at ${postgresUrl}; its runs are skipped (SQLite runs as always)`);
+
+export const databases = [{ name: 'sqlite', skip: false }, { name: 'postgres', skip: !havePostgres }] as const;
+
+/** A database for one test engine: a SQLite file in `dataDir`, or a new PostgreSQL schema. */
+export async function testDatabase(kind: 'sqlite' | 'postgres', dataDir: string): Promise<{ database: string; drop(): Promise<void> }> {
+  if (kind === 'sqlite') return { database: join(dataDir, 'quiver.db'), drop: async () => {} };
+  const schema = `quiver_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    database: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestEngine extends RunningEngine {
+  key: string;
+  dataDir: string;
+  /** JSON over HTTP with the API key (or the given authorization). */
+  api(method: string, path: string, body?: unknown, authorization?: string | null): Promise<{ status: number; body: any }>;
+}
+
+export async function startTestEngine(kind: 'sqlite' | 'postgres' = 'sqlite', options: Partial<EngineOptions> = {}): Promise<TestEngine> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quiver-engine-test-'));
+  const { database, drop } = await testDatabase(kind, dataDir);
+  const running = await startEngine({
+    config: engineConfig({}, { dataDir, database, host: '127.0.0.1', port: 0 }),
+    credentials: () => sandboxCredentials('test-token'),
+    scheduler: { pollMs: 50 },
+    ...options,
+  });
+  const { key } = await createApiKey(running.engine.store.db, 'test');
+  return {
+    ...running,
+    key,
+    dataDir,
+    async api(method, path, body, authorization = `Bearer ${key}`) {
+      const headers: Record<string, string> = {};
+      if (authorization !== null) headers.authorization = authorization;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(running.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await running.close();
+      await drop();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Comments on issues (and on pull requests as issues). Anyone who can see the repository comments;
+ * the author or someone with write access edits and deletes.
+ */
+import type Database from 'better-sqlite3';
+import { iso, nodeId, page, simpleUser, textParam, API, WEB } from './common.js';
+import { associationOf, hasRole, requireRole } from './access.js';
+import { notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
+import { findIssue, issueUrl, type IssueRow } from './issues.js';
+import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
+import { visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { overlay } from './shapes.js';
+
+export function createIssueCommentTables(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS issue_comments (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      repo_id INTEGER NOT NULL,
+      issue_id INTEGER NOT NULL,
+      issue_number INTEGER NOT NULL,
+      user_id INTEGER NOT NULL,
+      login TEXT NOT NULL,
+      body TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    );
+  `);
+}
+
+interface CommentRow {
+  id: number;
+  repo_id: number;
+  issue_id: number;
+  issue_number: number;
+  user_id: number;
+  login: string;
+  body: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The `issue-comment` shape. */
+function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRow) {
+  const url = `${API}/repos/${repo.full_name}/issues/comments/${comment.id}`;
+  const user = { id: comment.user_id, login: comment.login };
+  const view = overlay(ctx.sample('issues/get-comment'), {
+    id: comment.id,
+    node_id: nodeId('IssueComment', comment.id),
+    url,
+    html_url: `${WEB}/${repo.full_name}/issues/${comment.issue_number}#issuecomment-${comment.id}`,
+    issue_url: issueUrl(repo, comment.issue_number),
+    body: comment.body,
+    user: simpleUser(user),
+    created_at: iso(comment.created_at),
+    updated_at: iso(comment.updated_at),
+    author_association: associationOf(ctx.db, repo, user),
+    reactions: reactionRollup(ctx.db, subjectKey('issue_comment', comment.id), url),
+  });
+  for (const key of ['performed_via_github_app', 'body_html', 'body_text']) delete (view as Record<string, unknown>)[key];
+  return view;
+}
+
+const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+
+function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
+  const comment = ctx.db.prepare('SELECT * FROM issue_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
+  if (!comment) throw notFound();
+  return comment;
+}
+
+/** The author, or someone with write access, may change a comment. */
+function mayChange(ctx: GithubContext, repo: RepositoryRow, comment: CommentRow, req: GithubRequest): void {
+  if (comment.user_id !== req.user.id && !hasRole(ctx.db, repo, req.user, 'write')) requireRole(ctx.db, repo, req.user, 'write');
+}
+
+function listed(rows: CommentRow[], req: GithubRequest): CommentRow[] {
+  const since = textParam(req.query.since);
+  const sort = textParam(req.query.sort) ?? 'created';
+  const kept = rows.filter((row) => !since || row.updated_at >= Date.parse(since));
+  kept.sort((a, b) => (sort === 'updated' ? a.updated_at - b.updated_at : a.created_at - b.created_at) || a.id - b.id);
+  return textParam(req.query.direction) === 'desc' ? kept.reverse() : kept;
+}
+
+export const issueCommentHandlers: Record<string, Handler> = {
+  'issues/create-comment': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const issue: IssueRow = findIssue(ctx.db, repo, Number(req.params.issue_number));
+    const now = ctx.clock.now();
+    const { lastInsertRowid } = ctx.db
+      .prepare('INSERT INTO issue_comments (repo_id, issue_id, issue_number, user_id, login, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(repo.id, issue.id, issue.number, req.user.id, req.user.login, req.body.body, now, now);
+    ctx.db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?').run(now, issue.id);
+    return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
+  },
+  'issues/get-comment': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
+  },
+  'issues/update-comment': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const comment = findComment(ctx, repo, Number(req.params.comment_id));
+    mayChange(ctx, repo, comment, req);
+    ctx.db.prepare('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?').run(req.body.body, ctx.clock.now(), comment.id);
+    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, comment.id)) };
+  },
+  'issues/delete-comment': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const comment = findComment(ctx, repo, Number(req.params.comment_id));
+    mayChange(ctx, repo, comment, req);
+    ctx.db.prepare('DELETE FROM issue_comments WHERE id = ?').run(comment.id);
+    deleteReactions(ctx.db, subjectKey('issue_comment', comment.id));
+    return { status: 204 };
+  },
+  'issues/list-comments': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const issue = findIssue(ctx.db, repo, Number(req.params.issue_number));
+    const rows = ctx.db.prepare('SELECT * FROM issue_comments WHERE issue_id = ?').all(issue.id) as CommentRow[];
+    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
+  },
+  'issues/list-comments-for-repo': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const rows = ctx.db.prepare('SELECT * FROM issue_comments WHERE repo_id = ?').all(repo.id) as CommentRow[];
+    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
+  },
+};

@@ -1,0 +1,209 @@
+/**
+ * Review comments on pull requests and replies to them. A reply hangs on a top-level comment:
+ * replying to a reply is refused, as GitHub documents ("Replies to replies are not supported"),
+ * with 404 from the replies route (the only failure it documents) and 422 from create-review-comment.
+ */
+import type Database from 'better-sqlite3';
+import { iso, nodeId, page, simpleUser, textParam, API, WEB } from './common.js';
+import { associationOf, requireRole } from './access.js';
+import { GithubError, notFound, validationFailed, type GithubContext, type GithubRequest, type Handler } from './context.js';
+import { resolveCommit } from './git-data.js';
+import { findPull, pullUrl, type PullRow } from './pulls.js';
+import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
+import { toRepository, visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { overlay } from './shapes.js';
+
+export function createReviewCommentTables(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS review_comments (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      repo_id INTEGER NOT NULL,
+      pull_issue_id INTEGER NOT NULL,
+      pull_number INTEGER NOT NULL,
+      in_reply_to_id INTEGER,
+      body TEXT NOT NULL,
+      path TEXT NOT NULL,
+      commit_id TEXT NOT NULL,
+      position INTEGER,
+      line INTEGER,
+      side TEXT,
+      start_line INTEGER,
+      start_side TEXT,
+      user_id INTEGER NOT NULL,
+      login TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    );
+  `);
+}
+
+interface CommentRow {
+  id: number;
+  repo_id: number;
+  pull_issue_id: number;
+  pull_number: number;
+  in_reply_to_id: number | null;
+  body: string;
+  path: string;
+  commit_id: string;
+  position: number | null;
+  line: number | null;
+  side: string | null;
+  start_line: number | null;
+  start_side: string | null;
+  user_id: number;
+  login: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The `pull-request-review-comment` shape. */
+function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRow) {
+  const url = `${API}/repos/${repo.full_name}/pulls/comments/${comment.id}`;
+  const html = `${WEB}/${repo.full_name}/pull/${comment.pull_number}#discussion_r${comment.id}`;
+  const pull = pullUrl(repo, comment.pull_number);
+  const user = { id: comment.user_id, login: comment.login };
+  const view = overlay(ctx.sample('pulls/get-review-comment'), {
+    id: comment.id,
+    node_id: nodeId('PullRequestReviewComment', comment.id),
+    url,
+    html_url: html,
+    pull_request_url: pull,
+    pull_request_review_id: null,
+    diff_hunk: '@@ -1 +1 @@',
+    path: comment.path,
+    position: comment.position,
+    original_position: comment.position,
+    commit_id: comment.commit_id,
+    original_commit_id: comment.commit_id,
+    line: comment.line,
+    original_line: comment.line,
+    side: comment.side,
+    start_line: comment.start_line,
+    original_start_line: comment.start_line,
+    start_side: comment.start_side,
+    in_reply_to_id: comment.in_reply_to_id,
+    body: comment.body,
+    user: simpleUser(user),
+    author_association: associationOf(ctx.db, repo, user),
+    created_at: iso(comment.created_at),
+    updated_at: iso(comment.updated_at),
+    _links: { self: { href: url }, html: { href: html }, pull_request: { href: pull } },
+    reactions: reactionRollup(ctx.db, subjectKey('review_comment', comment.id), url),
+  }) as Record<string, unknown>;
+  // Unknown here; the sample's would describe another comment.
+  for (const key of ['body_html', 'body_text', 'subject_type']) delete view[key];
+  if (comment.in_reply_to_id === null) delete view.in_reply_to_id;
+  return view;
+}
+
+const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+
+function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
+  const comment = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
+  if (!comment) throw notFound();
+  return comment;
+}
+
+function insert(ctx: GithubContext, repo: RepositoryRow, pull: PullRow, req: GithubRequest, fields: Omit<CommentRow, 'id' | 'repo_id' | 'pull_issue_id' | 'pull_number' | 'user_id' | 'login' | 'created_at' | 'updated_at'>) {
+  const now = ctx.clock.now();
+  const { lastInsertRowid } = ctx.db
+    .prepare(
+      `INSERT INTO review_comments (repo_id, pull_issue_id, pull_number, in_reply_to_id, body, path, commit_id, position, line, side, start_line, start_side, user_id, login, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(repo.id, pull.issue_id, pull.number, fields.in_reply_to_id, fields.body, fields.path, fields.commit_id, fields.position, fields.line, fields.side, fields.start_line, fields.start_side, req.user.id, req.user.login, now, now);
+  return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
+}
+
+/** A reply copies where its top-level comment sits in the diff. */
+const replyTo = (parent: CommentRow, body: string) => ({
+  in_reply_to_id: parent.id,
+  body,
+  path: parent.path,
+  commit_id: parent.commit_id,
+  position: parent.position,
+  line: parent.line,
+  side: parent.side,
+  start_line: parent.start_line,
+  start_side: parent.start_side,
+});
+
+function createComment(req: GithubRequest, ctx: GithubContext) {
+  const repo = repositoryOf(req, ctx);
+  const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
+  const body = req.body;
+  if (body.in_reply_to !== undefined) {
+    const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(body.in_reply_to, pull.issue_id) as CommentRow | undefined;
+    if (!parent || parent.in_reply_to_id !== null) throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'in_reply_to', code: 'invalid', message: 'in_reply_to must be a top-level review comment of this pull request' }]);
+    return insert(ctx, repo, pull, req, replyTo(parent, body.body));
+  }
+  if (!resolveCommit(ctx, toRepository(repo), body.commit_id)) throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'commit_id', code: 'invalid' }]);
+  if (body.position === undefined && body.line === undefined) throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'line', code: 'missing_field' }]);
+  return insert(ctx, repo, pull, req, {
+    in_reply_to_id: null,
+    body: body.body,
+    path: body.path,
+    commit_id: body.commit_id,
+    position: body.position ?? null,
+    line: body.line ?? null,
+    side: body.side ?? (body.line === undefined ? null : 'RIGHT'),
+    start_line: body.start_line ?? null,
+    start_side: body.start_side ?? (body.start_line === undefined ? null : 'RIGHT'),
+  });
+}
+
+function createReply(req: GithubRequest, ctx: GithubContext) {
+  const repo = repositoryOf(req, ctx);
+  const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
+  const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(Number(req.params.comment_id), pull.issue_id) as CommentRow | undefined;
+  if (!parent) throw notFound();
+  if (parent.in_reply_to_id !== null) throw new GithubError(404, 'Not Found: replies to replies are not supported; reply to the top-level review comment');
+  return insert(ctx, repo, pull, req, replyTo(parent, req.body.body));
+}
+
+function changeable(req: GithubRequest, ctx: GithubContext): { repo: RepositoryRow; comment: CommentRow } {
+  const repo = repositoryOf(req, ctx);
+  const comment = findComment(ctx, repo, Number(req.params.comment_id));
+  if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
+  return { repo, comment };
+}
+
+function listed(rows: CommentRow[], req: GithubRequest): CommentRow[] {
+  const since = textParam(req.query.since);
+  const sort = textParam(req.query.sort) ?? 'created';
+  const kept = rows.filter((row) => !since || row.updated_at >= Date.parse(since));
+  kept.sort((a, b) => (sort === 'updated' ? a.updated_at - b.updated_at : a.created_at - b.created_at) || a.id - b.id);
+  return textParam(req.query.direction) === 'desc' ? kept.reverse() : kept;
+}
+
+export const reviewCommentHandlers: Record<string, Handler> = {
+  'pulls/create-review-comment': createComment,
+  'pulls/create-reply-for-review-comment': createReply,
+  'pulls/get-review-comment': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
+  },
+  'pulls/update-review-comment': (req, ctx) => {
+    const { repo, comment } = changeable(req, ctx);
+    ctx.db.prepare('UPDATE review_comments SET body = ?, updated_at = ? WHERE id = ?').run(req.body.body, ctx.clock.now(), comment.id);
+    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, comment.id)) };
+  },
+  'pulls/delete-review-comment': (req, ctx) => {
+    const { comment } = changeable(req, ctx);
+    ctx.db.prepare('DELETE FROM review_comments WHERE id = ?').run(comment.id);
+    deleteReactions(ctx.db, subjectKey('review_comment', comment.id));
+    return { status: 204 };
+  },
+  'pulls/list-review-comments': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
+    const rows = ctx.db.prepare('SELECT * FROM review_comments WHERE pull_issue_id = ?').all(pull.issue_id) as CommentRow[];
+    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
+  },
+  'pulls/list-review-comments-for-repo': (req, ctx) => {
+    const repo = repositoryOf(req, ctx);
+    const rows = ctx.db.prepare('SELECT * FROM review_comments WHERE repo_id = ?').all(repo.id) as CommentRow[];
+    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
+  },
+};
