@@ -1,6 +1,8 @@
-// npm run bench: cold start, call overhead against the direct HTTP call, and memory. Writes bench/results.json.
+// npm run bench: cold start, memory, catalog sizes, call overhead against the direct HTTP call, and the
+// engine's overhead and throughput. Writes bench/results.json and prints the README's table.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +14,9 @@ const cli = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.ur
 const resultsFile = fileURLToPath(new URL('./results.json', import.meta.url));
 const token = 'bench-token';
 
-const median = (xs) => quantile(xs, 0.5);
-function quantile(xs, q) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-const round = (x, digits = 3) => Number(x.toFixed(digits));
+import pg from 'pg';
+import { engineBench } from './engine.mjs';
+import { median, quantile, round, time } from './stats.mjs';
 const log = (line) => process.stderr.write(`${line}\n`);
 
 /** Process start to the answer of `initialize` on stdio; then RSS once tools/list has been served. */
@@ -42,17 +41,6 @@ async function startEmulator() {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./emulator.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   return { url: JSON.parse(line).url, stop: () => child.kill('SIGTERM') };
-}
-
-/** Per-call latencies of `fn`, in milliseconds. */
-async function time(fn, count) {
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    out.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return out;
 }
 
 async function callOverhead(baseUrl) {
@@ -88,6 +76,7 @@ async function callOverhead(baseUrl) {
   await client.close();
   await agent.close();
   return {
+    campaignId: id,
     calls: tool.length,
     tool: { medianMs: round(median(tool)), p99Ms: round(quantile(tool, 0.99)) },
     direct: { medianMs: round(median(baseline)), p99Ms: round(quantile(baseline, 0.99)) },
@@ -102,11 +91,47 @@ for (let i = 0; i < 10; i++) starts.push(await coldStart());
 log('call overhead: 1,000 tool calls vs 1,000 direct undici requests ...');
 const emulator = await startEmulator();
 let overhead;
+const engine = {};
 try {
   overhead = await callOverhead(emulator.url);
+  for (const [name, database] of [['sqlite', undefined], ['postgres', await postgresBenchSchema()]]) {
+    if (database === null) {
+      log('engine on postgres: skipped, no PostgreSQL at 127.0.0.1:5432');
+      continue;
+    }
+    log(`engine on ${name}: POST /v1/tools/execute vs direct, then 1,000 executions at concurrency 1 and 32 ...`);
+    engine[name] = await engineBench(emulator.url, overhead.campaignId, database);
+  }
 } finally {
   emulator.stop();
 }
+
+/** A fresh schema on the local PostgreSQL, or null when none answers. */
+async function postgresBenchSchema() {
+  const url = process.env.QUIVER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    const schema = `quiver_bench_${Date.now()}`;
+    await client.query(`create schema ${schema}`);
+    const target = new URL(url);
+    target.searchParams.set('options', `-c search_path=${schema}`);
+    return target.toString();
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Bytes on disk of each toolkit's committed catalog (every packages/toolkits/src/<folder>/catalog.json). */
+const sources = fileURLToPath(new URL('../packages/toolkits/src/', import.meta.url));
+const catalogBytes = Object.fromEntries(
+  readdirSync(sources)
+    .map((folder) => join(sources, folder, 'catalog.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => [JSON.parse(readFileSync(file, 'utf8')).name, statSync(file).size]),
+);
 
 const results = {
   date: new Date().toISOString().slice(0, 10),
@@ -116,17 +141,29 @@ const results = {
   coldStartMs: { median: round(median(starts.map((s) => s.readyMs)), 1), runs: starts.map((s) => round(s.readyMs, 1)) },
   rssMb: round(median(starts.map((s) => s.rssMb)), 1),
   toolsListBytes: starts[0].listBytes,
+  catalogBytes,
   callOverhead: overhead,
+  engine,
   targets: { coldStartMs: 400, rssMb: 150, ratioMedian: 1.25 },
 };
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 
 const o = overhead;
-console.log(`| measure | result | target |
-|---|---|---|
-| cold start: process start to the answer of MCP \`initialize\`, ${results.tools} tools loaded (median of 10) | ${results.coldStartMs.median} ms | ≤ 400 ms |
-| resident memory of \`quiver mcp\` after \`tools/list\` (median of 10) | ${results.rssMb} MB | ≤ 150 MB |
-| one tool call through the runtime, median / p99 (\`GetCampaignDetails\`, 1,000 sequential calls) | ${o.tool.medianMs} ms / ${o.tool.p99Ms} ms | |
-| the same request sent directly with undici, median / p99 (1,000 calls) | ${o.direct.medianMs} ms / ${o.direct.p99Ms} ms | |
-| overhead ratio, runtime vs direct, at the median (p99) | ${o.ratioMedian} (${o.ratioP99}) | ≤ 1.25 |
-| \`tools/list\` response size | ${results.toolsListBytes.toLocaleString('en')} bytes | |`);
+const kib = (bytes) => `${(bytes / 1024).toFixed(0)} KiB`;
+const engineRows = Object.entries(engine).flatMap(([name, e]) => [
+  `| engine on ${name}: \`POST /v1/tools/execute\` median / p99 (direct call: median) | ${e.execute.medianMs} ms / ${e.execute.p99Ms} ms (${e.direct.medianMs} ms) | |`,
+  `| engine on ${name}: overhead ratio at the median | ${e.ratioMedian} | |`,
+  `| engine on ${name}: executions per second at concurrency 1 / 32 | ${e.executionsPerSecond.concurrency1} / ${e.executionsPerSecond.concurrency32} | |`,
+]);
+console.log([
+  '| measure | result | target |',
+  '|---|---|---|',
+  `| cold start: process start to the answer of MCP \`initialize\`, ${results.tools} tools loaded (median of 10) | ${results.coldStartMs.median} ms | ≤ 400 ms |`,
+  `| resident memory of \`quiver mcp\` after \`tools/list\` (median of 10) | ${results.rssMb} MB | ≤ 150 MB |`,
+  `| \`tools/list\` response size, all tools | ${results.toolsListBytes.toLocaleString('en')} bytes | |`,
+  `| catalogs on disk | ${Object.entries(catalogBytes).map(([name, bytes]) => `${name} ${kib(bytes)}`).join(', ')} | |`,
+  `| one tool call through the runtime, median / p99 (\`GetCampaignDetails\`, 1,000 sequential calls) | ${o.tool.medianMs} ms / ${o.tool.p99Ms} ms | |`,
+  `| the same request sent directly with undici, median / p99 (1,000 calls) | ${o.direct.medianMs} ms / ${o.direct.p99Ms} ms | |`,
+  `| overhead ratio, runtime vs direct, at the median (p99) | ${o.ratioMedian} (${o.ratioP99}) | ≤ 1.25 |`,
+  ...engineRows,
+].join('\n'));

@@ -5,7 +5,9 @@
  * Config file (quiver.config.json in the working directory, or the path in QUIVER_CONFIG):
  *   { "toolkits": { "CrmMarketingApi": { "baseUrl": "https://api.hubapi.com" } },
  *     "tokens":   { "hubspot": "<OAuth access token>" },
- *     "secrets":  { "SOME_KEY": "<value>" } }
+ *     "secrets":  { "SOME_KEY": "<value>" },
+ *     "authProviders": [ { "id": "github", "client_id": "...", "client_secret": "..." } ] }
+ * (authProviders are read by the engine, `quiver serve`; the rest by every command.)
  * Environment: QUIVER_BASE_URL_<TOOLKIT> (CrmMarketingApi -> CRM_MARKETING_API), QUIVER_TOKEN_<PROVIDER>
  * (QUIVER_TOKEN_HUBSPOT), and each secret under its own key (SOME_KEY).
  */
@@ -21,12 +23,17 @@ export interface QuiverConfig {
 
 export const emptyConfig = (): QuiverConfig => ({ toolkits: {}, tokens: {}, secrets: {} });
 
-export function loadConfigFile(path?: string): QuiverConfig {
+/** The config file in use: the one named, or quiver.config.json when it exists. */
+export function configFile(path?: string): string | undefined {
   const file = resolve(path ?? process.env.QUIVER_CONFIG ?? 'quiver.config.json');
-  if (!existsSync(file)) {
-    if (path ?? process.env.QUIVER_CONFIG) throw new UsageError(`config file not found: ${file}`);
-    return emptyConfig();
-  }
+  if (existsSync(file)) return file;
+  if (path ?? process.env.QUIVER_CONFIG) throw new UsageError(`config file not found: ${file}`);
+  return undefined;
+}
+
+export function loadConfigFile(path?: string): QuiverConfig {
+  const file = configFile(path);
+  if (!file) return emptyConfig();
   let parsed: Partial<QuiverConfig>;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<QuiverConfig>;

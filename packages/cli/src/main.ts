@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { formatNames, formatTool, qualifiedName, type FormatName } from '@quiver/core';
 import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.js';
-import { emptyConfig, UsageError, type QuiverConfig } from './config.js';
+import { configFile, emptyConfig, UsageError, type QuiverConfig } from './config.js';
 
 const program = new Command('quiver')
   .description('Serve real API tools to language-model agents over MCP and HTTP.')
@@ -22,7 +22,8 @@ program
   .addOption(configOption)
   .action(async (options: { sandbox?: boolean; config?: string }) => {
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-    const { createMcpServer } = await import('@quiver/engine');
+    // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
+    const { createMcpServer } = await import('@quiver/engine/mcp');
     const app = await openApp({ sandbox: options.sandbox, configPath: options.config });
     const server = createMcpServer(() => app.tools, (name, args) => app.runtime.call(name, args));
     const transport = new StdioServerTransport();
@@ -40,7 +41,7 @@ program
   .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string }) => {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
-    const { engineConfig, sandboxCredentials, startEngine } = await import('@quiver/engine');
+    const { applyAuthProviders, engineConfig, loadAuthProviders, sandboxCredentials, startEngine } = await import('@quiver/engine');
     const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
     const config = engineConfig(process.env, { host: options.host, port });
     const running = await startEngine({
@@ -50,11 +51,45 @@ program
       baseUrls: configuredBaseUrls(setup.config),
       ...(setup.sandboxToken && { credentials: () => sandboxCredentials(setup.sandboxToken!) }),
     });
+    const file = configFile(options.config);
+    if (file) await applyAuthProviders(running.engine, loadAuthProviders(file));
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
     const tools = (await running.engine.catalog.all()).length;
     console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${mode}`);
     console.error(`quiver: data in ${config.dataDir}; every route but /v1/health and /v1/openapi needs an API key (quiver keys create)`);
     const stop = () => void running.close().then(() => setup.close()).then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+program
+  .command('worker')
+  .description('serve toolkits to an engine over the worker protocol (register with POST /v1/workers)')
+  .requiredOption('--toolkits <names>', 'comma-separated toolkits to serve, e.g. CrmMarketingApi')
+  .option('--port <port>', 'port to listen on', '8002')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--secret-env <name>', 'environment variable holding the secret the engine signs with', 'QUIVER_WORKER_SECRET')
+  .option('--secret <secret>', 'the secret itself (visible in the process list: prefer --secret-env)')
+  .addOption(sandboxOption)
+  .addOption(configOption)
+  .action(async (options: { toolkits: string; port: string; host: string; secretEnv: string; secret?: string; sandbox?: boolean; config?: string }) => {
+    const port = Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
+    const { selectToolkits, startWorkerServer, workerSecret } = await import('@quiver/engine');
+    const registry = builtinRegistry();
+    let toolkits, secret;
+    try {
+      toolkits = selectToolkits(options.toolkits, registry.toolkits);
+      secret = workerSecret(options);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config }, registry);
+    const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config) });
+    const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
+    console.error(`quiver: worker serving ${worker.tools.length} tools of ${toolkits.map((t) => t.name).join(', ')} at ${worker.url}${mode}`);
+    console.error(`quiver: register it with the engine: POST /v1/workers {"id": "...", "type": "http", "http": {"uri": "${worker.url}", "secret": "<the same secret>"}}`);
+    const stop = () => void worker.close().then(() => setup.close()).then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

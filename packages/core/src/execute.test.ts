@@ -25,6 +25,7 @@ const tools: ToolData[] = [
     parameters: [
       param('owner', { type: 'string' }, { in: 'path', upstream: 'owner' }, true),
       param('tags', { type: 'array', items: { type: 'string' } }, { in: 'query', upstream: 'tag' }),
+      param('fields', { type: 'array', items: { type: 'string' } }, { in: 'query', upstream: 'fields', explode: false }),
       param('dry_run', { type: 'boolean' }, { in: 'query', upstream: 'dryRun' }),
       param('trace', { type: 'string' }, { in: 'header', upstream: 'X-Trace' }),
       param('title', { type: 'string' }, { in: 'body', upstream: 'title' }, true),
@@ -86,14 +87,14 @@ describe('request building', () => {
   it('places path, repeated query, header, and nested body fields', async () => {
     const result = await executeTool(
       createThing,
-      { owner: 'a b', tags: ['x', 'y'], dry_run: false, trace: 't-1', title: 'Hi', author_email: 'e@x.io', author_name: 'E', count: 3 },
+      { owner: 'a b', tags: ['x', 'y'], fields: ['id', 'name'], dry_run: false, trace: 't-1', title: 'Hi', author_email: 'e@x.io', author_name: 'E', count: 3 },
       context,
     );
     expect(result).toEqual({ value: { id: '1' } });
     expect(received).toHaveLength(1);
     const [request] = received;
     expect(request!.method).toBe('POST');
-    expect(request!.url).toBe('/api/owners/a%20b/things?tag=x&tag=y&dryRun=false');
+    expect(request!.url).toBe('/api/owners/a%20b/things?tag=x&tag=y&fields=id%2Cname&dryRun=false');
     expect(request!.headers['x-trace']).toBe('t-1');
     expect(request!.headers.authorization).toBe('Bearer tok-secret-123');
     expect(request!.headers['content-type']).toBe('application/json');

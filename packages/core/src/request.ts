@@ -26,9 +26,12 @@ export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Reco
       case 'path':
         path = path.replace(`{${name}}`, encodeURIComponent(scalar(value)));
         break;
-      case 'query':
-        for (const item of Array.isArray(value) ? value : [value]) query.append(name, scalar(item));
+      case 'query': {
+        const items = Array.isArray(value) ? value : [value];
+        if (parameter.explode === false) query.append(name, items.map(scalar).join(','));
+        else for (const item of items) query.append(name, scalar(item));
         break;
+      }
       case 'header':
         headers[name.toLowerCase()] = scalar(value);
         break;

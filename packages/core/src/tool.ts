@@ -19,6 +19,11 @@ export interface Parameter {
   in?: ParameterLocation;
   /** Upstream name; a dotted name places a body parameter in a nested object (`author.email`). */
   upstream?: string;
+  /**
+   * For an array in the query: false sends one comma-separated value (`ids=a,b`) instead of the
+   * default repeated keys (`ids=a&ids=b`), as OpenAPI's `explode` says.
+   */
+  explode?: boolean;
 }
 
 export interface HttpBinding {

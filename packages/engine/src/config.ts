@@ -6,6 +6,7 @@
  *   DATABASE_URL        postgres://... to use PostgreSQL instead of SQLite
  *   QUIVER_MASTER_KEY   the 256-bit key that seals secrets and tokens (default: a key file, mode 0600)
  *   QUIVER_PUBLIC_URL   the engine's address as browsers reach it, for OAuth callbacks
+ *   QUIVER_PROJECT_NAME the name of the engine's one project (default Quiver)
  */
 import { resolve } from 'node:path';
 
@@ -17,6 +18,8 @@ export interface EngineConfig {
   host: string;
   port: number;
   publicUrl: string;
+  /** The engine is one project; the project routes show it under this name. */
+  projectName: string;
 }
 
 export function engineConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineConfig> = {}): EngineConfig {
@@ -30,5 +33,6 @@ export function engineConfig(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     host,
     port,
     publicUrl: (overrides.publicUrl ?? env.QUIVER_PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    projectName: overrides.projectName ?? env.QUIVER_PROJECT_NAME ?? 'Quiver',
   };
 }

@@ -5,6 +5,7 @@ import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { authRoutes } from './http/routes/auth.js';
 import { healthRoutes } from './http/routes/health.js';
 import { mcpRoutes } from './http/routes/mcp.js';
+import { projectRoutes } from './http/routes/projects.js';
 import { scheduledRoutes } from './http/routes/scheduled.js';
 import { secretRoutes } from './http/routes/secrets.js';
 import { toolRoutes } from './http/routes/tools.js';
@@ -12,7 +13,7 @@ import { workerRoutes } from './http/routes/workers.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 
 /** Every route group of the API. */
-export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes];
+export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes];
 
 export interface RunningEngine {
   engine: Engine;

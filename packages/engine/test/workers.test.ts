@@ -15,6 +15,7 @@ import { sandboxCredentials } from '../src/auth/credentials.js';
 import { engineConfig } from '../src/config.js';
 import { createApiKey } from '../src/security/api-keys.js';
 import { startEngine, type RunningEngine } from '../src/server.js';
+import { httpWorkerSource } from '../src/workers/http.js';
 import { signWorkerToken } from '../src/workers/protocol.js';
 import { selectToolkits, startWorkerServer, workerSecret, type WorkerServer } from '../src/workers/server.js';
 
@@ -119,6 +120,75 @@ describe('worker protocol server', () => {
     expect(workerSecret({ secretEnv: 'MINE' }, { MINE: 's3' })).toBe('s3');
     expect(() => workerSecret({}, {})).toThrow(/QUIVER_WORKER_SECRET/);
     expect(() => selectToolkits('CrmMarketingApi,Nope', toolkits)).toThrow(/Nope/);
+  });
+});
+
+describe('http worker source', () => {
+  /** A worker that lists one tool and answers invokes as `behaviour` says, counting them. */
+  async function fakeWorker(behaviour: 'hang' | 'reset' | 'fail') {
+    const seen = { invokes: 0, lists: 0, bodies: [] as unknown[] };
+    const server = createServer(async (request, response) => {
+      if (request.url === '/worker/tools') {
+        seen.lists++;
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([{ name: 'Ping', toolkit: { name: 'Fake', version: '1.0.0' } }]));
+        return;
+      }
+      seen.invokes++;
+      let text = '';
+      for await (const chunk of request) text += chunk;
+      seen.bodies.push(JSON.parse(text));
+      if (behaviour === 'reset') request.socket.destroy();
+      if (behaviour === 'fail') {
+        const error = { kind: 'UPSTREAM_RUNTIME_NOT_FOUND', message: 'no such thing token-abc', can_retry: false, status_code: 404 };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ execution_id: 'e', success: false, output: { error } }));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { uri: `http://127.0.0.1:${port}`, seen, close: () => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  const invocation = { executionId: 'e', token: 'token-abc', secrets: {} };
+
+  it('never sends an invoke twice once it may have reached the worker', async () => {
+    for (const behaviour of ['hang', 'reset'] as const) {
+      const fake = await fakeWorker(behaviour);
+      const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 3, secret });
+      const [tool] = await source.tools();
+      const result = await source.invoke(tool!, {}, invocation);
+      expect(result, behaviour).toMatchObject({ error: { kind: behaviour === 'hang' ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' } });
+      expect(fake.seen.invokes, behaviour).toBe(1);
+      await fake.close();
+    }
+  });
+
+  it('retries an invoke whose connection was refused, then gives up', async () => {
+    const source = httpWorkerSource({ id: 'gone', type: 'http', enabled: true, uri: `http://127.0.0.1:${await closedPort()}`, timeout: 1, retry: 2, secret });
+    const tool = { name: 'Ping', description: '', parameters: [], output: { description: '' }, requirements: {}, toolkit: { name: 'Fake', version: '1.0.0', description: '' } };
+    const result = await source.invoke(tool, {}, invocation);
+    expect(result).toMatchObject({ error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true, developer_message: expect.stringContaining('ECONNREFUSED') } });
+  });
+
+  it("keeps the worker's error, with credentials redacted", async () => {
+    const fake = await fakeWorker('fail');
+    const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 0, secret });
+    const [tool] = await source.tools();
+    expect(await source.invoke(tool!, { q: 1 }, { ...invocation, userId: 'u1', secrets: { API_KEY: 'key-1' } })).toEqual({
+      error: { kind: 'UPSTREAM_RUNTIME_NOT_FOUND', message: 'no such thing [redacted]', can_retry: false, status_code: 404 },
+    });
+    expect(fake.seen.bodies).toEqual([
+      {
+        execution_id: 'e',
+        tool: { name: 'Ping', toolkit: 'Fake', version: '1.0.0' },
+        inputs: { q: 1 },
+        context: { authorization: { token: 'token-abc', user_info: {} }, secrets: [{ key: 'API_KEY', value: 'key-1' }], user_id: 'u1' },
+      },
+    ]);
+    await fake.close();
   });
 });
 
@@ -289,6 +359,11 @@ describe('workers registered with the engine', () => {
     expect(enabled.body).toMatchObject({ enabled: true, http: { uri: worker.url, timeout: 7, retry: 1 } });
     expect((await api('/v1/tools?toolkit=CrmMarketingApi')).body.total_count).toBe(crm[0]!.tools.length);
     expect((await api('/v1/workers/crm', { method: 'PATCH', body: { mcp: { uri: mcp.url } } })).status).toBe(400);
+
+    await api('/v1/workers/crm', { method: 'PATCH', body: { http: { secret: 'not-the-secret' } } });
+    expect((await api('/v1/workers/crm/health')).body.healthy).toBe(false);
+    await api('/v1/workers/crm', { method: 'PATCH', body: { http: { secret } } });
+    expect((await api('/v1/workers/crm/health')).body.healthy).toBe(true);
   });
 
   it('serves the tools of an mcp worker as <worker-id>.<tool>', async () => {
@@ -354,6 +429,11 @@ describe('workers registered with the engine', () => {
     expect((await api('/v1/workers/calc', { method: 'DELETE' })).status).toBe(204);
     expect((await api('/v1/tools?toolkit=calc')).body.total_count).toBe(0);
     expect((await api('/v1/workers/calc', { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('documents the worker routes in the OpenAPI document', async () => {
+    const openapi = await call(`${engine.url}/v1/openapi`);
+    expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v1/workers', '/v1/workers/{id}', '/v1/workers/{id}/health', '/v1/workers/test', '/v1/workers/{id}/tools', '/v1/workers/{id}/authorize']));
   });
 
   it('never returned a secret', () => {

@@ -1,4 +1,6 @@
 /** Every emulator at once, for `--sandbox`: base URLs by toolkit and a token they all accept. */
+import { seedGithubDemo } from './github/demo.js';
+import { startGithubEmulator } from './github/index.js';
 import { seedHubspotDemo } from './hubspot/demo.js';
 import { startHubspotEmulator } from './hubspot/index.js';
 
@@ -12,11 +14,15 @@ export const sandboxToken = 'quiver-sandbox-token';
 
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
 export async function startSandbox(): Promise<Sandbox> {
-  const hubspot = await startHubspotEmulator();
+  const [hubspot, github] = await Promise.all([startHubspotEmulator(), startGithubEmulator()]);
   await seedHubspotDemo(hubspot.url, sandboxToken);
+  // On the code host the sandbox token is octocat, the owner of the demo repository.
+  await seedGithubDemo(github.url, github.tokenFor('octocat', sandboxToken));
   return {
-    baseUrls: { CrmMarketingApi: hubspot.url },
+    baseUrls: { CrmMarketingApi: hubspot.url, RepoHostApi: github.url },
     token: sandboxToken,
-    close: () => hubspot.close(),
+    close: async () => {
+      await Promise.all([hubspot.close(), github.close()]);
+    },
   };
 }

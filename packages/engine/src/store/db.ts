@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -20,7 +20,7 @@ export interface Store {
 export async function openStore(location: string): Promise<Store> {
   const postgres = /^postgres(ql)?:\/\//.test(location);
   const db = postgres ? await postgresDb(location) : await sqliteDb(location);
-  await migrate(db);
+  await migrate(db, postgres);
   return { db, dialect: postgres ? 'postgres' : 'sqlite', close: () => db.destroy() };
 }
 
@@ -40,9 +40,12 @@ async function postgresDb(url: string): Promise<Kysely<Database>> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) });
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
+async function migrate(db: Kysely<Database>, postgres: boolean): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // On PostgreSQL the migration tables live in the connection's own schema, so that databases in
+  // different schemas (search_path) of one server never see each other's migration state.
+  const migrationTableSchema = postgres ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const { error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
 }

@@ -9,11 +9,11 @@ export interface CatalogEntry {
 
 export class ToolCatalog {
   private readonly sources = new Map<string, ToolSource>();
-  /** Each source's tools, once it has answered. */
-  private readonly answered = new Map<string, CatalogEntry[]>();
+  /** Each source's tools, asked once (concurrent listings share the one question). */
+  private readonly answers = new Map<string, Promise<CatalogEntry[]>>();
   /** When a source last failed to answer: it is asked again after `retryAfterMs`. */
   private readonly failedAt = new Map<string, number>();
-  private readonly retryAfterMs = 15_000;
+  private readonly retryAfterMs = 30_000;
 
   constructor(sources: ToolSource[] = []) {
     for (const source of sources) this.sources.set(source.id, source);
@@ -26,7 +26,7 @@ export class ToolCatalog {
 
   remove(id: string): void {
     this.sources.delete(id);
-    this.answered.delete(id);
+    this.answers.delete(id);
     this.failedAt.delete(id);
   }
 
@@ -39,18 +39,22 @@ export class ToolCatalog {
     return lists.flat();
   }
 
-  private async entriesOf(source: ToolSource): Promise<CatalogEntry[]> {
-    const known = this.answered.get(source.id);
+  private entriesOf(source: ToolSource): Promise<CatalogEntry[]> {
+    const known = this.answers.get(source.id);
     if (known) return known;
-    if (Date.now() - (this.failedAt.get(source.id) ?? -Infinity) < this.retryAfterMs) return [];
-    try {
-      const entries = (await source.tools()).map((tool) => ({ tool, source }));
-      if (this.sources.get(source.id) === source) this.answered.set(source.id, entries);
-      return entries;
-    } catch {
-      if (this.sources.get(source.id) === source) this.failedAt.set(source.id, Date.now());
-      return [];
-    }
+    if (Date.now() - (this.failedAt.get(source.id) ?? -Infinity) < this.retryAfterMs) return Promise.resolve([]);
+    const answer = source.tools().then(
+      (tools) => tools.map((tool) => ({ tool, source })),
+      () => {
+        if (this.answers.get(source.id) === answer) {
+          this.answers.delete(source.id);
+          this.failedAt.set(source.id, Date.now());
+        }
+        return [];
+      },
+    );
+    this.answers.set(source.id, answer);
+    return answer;
   }
 
   async list(toolkit?: string): Promise<CatalogEntry[]> {

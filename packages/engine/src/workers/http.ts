@@ -1,13 +1,14 @@
 /**
  * An `http` worker as a tool source: tools from `GET /worker/tools`, runs through
- * `POST /worker/tools/invoke`, each request with a freshly signed token. A listing is retried on any
- * transport failure; an invoke only when the connection was never made, so it never runs twice.
+ * `POST /worker/tools/invoke`, each request with a freshly signed token. A listing is retried on a
+ * transport failure other than a timeout; an invoke only when the connection was never made, so it
+ * never runs twice.
  */
 import { redactError, toolError, type ErrorKind, type Tool, type ToolError, type ToolResult } from '@quiver/core';
 import type { Invocation } from '../tools/source.js';
 import { isToolDefinition, toolFromDefinition } from './definitions.js';
 import { signWorkerToken, type InvokeRequest, type InvokeResponse } from './protocol.js';
-import { pause, transportProblem, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
 
 export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
   const base = worker.uri.replace(/\/+$/, '');
@@ -26,7 +27,7 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
         });
       } catch (error) {
         const problem = transportProblem(error);
-        if (attempt >= worker.retry || !(retryAll || problem.refused)) throw new WorkerUnavailable(worker.id, problem.text, problem.timedOut);
+        if (attempt >= worker.retry || !(problem.refused || (retryAll && !problem.timedOut))) throw new WorkerUnavailable(worker.id, problem.text, problem.timedOut);
         await pause(attempt);
       }
     }
@@ -92,16 +93,6 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
   };
 }
 
-export class WorkerUnavailable extends Error {
-  constructor(
-    workerId: string,
-    reason: string,
-    readonly timedOut = false,
-  ) {
-    super(`worker ${workerId}: ${reason}`);
-  }
-}
-
 async function readJson(response: Response): Promise<unknown> {
   const text = await response.text();
   try {
@@ -117,25 +108,6 @@ function refusal(status: number, body: unknown): string {
   if (status === 401) return `the worker refused the engine's token (is the secret the worker's?)${message ? `: ${message}` : ''}`;
   return `the worker answered ${status}${message ? `: ${message}` : ''}`;
 }
-
-const errorKinds = new Set<string>([
-  'TOOL_RUNTIME_BAD_INPUT_VALUE',
-  'TOOL_RUNTIME_RETRY',
-  'TOOL_RUNTIME_CONTEXT_REQUIRED',
-  'TOOL_RUNTIME_FATAL',
-  'TOOL_REQUIREMENTS_NOT_MET',
-  'UPSTREAM_RUNTIME_BAD_REQUEST',
-  'UPSTREAM_RUNTIME_AUTH_ERROR',
-  'UPSTREAM_RUNTIME_NOT_FOUND',
-  'UPSTREAM_RUNTIME_VALIDATION_ERROR',
-  'UPSTREAM_RUNTIME_RATE_LIMIT',
-  'UPSTREAM_RUNTIME_SERVER_ERROR',
-  'NETWORK_TRANSPORT_RUNTIME_TIMEOUT',
-  'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE',
-]);
-
-/** A known error kind, or TOOL_RUNTIME_FATAL. */
-export const errorKindOf = (kind: unknown): ErrorKind => (typeof kind === 'string' && errorKinds.has(kind) ? (kind as ErrorKind) : 'TOOL_RUNTIME_FATAL');
 
 /** The worker's answer as a ToolResult, whatever a worker sends in its error. */
 function resultOf(response: InvokeResponse | undefined): ToolResult {

@@ -10,8 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { toolError, type Annotations, type JsonSchema, type Parameter, type Tool, type ToolkitInfo, type ToolResult } from '@quiver/core';
 import { serverInfo } from '../mcp/server.js';
-import { errorKindOf, WorkerUnavailable } from './http.js';
-import { pause, transportProblem, type WorkerAuthorization, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerAuthorization, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
 
 export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   const timeout = worker.timeout * 1000;

@@ -1,4 +1,5 @@
 /** A registered worker's settings, and what the engine can ask of one beyond a ToolSource. */
+import type { ErrorKind } from '@quiver/core';
 import type { ToolSource } from '../tools/source.js';
 
 export type WorkerType = 'http' | 'mcp';
@@ -55,3 +56,33 @@ export function transportProblem(error: unknown): { timedOut: boolean; refused: 
 const neverConnected = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+
+/** A worker that cannot be reached or will not answer; the message names the worker, never a credential. */
+export class WorkerUnavailable extends Error {
+  constructor(
+    workerId: string,
+    reason: string,
+    readonly timedOut = false,
+  ) {
+    super(`worker ${workerId}: ${reason}`);
+  }
+}
+
+const errorKinds = new Set<string>([
+  'TOOL_RUNTIME_BAD_INPUT_VALUE',
+  'TOOL_RUNTIME_RETRY',
+  'TOOL_RUNTIME_CONTEXT_REQUIRED',
+  'TOOL_RUNTIME_FATAL',
+  'TOOL_REQUIREMENTS_NOT_MET',
+  'UPSTREAM_RUNTIME_BAD_REQUEST',
+  'UPSTREAM_RUNTIME_AUTH_ERROR',
+  'UPSTREAM_RUNTIME_NOT_FOUND',
+  'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+  'UPSTREAM_RUNTIME_RATE_LIMIT',
+  'UPSTREAM_RUNTIME_SERVER_ERROR',
+  'NETWORK_TRANSPORT_RUNTIME_TIMEOUT',
+  'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE',
+]);
+
+/** A known error kind, or TOOL_RUNTIME_FATAL. */
+export const errorKindOf = (kind: unknown): ErrorKind => (typeof kind === 'string' && errorKinds.has(kind) ? (kind as ErrorKind) : 'TOOL_RUNTIME_FATAL');

@@ -10,7 +10,7 @@ import { findOrganization, iso, nodeId, page, simpleUser, textParam, API, WEB } 
 import { hasRole, requireRole, roleFromPermission, roleOf, ROLES, type Role } from './access.js';
 import { GithubError, notFound, type GithubContext, type GithubRequest, type GithubUser, type Handler } from './context.js';
 import { membershipOf } from './org-membership.js';
-import { repositoryView, visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { repositoryView, requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
 export function createCollaboratorTables(db: Database.Database): void {
@@ -46,7 +46,6 @@ interface InvitationRow {
   created_at: number;
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 
 const isOrgMember = (db: Database.Database, row: RepositoryRow, user: GithubUser) => {
   const org = findOrganization(db, row.owner);
@@ -57,7 +56,8 @@ const isOrgMember = (db: Database.Database, row: RepositoryRow, user: GithubUser
 function invitationView(ctx: GithubContext, invitation: InvitationRow, viewer: GithubUser) {
   const repo = ctx.db.prepare('SELECT * FROM repos WHERE id = ?').get(invitation.repo_id) as RepositoryRow;
   const [sample] = ctx.sample('repos/list-invitations') as Array<Record<string, unknown>>;
-  return overlay(sample!, {
+  // `expired` is optional in the schema and absent from the sample, but GitHub always says it.
+  return overlay({ ...sample!, expired: false }, {
     id: invitation.id,
     node_id: nodeId('RepositoryInvitation', invitation.id),
     repository: repositoryView(ctx, repo, viewer, 'repos/list-for-org'),
@@ -96,7 +96,7 @@ function collaboratorsOf(ctx: GithubContext, row: RepositoryRow, affiliation: st
 }
 
 function listCollaborators(req: GithubRequest, ctx: GithubContext) {
-  const row = repositoryOf(req, ctx);
+  const row = requestedRepository(req, ctx);
   if (!hasRole(ctx.db, row, req.user, 'write')) throw new GithubError(403, 'Must have push access to view repository collaborators.');
   const permission = textParam(req.query.permission);
   const wanted = permission && roleFromPermission(permission);
@@ -105,14 +105,14 @@ function listCollaborators(req: GithubRequest, ctx: GithubContext) {
 }
 
 function checkCollaborator(req: GithubRequest, ctx: GithubContext) {
-  const row = repositoryOf(req, ctx);
+  const row = requestedRepository(req, ctx);
   const user = ctx.user(req.params.username ?? '');
   if (!collaboratorsOf(ctx, row, 'all').some((collaborator) => collaborator.id === user.id)) throw notFound();
   return { status: 204 };
 }
 
 function addCollaborator(req: GithubRequest, ctx: GithubContext) {
-  const row = repositoryOf(req, ctx);
+  const row = requestedRepository(req, ctx);
   requireRole(ctx.db, row, req.user, 'admin');
   const user = ctx.user(req.params.username ?? '');
   if (user.login.toLowerCase() === row.owner.toLowerCase()) {
@@ -139,7 +139,7 @@ function addCollaborator(req: GithubRequest, ctx: GithubContext) {
 
 /** Admins remove anyone; a collaborator may remove themselves. */
 function removeCollaborator(req: GithubRequest, ctx: GithubContext) {
-  const row = repositoryOf(req, ctx);
+  const row = requestedRepository(req, ctx);
   const user = ctx.user(req.params.username ?? '');
   if (user.id !== req.user.id) requireRole(ctx.db, row, req.user, 'admin');
   ctx.db.prepare('DELETE FROM collaborators WHERE repo_id = ? AND user_id = ?').run(row.id, user.id);
@@ -149,7 +149,7 @@ function removeCollaborator(req: GithubRequest, ctx: GithubContext) {
 
 /** GitHub's older four-level `permission` beside the role's own name. */
 function permissionLevel(req: GithubRequest, ctx: GithubContext) {
-  const row = repositoryOf(req, ctx);
+  const row = requestedRepository(req, ctx);
   const user = ctx.user(req.params.username ?? '');
   const role = roleOf(ctx.db, row, user);
   const permission = role === 'admin' ? 'admin' : role === 'maintain' || role === 'write' ? 'write' : role ? 'read' : 'none';
@@ -159,7 +159,7 @@ function permissionLevel(req: GithubRequest, ctx: GithubContext) {
 const invitationsOf = (db: Database.Database, row: RepositoryRow) => db.prepare('SELECT * FROM invitations WHERE repo_id = ? ORDER BY id').all(row.id) as InvitationRow[];
 
 function findInvitation(req: GithubRequest, ctx: GithubContext): { row: RepositoryRow; invitation: InvitationRow } {
-  const row = repositoryOf(req, ctx);
+  const row = requestedRepository(req, ctx);
   requireRole(ctx.db, row, req.user, 'admin');
   const invitation = ctx.db.prepare('SELECT * FROM invitations WHERE id = ? AND repo_id = ?').get(Number(req.params.invitation_id), row.id) as InvitationRow | undefined;
   if (!invitation) throw notFound();
@@ -181,7 +181,7 @@ export const collaboratorHandlers: Record<string, Handler> = {
   'repos/get-collaborator-permission-level': permissionLevel,
 
   'repos/list-invitations': (req, ctx) => {
-    const row = repositoryOf(req, ctx);
+    const row = requestedRepository(req, ctx);
     requireRole(ctx.db, row, req.user, 'admin');
     return { status: 200, body: page(invitationsOf(ctx.db, row), req.query).map((invitation) => invitationView(ctx, invitation, req.user)) };
   },

@@ -8,7 +8,7 @@ import { associationOf, requireRole } from './access.js';
 import { GithubError, notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
 import { resolveCommit } from './git-data.js';
 import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
-import { toRepository, visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { toRepository, requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
 export function createCommitCommentTables(db: Database.Database): void {
@@ -47,7 +47,7 @@ interface CommentRow {
 function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRow) {
   const url = `${API}/repos/${repo.full_name}/comments/${comment.id}`;
   const user = { id: comment.user_id, login: comment.login };
-  return overlay(ctx.sample('repos/get-commit-comment'), {
+  const view = overlay(ctx.sample('repos/get-commit-comment'), {
     id: comment.id,
     node_id: nodeId('CommitComment', comment.id),
     url,
@@ -61,11 +61,11 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
     author_association: associationOf(ctx.db, repo, user),
     created_at: iso(comment.created_at),
     updated_at: iso(comment.updated_at),
-    reactions: reactionRollup(ctx.db, subjectKey('commit_comment', comment.id), url),
   });
+  // Optional in the schema and absent from the sample, but GitHub always sends the summary.
+  return { ...view, reactions: reactionRollup(ctx.db, subjectKey('commit_comment', comment.id), url) };
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 
 function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
   const comment = ctx.db.prepare('SELECT * FROM commit_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
@@ -81,7 +81,7 @@ function commitOf(ctx: GithubContext, repo: RepositoryRow, sha: string): string 
 }
 
 function changeable(req: GithubRequest, ctx: GithubContext): { repo: RepositoryRow; comment: CommentRow } {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const comment = findComment(ctx, repo, Number(req.params.comment_id));
   if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
   return { repo, comment };
@@ -89,7 +89,7 @@ function changeable(req: GithubRequest, ctx: GithubContext): { repo: RepositoryR
 
 export const commitCommentHandlers: Record<string, Handler> = {
   'repos/create-commit-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const sha = commitOf(ctx, repo, req.params.commit_sha ?? '');
     const now = ctx.clock.now();
     const { lastInsertRowid } = ctx.db
@@ -98,7 +98,7 @@ export const commitCommentHandlers: Record<string, Handler> = {
     return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
   },
   'repos/get-commit-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
   },
   'repos/update-commit-comment': (req, ctx) => {
@@ -113,12 +113,12 @@ export const commitCommentHandlers: Record<string, Handler> = {
     return { status: 204 };
   },
   'repos/list-commit-comments-for-repo': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const rows = ctx.db.prepare('SELECT * FROM commit_comments WHERE repo_id = ? ORDER BY id').all(repo.id) as CommentRow[];
     return { status: 200, body: page(rows, req.query).map((comment) => commentView(ctx, repo, comment)) };
   },
   'repos/list-comments-for-commit': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const sha = commitOf(ctx, repo, req.params.commit_sha ?? '');
     const rows = ctx.db.prepare('SELECT * FROM commit_comments WHERE repo_id = ? AND commit_id = ? ORDER BY id').all(repo.id, sha) as CommentRow[];
     return { status: 200, body: page(rows, req.query).map((comment) => commentView(ctx, repo, comment)) };

@@ -44,7 +44,10 @@ export interface Repository {
 export interface GithubContext {
   db: Database.Database;
   clock: Clock;
-  /** The repository, matched case-insensitively; throws a 404 GithubError when absent. */
+  /**
+   * The repository, matched case-insensitively; throws a 404 GithubError when absent, or when it is
+   * private and the requesting user has no access to it (GitHub does not admit it exists).
+   */
   repository(owner: string, name: string): Repository;
   /** The user with this login, created on first mention (the emulator's users are open-ended). */
   user(login: string): GithubUser;

@@ -54,7 +54,7 @@ export interface GithubEmulator {
   tokenFor(login: string, token?: string): string;
   /** Switches rate limiting: `off`, `primary` (403) or `secondary` (429), optionally after `remaining` more requests. */
   rateLimit(setting: RateLimitSetting): void;
-  /** Empties all state (users and tokens too) and the request log, and switches rate limiting off. */
+  /** Empties all state (users and tokens too) and the request log, and starts a fresh rate-limit budget with the switch off. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -166,7 +166,7 @@ export async function startGithubEmulator(options: GithubEmulatorOptions = {}): 
         if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.prepare('DELETE FROM sqlite_sequence').run();
         createTables(db);
       });
-      limits.set({ kind: 'off' });
+      limits.reset();
       server.requests.length = 0;
     },
     async close() {

@@ -4,11 +4,11 @@
  */
 import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, textParam, API, WEB } from './common.js';
-import { associationOf, hasRole, requireRole } from './access.js';
+import { associationOf, requireRole } from './access.js';
 import { notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
 import { findIssue, issueUrl, type IssueRow } from './issues.js';
 import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
-import { visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
 export function createIssueCommentTables(db: Database.Database): void {
@@ -54,13 +54,12 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
     created_at: iso(comment.created_at),
     updated_at: iso(comment.updated_at),
     author_association: associationOf(ctx.db, repo, user),
-    reactions: reactionRollup(ctx.db, subjectKey('issue_comment', comment.id), url),
   });
   for (const key of ['performed_via_github_app', 'body_html', 'body_text']) delete (view as Record<string, unknown>)[key];
-  return view;
+  // Optional in the schema and absent from the sample, but GitHub always sends the summary.
+  return { ...view, reactions: reactionRollup(ctx.db, subjectKey('issue_comment', comment.id), url) };
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 
 function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
   const comment = ctx.db.prepare('SELECT * FROM issue_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
@@ -70,7 +69,7 @@ function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): Comme
 
 /** The author, or someone with write access, may change a comment. */
 function mayChange(ctx: GithubContext, repo: RepositoryRow, comment: CommentRow, req: GithubRequest): void {
-  if (comment.user_id !== req.user.id && !hasRole(ctx.db, repo, req.user, 'write')) requireRole(ctx.db, repo, req.user, 'write');
+  if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
 }
 
 function listed(rows: CommentRow[], req: GithubRequest): CommentRow[] {
@@ -83,7 +82,7 @@ function listed(rows: CommentRow[], req: GithubRequest): CommentRow[] {
 
 export const issueCommentHandlers: Record<string, Handler> = {
   'issues/create-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const issue: IssueRow = findIssue(ctx.db, repo, Number(req.params.issue_number));
     const now = ctx.clock.now();
     const { lastInsertRowid } = ctx.db
@@ -93,18 +92,18 @@ export const issueCommentHandlers: Record<string, Handler> = {
     return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
   },
   'issues/get-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
   },
   'issues/update-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const comment = findComment(ctx, repo, Number(req.params.comment_id));
     mayChange(ctx, repo, comment, req);
     ctx.db.prepare('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?').run(req.body.body, ctx.clock.now(), comment.id);
     return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, comment.id)) };
   },
   'issues/delete-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const comment = findComment(ctx, repo, Number(req.params.comment_id));
     mayChange(ctx, repo, comment, req);
     ctx.db.prepare('DELETE FROM issue_comments WHERE id = ?').run(comment.id);
@@ -112,13 +111,13 @@ export const issueCommentHandlers: Record<string, Handler> = {
     return { status: 204 };
   },
   'issues/list-comments': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const issue = findIssue(ctx.db, repo, Number(req.params.issue_number));
     const rows = ctx.db.prepare('SELECT * FROM issue_comments WHERE issue_id = ?').all(issue.id) as CommentRow[];
     return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
   },
   'issues/list-comments-for-repo': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const rows = ctx.db.prepare('SELECT * FROM issue_comments WHERE repo_id = ?').all(repo.id) as CommentRow[];
     return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
   },

@@ -10,7 +10,7 @@ import { associationOf, hasRole, requireRole } from './access.js';
 import { GithubError, notFound, validationFailed, type GithubContext, type GithubRequest, type GithubUser, type Handler } from './context.js';
 import { labelsNamed, labelView, findLabel, type LabelRow } from './labels.js';
 import { reactionRollup, subjectKey } from './reactions.js';
-import { visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay, relink } from './shapes.js';
 
 export function createIssueTables(db: Database.Database): void {
@@ -120,8 +120,9 @@ export function issueView(ctx: GithubContext, repo: RepositoryRow, issue: IssueR
     created_at: iso(issue.created_at),
     updated_at: iso(issue.updated_at),
     author_association: associationOf(ctx.db, repo, { id: issue.user_id, login: issue.login }),
-    reactions: reactionRollup(ctx.db, subjectKey('issue', issue.id), url),
   });
+  // Optional in the schema and absent from the sample, but GitHub always sends the summary.
+  Object.assign(view, { reactions: reactionRollup(ctx.db, subjectKey('issue', issue.id), url) });
   // Fields the emulator keeps no state for, which would otherwise show the sample's.
   for (const key of ['repository', 'performed_via_github_app', 'body_html', 'body_text', 'draft', 'pull_request']) delete (view as Record<string, unknown>)[key];
   if (issue.is_pull) {
@@ -132,7 +133,6 @@ export function issueView(ctx: GithubContext, repo: RepositoryRow, issue: IssueR
   return view;
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 const issueOf = (req: GithubRequest, ctx: GithubContext, repo: RepositoryRow) => findIssue(ctx.db, repo, Number(req.params.issue_number));
 
 /** Assignees must be able to work on the repository (write access), else 422 as GitHub answers. */
@@ -157,7 +157,7 @@ function setLabels(db: Database.Database, repo: RepositoryRow, issue: IssueRow, 
 const touch = (ctx: GithubContext, issue: IssueRow) => ctx.db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?').run(ctx.clock.now(), issue.id);
 
 function createIssue(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   if ((JSON.parse(repo.settings) as { has_issues?: boolean }).has_issues === false) throw new GithubError(410, 'Issues are disabled for this repo');
   if (req.body.milestone !== undefined && req.body.milestone !== null) throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'milestone' }]);
   const issue = insertIssue(ctx, repo, req.user, { title: String(req.body.title), body: req.body.body });
@@ -171,12 +171,11 @@ function createIssue(req: GithubRequest, ctx: GithubContext) {
 
 /** The author edits title and body; state, labels and assignees, and others' issues, need triage access. */
 function updateIssue(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const issue = issueOf(req, ctx, repo);
   const body = req.body ?? {};
-  const triager = hasRole(ctx.db, repo, req.user, 'triage');
-  if (!triager && issue.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'triage');
-  if ((body.labels !== undefined || body.assignees !== undefined || body.assignee !== undefined) && !triager) requireRole(ctx.db, repo, req.user, 'triage');
+  const triaging = body.labels !== undefined || body.assignees !== undefined || body.assignee !== undefined;
+  if (issue.user_id !== req.user.id || triaging) requireRole(ctx.db, repo, req.user, 'triage');
   if (body.milestone !== undefined && body.milestone !== null) throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'milestone' }]);
   if (body.title === null) throw validationFailed([{ resource: 'Issue', code: 'missing_field', field: 'title' }]);
   const now = ctx.clock.now();
@@ -201,7 +200,7 @@ function updateIssue(req: GithubRequest, ctx: GithubContext) {
 }
 
 function listIssues(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const state = textParam(req.query.state) ?? 'open';
   const wantedLabels = (textParam(req.query.labels) ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
   const assignee = textParam(req.query.assignee);
@@ -233,7 +232,7 @@ function listIssues(req: GithubRequest, ctx: GithubContext) {
 /** Each label operation: the issue, labelling rights checked, then the labels it ends up with. */
 function onIssueLabels(change: (ctx: GithubContext, repo: RepositoryRow, issue: IssueRow, req: GithubRequest) => void, status = 200): Handler {
   return (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const issue = issueOf(req, ctx, repo);
     requireRole(ctx.db, repo, req.user, 'triage');
     change(ctx, repo, issue, req);
@@ -245,14 +244,14 @@ function onIssueLabels(change: (ctx: GithubContext, repo: RepositoryRow, issue: 
 export const issueHandlers: Record<string, Handler> = {
   'issues/create': createIssue,
   'issues/get': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: issueView(ctx, repo, issueOf(req, ctx, repo)) };
   },
   'issues/update': updateIssue,
   'issues/list-for-repo': listIssues,
 
   'issues/list-labels-on-issue': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: page(labelsOn(ctx.db, issueOf(req, ctx, repo)), req.query).map((label) => labelView(repo, label)) };
   },
   'issues/add-labels': onIssueLabels((ctx, repo, issue, req) => setLabels(ctx.db, repo, issue, labelNames(req.body?.labels), false)),

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { nodeId, page, API } from './common.js';
 import { requireRole } from './access.js';
 import { notFound, validationFailed, type GithubContext, type GithubRequest, type Handler } from './context.js';
-import { visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { requestedRepository, type RepositoryRow } from './repositories.js';
 
 export function createLabelTables(db: Database.Database): void {
   db.exec(`
@@ -94,7 +94,6 @@ function color(value: string): string {
   return hex.toLowerCase();
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 
 function existingLabel(ctx: GithubContext, repo: RepositoryRow, name: string): LabelRow {
   const label = findLabel(ctx.db, repo, name);
@@ -104,13 +103,13 @@ function existingLabel(ctx: GithubContext, repo: RepositoryRow, name: string): L
 
 export const labelHandlers: Record<string, Handler> = {
   'issues/list-labels-for-repo': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const labels = ctx.db.prepare('SELECT * FROM labels WHERE repo_id = ? ORDER BY name COLLATE NOCASE').all(repo.id) as LabelRow[];
     return { status: 200, body: page(labels, req.query).map((label) => labelView(repo, label)) };
   },
 
   'issues/create-label': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     requireRole(ctx.db, repo, req.user, 'write');
     const name = String(req.body.name).trim();
     if (findLabel(ctx.db, repo, name)) throw validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
@@ -119,12 +118,12 @@ export const labelHandlers: Record<string, Handler> = {
   },
 
   'issues/get-label': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: labelView(repo, existingLabel(ctx, repo, req.params.name ?? '')) };
   },
 
   'issues/update-label': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     requireRole(ctx.db, repo, req.user, 'write');
     const label = existingLabel(ctx, repo, req.params.name ?? '');
     const body = req.body ?? {};
@@ -138,7 +137,7 @@ export const labelHandlers: Record<string, Handler> = {
   },
 
   'issues/delete-label': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     requireRole(ctx.db, repo, req.user, 'write');
     const label = existingLabel(ctx, repo, req.params.name ?? '');
     ctx.db.prepare('DELETE FROM issue_labels WHERE label_id = ?').run(label.id);

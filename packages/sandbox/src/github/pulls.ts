@@ -12,7 +12,7 @@ import { notFound, validationFailed, type GithubContext, type GithubRequest, typ
 import { resolveCommit } from './git-data.js';
 import { assigneesOf, findIssue, insertIssue, issueUrl, labelsOn, type IssueRow } from './issues.js';
 import { labelView } from './labels.js';
-import { repositoryView, toRepository, visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { repositoryView, toRepository, requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay, relink } from './shapes.js';
 
 export function createPullTables(db: Database.Database): void {
@@ -72,12 +72,14 @@ function end(ctx: GithubContext, repo: RepositoryRow, sample: Record<string, any
   });
 }
 
-/** The `pull-request` shape. */
-export function pullView(ctx: GithubContext, repo: RepositoryRow, pull: PullRow, viewer: GithubRequest['user']) {
+/** The `pull-request` shape (or `pull-request-simple` for lists). */
+export function pullView(ctx: GithubContext, repo: RepositoryRow, pull: PullRow, viewer: GithubRequest['user'], label = 'pulls/get') {
   const issue = findIssue(ctx.db, repo, pull.number);
   const url = pullUrl(repo, pull.number);
   const html = `${WEB}/${repo.full_name}/pull/${pull.number}`;
-  const sample = relink(ctx.sample('pulls/get'), repo.full_name);
+  // Lists answer the smaller `pull-request-simple`; its sample has only the fields it allows.
+  const answered = ctx.sample(label);
+  const sample = relink(Array.isArray(answered) ? answered[0] : answered, repo.full_name);
   const assignees = assigneesOf(issue).map((user) => simpleUser(user));
   const count = (sql: string) => (ctx.db.prepare(sql).get(issue.id) as { n: number }).n;
   const link = (href: string) => ({ href });
@@ -138,7 +140,6 @@ export function pullView(ctx: GithubContext, repo: RepositoryRow, pull: PullRow,
   });
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 
 /** `owner:branch` names a branch of `owner`'s repository; only this repository's own branches are known here. */
 function branchName(repo: RepositoryRow, head: string): string {
@@ -148,7 +149,7 @@ function branchName(repo: RepositoryRow, head: string): string {
 }
 
 function createPull(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   requireRole(ctx.db, repo, req.user, 'write');
   const head = branchName(repo, req.body.head);
   const base = String(req.body.base);
@@ -175,7 +176,7 @@ function createPull(req: GithubRequest, ctx: GithubContext) {
 }
 
 function updatePull(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const issue = findIssue(ctx.db, repo, pull.number);
   if (issue.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
@@ -203,7 +204,7 @@ function updatePull(req: GithubRequest, ctx: GithubContext) {
 }
 
 function listPulls(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const state = textParam(req.query.state) ?? 'open';
   const head = textParam(req.query.head);
   const base = textParam(req.query.base);
@@ -212,13 +213,13 @@ function listPulls(req: GithubRequest, ctx: GithubContext) {
   const sort = textParam(req.query.sort) ?? 'created';
   rows.sort((a, b) => (sort === 'updated' ? a.updated_at - b.updated_at : a.created_at - b.created_at) || a.number - b.number);
   if ((textParam(req.query.direction) ?? 'desc') === 'desc') rows.reverse();
-  return { status: 200, body: page(rows, req.query).map((pull) => pullView(ctx, repo, pull, req.user)) };
+  return { status: 200, body: page(rows, req.query).map((pull) => pullView(ctx, repo, pull, req.user, req.operation)) };
 }
 
 export const pullHandlers: Record<string, Handler> = {
   'pulls/create': createPull,
   'pulls/get': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: pullView(ctx, repo, findPull(ctx.db, repo, Number(req.params.pull_number)), req.user) };
   },
   'pulls/update': updatePull,

@@ -34,11 +34,17 @@ export class RateLimits {
   private setting: RateLimitSetting = { kind: 'off' };
   /** Requests the switch still lets through before it bites. */
   private allowance = 0;
-  private windowStart: number;
+  /** The hour's budget starts with its first request, as GitHub's does. */
+  private windowStart: number | undefined;
   private used = 0;
 
-  constructor(private readonly clock: Clock) {
-    this.windowStart = clock.now();
+  constructor(private readonly clock: Clock) {}
+
+  /** A fresh budget, with the switch off. */
+  reset(): void {
+    this.set({ kind: 'off' });
+    this.windowStart = undefined;
+    this.used = 0;
   }
 
   set(setting: RateLimitSetting): void {
@@ -71,7 +77,7 @@ export class RateLimits {
     return {
       'x-ratelimit-limit': String(LIMIT),
       'x-ratelimit-remaining': String(remaining),
-      'x-ratelimit-reset': String(Math.ceil((this.windowStart + WINDOW_MS) / 1000)),
+      'x-ratelimit-reset': String(Math.floor((this.windowStart! + WINDOW_MS) / 1000)),
       'x-ratelimit-used': String(this.setting.kind === 'primary' ? LIMIT - remaining : this.used),
       'x-ratelimit-resource': 'core',
     };
@@ -79,7 +85,7 @@ export class RateLimits {
 
   private roll(): void {
     const now = this.clock.now();
-    if (now >= this.windowStart + WINDOW_MS) {
+    if (this.windowStart === undefined || now >= this.windowStart + WINDOW_MS) {
       this.windowStart = now;
       this.used = 0;
     }

@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, textParam } from './common.js';
 import { GithubError, notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
-import { visibleRepositoryRow } from './repositories.js';
+import { requestedRepository } from './repositories.js';
 
 export function createReactionTables(db: Database.Database): void {
   db.exec(`
@@ -73,7 +73,7 @@ type Locate = (req: GithubRequest, ctx: GithubContext) => Subject;
 /** A subject stored in one of this emulator's tables, found by a path parameter within the repository. */
 function stored(kind: string, table: string, column: string, param: string): Locate {
   return (req, ctx) => {
-    const repo = visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+    const repo = requestedRepository(req, ctx);
     const row = ctx.db.prepare(`SELECT id FROM ${table} WHERE repo_id = ? AND ${column} = ?`).get(repo.id, Number(req.params[param])) as { id: number } | undefined;
     if (!row) throw notFound();
     return { repoId: repo.id, key: subjectKey(kind, row.id) };
@@ -81,7 +81,7 @@ function stored(kind: string, table: string, column: string, param: string): Loc
 }
 
 const release: Locate = (req, ctx) => {
-  const repo = visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+  const repo = requestedRepository(req, ctx);
   return { repoId: repo.id, key: subjectKey('release', `${repo.id}/${req.params.release_id}`) };
 };
 

@@ -64,6 +64,10 @@ export function visibleRepositoryRow(db: Database.Database, owner: string, name:
   return row;
 }
 
+/** The repository a request's `owner` and `repo` path parameters name, as the caller may see it. */
+export const requestedRepository = (req: GithubRequest, ctx: GithubContext): RepositoryRow =>
+  visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+
 export const toRepository = (row: RepositoryRow): Repository => ({
   id: row.id,
   owner: row.owner,
@@ -170,7 +174,11 @@ export function repositoryView(ctx: GithubContext, row: RepositoryRow, viewer: G
   if (shape !== 'minimal') {
     const template = row.template_id === null ? undefined : (ctx.db.prepare('SELECT * FROM repos WHERE id = ?').get(row.template_id) as RepositoryRow | undefined);
     const nested: Record<string, unknown> | undefined = template && { ...repositoryView(ctx, template, viewer, REPOSITORY_SHAPE), template_repository: null };
-    if (nested && shape === 'repository') for (const key of NOT_IN_NESTED_TEMPLATE) delete nested[key];
+    if (nested && shape === 'repository') {
+      // That smaller object requires nothing and admits no nulls: what is unknown is left out.
+      for (const key of NOT_IN_NESTED_TEMPLATE) delete nested[key];
+      for (const [key, value] of Object.entries(nested)) if (value === null) delete nested[key];
+    }
     view.template_repository = nested ?? null;
   }
   return view;
@@ -276,12 +284,12 @@ function createFromTemplate(req: GithubRequest, ctx: GithubContext) {
 }
 
 function getRepository(req: GithubRequest, ctx: GithubContext) {
-  const row = visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+  const row = requestedRepository(req, ctx);
   return { status: 200, body: repositoryView(ctx, row, req.user, req.operation) };
 }
 
 function updateRepository(req: GithubRequest, ctx: GithubContext) {
-  const row = visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+  const row = requestedRepository(req, ctx);
   requireRole(ctx.db, row, req.user, 'admin');
   const body = req.body ?? {};
   const name = body.name === undefined ? row.name : cleanName(body.name);
@@ -316,7 +324,7 @@ function updateRepository(req: GithubRequest, ctx: GithubContext) {
 const DEPENDENT_TABLES = ['collaborators', 'invitations', 'issues', 'labels', 'issue_labels', 'issue_comments', 'commit_comments', 'pulls', 'review_comments', 'reactions'];
 
 function deleteRepository(req: GithubRequest, ctx: GithubContext) {
-  const row = visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
+  const row = requestedRepository(req, ctx);
   if (!hasRole(ctx.db, row, req.user, 'admin')) throw new GithubError(403, 'Must have admin rights to Repository.');
   for (const table of DEPENDENT_TABLES) ctx.db.prepare(`DELETE FROM ${table} WHERE repo_id = ?`).run(row.id);
   ctx.db.prepare('DELETE FROM repos WHERE id = ?').run(row.id);

@@ -10,7 +10,7 @@ import { GithubError, notFound, validationFailed, type GithubContext, type Githu
 import { resolveCommit } from './git-data.js';
 import { findPull, pullUrl, type PullRow } from './pulls.js';
 import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
-import { toRepository, visibleRepositoryRow, type RepositoryRow } from './repositories.js';
+import { toRepository, requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
 export function createReviewCommentTables(db: Database.Database): void {
@@ -72,10 +72,20 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
     pull_request_review_id: null,
     diff_hunk: '@@ -1 +1 @@',
     path: comment.path,
-    position: comment.position,
-    original_position: comment.position,
     commit_id: comment.commit_id,
     original_commit_id: comment.commit_id,
+    body: comment.body,
+    user: simpleUser(user),
+    author_association: associationOf(ctx.db, repo, user),
+    created_at: iso(comment.created_at),
+    updated_at: iso(comment.updated_at),
+    _links: { self: { href: url }, html: { href: html }, pull_request: { href: pull } },
+  }) as Record<string, unknown>;
+  // Where the comment sits: set as known, left out when not (several of these admit no null). The
+  // sample's values, and body_html and the like, would describe another comment.
+  const placement: Record<string, unknown> = {
+    position: comment.position,
+    original_position: comment.position,
     line: comment.line,
     original_line: comment.line,
     side: comment.side,
@@ -83,21 +93,14 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
     original_start_line: comment.start_line,
     start_side: comment.start_side,
     in_reply_to_id: comment.in_reply_to_id,
-    body: comment.body,
-    user: simpleUser(user),
-    author_association: associationOf(ctx.db, repo, user),
-    created_at: iso(comment.created_at),
-    updated_at: iso(comment.updated_at),
-    _links: { self: { href: url }, html: { href: html }, pull_request: { href: pull } },
-    reactions: reactionRollup(ctx.db, subjectKey('review_comment', comment.id), url),
-  }) as Record<string, unknown>;
-  // Unknown here; the sample's would describe another comment.
-  for (const key of ['body_html', 'body_text', 'subject_type']) delete view[key];
-  if (comment.in_reply_to_id === null) delete view.in_reply_to_id;
+  };
+  for (const key of ['body_html', 'body_text', 'subject_type', ...Object.keys(placement)]) delete view[key];
+  for (const [key, value] of Object.entries(placement)) if (value !== null) view[key] = value;
+  // Optional in the schema and absent from the sample, but GitHub always sends the summary.
+  view.reactions = reactionRollup(ctx.db, subjectKey('review_comment', comment.id), url);
   return view;
 }
 
-const repositoryOf = (req: GithubRequest, ctx: GithubContext) => visibleRepositoryRow(ctx.db, req.params.owner ?? '', req.params.repo ?? '', req.user);
 
 function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
   const comment = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
@@ -130,7 +133,7 @@ const replyTo = (parent: CommentRow, body: string) => ({
 });
 
 function createComment(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const body = req.body;
   if (body.in_reply_to !== undefined) {
@@ -154,7 +157,7 @@ function createComment(req: GithubRequest, ctx: GithubContext) {
 }
 
 function createReply(req: GithubRequest, ctx: GithubContext) {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(Number(req.params.comment_id), pull.issue_id) as CommentRow | undefined;
   if (!parent) throw notFound();
@@ -163,7 +166,7 @@ function createReply(req: GithubRequest, ctx: GithubContext) {
 }
 
 function changeable(req: GithubRequest, ctx: GithubContext): { repo: RepositoryRow; comment: CommentRow } {
-  const repo = repositoryOf(req, ctx);
+  const repo = requestedRepository(req, ctx);
   const comment = findComment(ctx, repo, Number(req.params.comment_id));
   if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
   return { repo, comment };
@@ -181,7 +184,7 @@ export const reviewCommentHandlers: Record<string, Handler> = {
   'pulls/create-review-comment': createComment,
   'pulls/create-reply-for-review-comment': createReply,
   'pulls/get-review-comment': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
   },
   'pulls/update-review-comment': (req, ctx) => {
@@ -196,13 +199,13 @@ export const reviewCommentHandlers: Record<string, Handler> = {
     return { status: 204 };
   },
   'pulls/list-review-comments': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
     const rows = ctx.db.prepare('SELECT * FROM review_comments WHERE pull_issue_id = ?').all(pull.issue_id) as CommentRow[];
     return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
   },
   'pulls/list-review-comments-for-repo': (req, ctx) => {
-    const repo = repositoryOf(req, ctx);
+    const repo = requestedRepository(req, ctx);
     const rows = ctx.db.prepare('SELECT * FROM review_comments WHERE repo_id = ?').all(repo.id) as CommentRow[];
     return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
   },

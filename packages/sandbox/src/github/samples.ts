@@ -143,6 +143,14 @@ class Synthesizer {
     if ('const' in schema) return schema.const;
     if (Array.isArray(schema.enum)) return schema.enum.find((value) => value !== null) ?? null;
     const union = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+    if (union && schema.properties) {
+      // Alternatives that only say which of the listed fields are required: meet the first.
+      const first = union[0] ?? {};
+      const merged: JsonSchema = { ...schema, required: [...((schema.required as string[]) ?? []), ...((first.required as string[]) ?? [])] };
+      delete merged.anyOf;
+      delete merged.oneOf;
+      return this.value(merged, depth, key);
+    }
     if (union) {
       const nonNull = union.filter((branch) => branch.type !== 'null');
       if (depth > 0 && nonNull.length < union.length && this.isObject(nonNull[0] ?? {})) return null;
@@ -185,7 +193,10 @@ class Synthesizer {
   }
 
   private string(schema: JsonSchema, key: string, example: unknown): string {
-    const fits = (value: unknown): value is string => typeof value === 'string' && (!schema.pattern || new RegExp(schema.pattern as string).test(value));
+    const minLength = Number(schema.minLength ?? 0);
+    const maxLength = Number(schema.maxLength ?? Infinity);
+    const fits = (value: unknown): value is string =>
+      typeof value === 'string' && value.length >= minLength && value.length <= maxLength && (!schema.pattern || new RegExp(schema.pattern as string).test(value));
     switch (schema.format) {
       case 'date-time':
         return SAMPLE_TIME;
@@ -199,10 +210,9 @@ class Synthesizer {
         return fits(example) ? example : `https://ghes.example/${key || 'resource'}{/id}`;
     }
     if (fits(example)) return example;
-    if (schema.pattern) return ['AAAA', 'refs/heads/main', 'v1', 'top', 'first', 'pkg', 'ssh-rsa AAAA', 'abc123'].find(fits) ?? '';
-    const length = Number(schema.minLength ?? 0);
-    const text = key || 'string';
-    return text.length >= length ? text : text.padEnd(length, 'x');
+    const padded = (text: string) => text.padEnd(minLength, text.at(-1) ?? 'x');
+    const candidates = [key || 'string', 'AAAA', 'refs/heads/main', 'v1', 'top', 'first', 'pkg', 'ssh-rsa AAAA', 'abc123', '0'].map(padded);
+    return candidates.find(fits) ?? '';
   }
 
   private resolve(schema: JsonSchema): JsonSchema {

@@ -54,6 +54,11 @@ export class SchemaConverter {
         out[keyword] = value;
       }
     }
+    // A few schemas require fields they do not list; closed, they could never be met, so the fields are listed (as anything).
+    if (Array.isArray(out.required) && out.properties) {
+      const properties = out.properties as Record<string, JsonSchema>;
+      for (const name of out.required as string[]) properties[name] ??= {};
+    }
     const merged = out.allOf ? this.mergeAllOf(out) : out;
     return schema.nullable === true ? nullable(merged) : merged;
   }

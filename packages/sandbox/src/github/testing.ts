@@ -37,6 +37,8 @@ export function clientFor(baseUrl: string, token: string): Call {
     const response = await fetch(`${baseUrl}${path}${search.size ? `?${search}` : ''}`, {
       method,
       headers: sent,
+      // A redirect (archive downloads) is the answer under test, not something to follow.
+      redirect: 'manual',
       body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
     });
     const text = await response.text();
