@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Annotations, JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { authoredSchema, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+import { catalogFile, authoredSchema, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/crm-marketing';
 
@@ -96,5 +96,5 @@ export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
     baseUrl: catalog.default_base_url,
     tools,
   };
-  return [{ path: `${toolkitDir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` }];
+  return [catalogFile(toolkitDir, toolkit)];
 }

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { Annotations, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { joinWithin, restates, sentencesOf, terminated } from './repo-host-text.js';
-import { mapSchema, modeParameters, readJson, simplify, type CatalogTool } from './shared.js';
+import { catalogFile, mapSchema, modeParameters, readJson, simplify, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/repo-host';
 const baseUrlSecret = 'GIT_SERVER_URL';
@@ -203,7 +203,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
   if (alike.length) throw new Error(`RepoHostApi: same description as another tool: ${alike.map((t) => `${t.name} (${seen.get(t.description)})`).join(', ')}`);
 
   const toolkit: ToolkitData = { name: catalog.toolkit, version: '1.0.0', description: toolkitDescription, baseUrl: catalog.default_base_url, tools };
-  return [{ path: `${toolkitDir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` }];
+  return [catalogFile(toolkitDir, toolkit)];
 }
 
 /**

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HttpMethod, JsonSchema, Parameter, ParameterLocation } from '../../packages/core/src/tool.js';
+import type { HttpMethod, JsonSchema, Parameter, ParameterLocation, ToolkitData } from '../../packages/core/src/tool.js';
+import type { GeneratedFile } from '../generate.js';
 
 export interface CatalogParam {
   name: string;
@@ -26,6 +27,9 @@ export interface CatalogTool {
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
+
+/** A toolkit's committed catalog: `<dir>/catalog.json`, 2-space JSON with a final newline. */
+export const catalogFile = (dir: string, toolkit: ToolkitData): GeneratedFile => ({ path: `${dir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` });
 
 /** The two parameters every mode-driven tool has, described once for all toolkits. */
 export const modeParameters: Record<string, Parameter> = {

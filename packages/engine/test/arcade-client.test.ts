@@ -5,6 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import Arcade from '@arcadeai/arcadejs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { defineToolkit } from '@quiver/core';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,8 @@ describe('@arcadeai/arcadejs against the engine', () => {
   let client: Arcade;
   let provider: Provider;
   const servers: Server[] = [];
+  /** Every access token the upstream was shown. */
+  const tokens: string[] = [];
 
   beforeAll(async () => {
     const [asServer, upstream] = [createServer(), createServer()];
@@ -26,7 +30,7 @@ describe('@arcadeai/arcadejs against the engine', () => {
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined });
     provider = authorizationServer(issuer, `${engine.url}/v1/oauth/callback`);
     asServer.on('request', provider.callback());
-    upstream.on('request', checkTokens(provider));
+    upstream.on('request', checkTokens(provider, (token) => tokens.push(token)));
     await engine.api('POST', '/v1/admin/auth_providers', {
       id: 'testidp',
       oauth2: { client_id: 'quiver', client_secret: CLIENT_SECRET, authorize_request: { endpoint: `${issuer}/auth` }, token_request: { endpoint: `${issuer}/token`, auth_method: 'client_secret_basic' }, issuer },
@@ -66,6 +70,29 @@ describe('@arcadeai/arcadejs against the engine', () => {
     expect(result).toMatchObject({ success: true, output: { value: { account: 'alice', scope: 'read' } } });
     const status = await client.auth.status({ id: auth.id! });
     expect(status.status).toBe('completed');
+  });
+
+  it('answers an MCP tool call for a user without a token with the authorization URL', async () => {
+    const mcp = new Client({ name: 'quiver-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${engine.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'bob' } } }));
+    try {
+      const result = await mcp.callTool({ name: 'Upstream_WhoAmI', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(result._meta).toMatchObject({ kind: 'TOOL_REQUIREMENTS_NOT_MET' });
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/needs the user's authorization with testidp: http:\/\/127\.0\.0\.1:\d+\/auth\?/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('never logs the API key, a token or the client secret', async () => {
+    const text = engine.logs.join('');
+    expect(engine.logs.length).toBeGreaterThan(5);
+    expect(text).toContain('tool executed');
+    expect(text).not.toContain(engine.key);
+    expect(text).not.toContain(CLIENT_SECRET);
+    for (const token of tokens) expect(text).not.toContain(token);
+    expect(tokens.length).toBeGreaterThan(0);
   });
 
   it('lists workers and scheduled executions', async () => {

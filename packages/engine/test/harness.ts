@@ -54,6 +54,8 @@ export async function testDatabase(kind: 'sqlite' | 'postgres', dataDir: string)
 export interface TestEngine extends RunningEngine {
   key: string;
   dataDir: string;
+  /** Every line the engine logged, to look for secrets in. */
+  logs: string[];
   /** JSON over HTTP with the API key (or the given authorization). */
   api(method: string, path: string, body?: unknown, authorization?: string | null): Promise<{ status: number; body: any }>;
 }
@@ -61,7 +63,9 @@ export interface TestEngine extends RunningEngine {
 export async function startTestEngine(kind: 'sqlite' | 'postgres' = 'sqlite', options: Partial<EngineOptions> = {}): Promise<TestEngine> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quiver-engine-test-'));
   const { database, drop } = await testDatabase(kind, dataDir);
+  const logs: string[] = [];
   const running = await startEngine({
+    logger: { level: 'debug', stream: { write: (line: string) => void logs.push(line) } },
     config: engineConfig({}, { dataDir, database, host: '127.0.0.1', port: 0 }),
     credentials: () => sandboxCredentials('test-token'),
     scheduler: { pollMs: 50 },
@@ -72,6 +76,7 @@ export async function startTestEngine(kind: 'sqlite' | 'postgres' = 'sqlite', op
     ...running,
     key,
     dataDir,
+    logs,
     async api(method, path, body, authorization = `Bearer ${key}`) {
       const headers: Record<string, string> = {};
       if (authorization !== null) headers.authorization = authorization;
