@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { account, accountHandlers, authenticate, createAccountTables, tokenFor } from './accounts.js';
 import { checksHandlers, createChecksTables } from './checks.js';
@@ -59,7 +60,8 @@ export interface GithubEmulator {
   close(): Promise<void>;
 }
 
-export const githubHandlers: Record<string, Handler> = combine(
+export const githubHandlers: Record<string, Handler> = combineHandlers(
+  'GitHub',
   accountHandlers,
   repositoryHandlers,
   collaboratorHandlers,
@@ -180,15 +182,4 @@ export async function startGithubEmulator(options: GithubEmulatorOptions = {}): 
 function checkHandlersNameOperations({ table }: GithubOperations): void {
   const unknown = Object.keys(githubHandlers).filter((label) => !table.operations[label]);
   if (unknown.length) throw new Error(`GitHub emulator: handlers for operations ghes-3.8 does not serve: ${unknown.join(', ')}`);
-}
-
-function combine(...maps: Array<Record<string, Handler>>): Record<string, Handler> {
-  const combined: Record<string, Handler> = {};
-  for (const map of maps) {
-    for (const [label, handler] of Object.entries(map)) {
-      if (combined[label]) throw new Error(`GitHub emulator: two handlers for ${label}`);
-      combined[label] = handler;
-    }
-  }
-  return combined;
 }

@@ -4,6 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { appIdFor, bearerToken, createAppTables } from './apps.js';
 import { campaignAssetHandlers } from './campaign-assets.js';
@@ -47,7 +48,8 @@ export interface HubspotEmulator {
   close(): Promise<void>;
 }
 
-export const hubspotHandlers: Record<string, Handler> = combine(
+export const hubspotHandlers: Record<string, Handler> = combineHandlers(
+  'HubSpot',
   campaignHandlers,
   campaignBudgetHandlers,
   campaignAssetHandlers,
@@ -117,15 +119,4 @@ function checkEveryOperationIsHandled(): void {
     ...Object.keys(hubspotHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
   ];
   if (problems.length) throw new Error(`HubSpot emulator: ${problems.join('; ')}`);
-}
-
-function combine(...maps: Array<Record<string, Handler>>): Record<string, Handler> {
-  const combined: Record<string, Handler> = {};
-  for (const map of maps) {
-    for (const [label, handler] of Object.entries(map)) {
-      if (combined[label]) throw new Error(`HubSpot emulator: two handlers for ${label}`);
-      combined[label] = handler;
-    }
-  }
-  return combined;
 }

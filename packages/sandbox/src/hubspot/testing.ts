@@ -9,41 +9,8 @@ import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const DAY = 86_400_000;
-export interface Reply {
-  status: number;
-  /** Parsed JSON, or undefined for an empty body. */
-  body: any;
-}
-
-export interface CallOptions {
-  query?: Record<string, string | number | boolean | string[]>;
-  body?: unknown;
-  /** Replaces the default headers (authorization, content-type) where given; `null` leaves one out. */
-  headers?: Record<string, string | null>;
-  /** Sent as is instead of JSON-encoding `body`. */
-  rawBody?: string;
-}
-
-export type Call = (method: string, path: string, options?: CallOptions) => Promise<Reply>;
-
-export function clientFor(baseUrl: string, token = 'test-token'): Call {
-  return async (method, path, { query = {}, body, headers = {}, rawBody } = {}) => {
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) {
-      for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
-    }
-    const sent: Record<string, string> = {};
-    const defaults = { authorization: `Bearer ${token}`, ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}) };
-    for (const [name, value] of Object.entries({ ...defaults, ...headers })) if (value !== null) sent[name] = value;
-    const response = await fetch(`${baseUrl}${path}${search.size ? `?${search}` : ''}`, {
-      method,
-      headers: sent,
-      body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-}
+export { clientFor, type Call, type CallOptions, type Reply } from '../emulator/testing.js';
+import { clientFor, type Call } from '../emulator/testing.js';
 
 /**
  * One emulator for the test file, with a fresh state and the clock at `start` before each test.

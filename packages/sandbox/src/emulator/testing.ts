@@ -1,0 +1,49 @@
+/**
+ * A client for tests that drive an emulator over HTTP as a tool would: bearer token, JSON bodies,
+ * array query values as repeated keys, redirects not followed. Test-only: not part of the built package.
+ */
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, the text when it is not JSON, or undefined for an empty body. */
+  body: any;
+}
+
+export interface CallOptions {
+  query?: Record<string, string | number | boolean | string[]>;
+  body?: unknown;
+  /** Replaces the default headers (authorization, content-type) where given; `null` leaves one out. */
+  headers?: Record<string, string | null>;
+  /** Sent as is instead of JSON-encoding `body`. */
+  rawBody?: string;
+}
+
+export type Call = (method: string, path: string, options?: CallOptions) => Promise<Reply>;
+
+export function clientFor(baseUrl: string, token = 'test-token'): Call {
+  return async (method, path, { query = {}, body, headers = {}, rawBody } = {}) => {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
+    }
+    const sent: Record<string, string> = {};
+    const defaults = { authorization: `Bearer ${token}`, ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}) };
+    for (const [name, value] of Object.entries({ ...defaults, ...headers })) if (value !== null) sent[name] = value;
+    const response = await fetch(`${baseUrl}${path}${search.size ? `?${search}` : ''}`, {
+      method,
+      headers: sent,
+      // A redirect (archive downloads) is the answer under test, not something to follow.
+      redirect: 'manual',
+      body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
+    });
+    const text = await response.text();
+    let parsed: unknown = text || undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON (text/html, text/plain answers): the text itself.
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+}
