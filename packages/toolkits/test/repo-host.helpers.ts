@@ -212,8 +212,9 @@ export function valueFor(schema: Schema, name = '', known: Known = {}, depth = 0
     default: {
       const stated = statedValues(schema.description);
       if (stated) return stated[0];
-      if (typeof knownValue === 'string') return knownValue;
-      if (typeof knownValue === 'number') return String(knownValue);
+      const fits = (text: string) => !schema.pattern || new RegExp(schema.pattern).test(text);
+      if (typeof knownValue === 'string' && fits(knownValue)) return knownValue;
+      if (typeof knownValue === 'number' && fits(String(knownValue))) return String(knownValue);
       let text = FORMATS[schema.format as string] ?? 'quiver';
       if (schema.pattern && !new RegExp(schema.pattern).test(text)) text = fromPattern(schema.pattern) ?? text;
       if (schema.minLength && text.length < schema.minLength) text = text.padEnd(schema.minLength, 'x');

@@ -62,12 +62,29 @@ export class ToolCatalog {
     return toolkit ? all.filter((entry) => entry.tool.toolkit.name.toLowerCase() === toolkit.toLowerCase()) : all;
   }
 
-  /** By `Toolkit.Tool`, `Toolkit_Tool`, optionally with `@version`. */
+  /** By `Toolkit.Tool`, `Toolkit_Tool`, optionally with `@version`; sources are searched in order. */
   async find(name: string, version?: string): Promise<CatalogEntry | undefined> {
     const [bare, pinned] = name.split('@');
     const wanted = version ?? pinned;
-    return (await this.all()).find(
-      ({ tool }) => (qualifiedName(tool) === bare || functionName(tool) === bare) && (!wanted || tool.toolkit.version === wanted),
-    );
+    for (const source of this.sources.values()) {
+      const entry = byName(await this.entriesOf(source)).get(bare!);
+      if (entry && (!wanted || entry.tool.toolkit.version === wanted)) return entry;
+    }
+    return undefined;
   }
+}
+
+/** Each source's answer, indexed by both names once, so that a call does not scan every tool. */
+const indexes = new WeakMap<CatalogEntry[], Map<string, CatalogEntry>>();
+
+function byName(entries: CatalogEntry[]): Map<string, CatalogEntry> {
+  let index = indexes.get(entries);
+  if (!index) {
+    index = new Map();
+    for (const entry of entries) {
+      for (const name of [qualifiedName(entry.tool), functionName(entry.tool)]) if (!index.has(name)) index.set(name, entry);
+    }
+    indexes.set(entries, index);
+  }
+  return index;
 }
