@@ -16,6 +16,8 @@ const token = 'bench-token';
 
 import pg from 'pg';
 import { engineBench } from './engine.mjs';
+import { searchBench } from './search.mjs';
+import { tokensBench } from './tokens.mjs';
 import { median, quantile, round, time } from './stats.mjs';
 const log = (line) => process.stderr.write(`${line}\n`);
 
@@ -133,6 +135,12 @@ const catalogBytes = Object.fromEntries(
     .map((file) => [JSON.parse(readFileSync(file, 'utf8')).name, statSync(file).size]),
 );
 
+log('tokens of tools/list, every tool and discovery mode ...');
+const tokens = await tokensBench();
+
+log('tool search: recall and latency on bench/search-eval.json ...');
+const { result: search } = await searchBench();
+
 const results = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
@@ -144,7 +152,9 @@ const results = {
   catalogBytes,
   callOverhead: overhead,
   engine,
-  targets: { coldStartMs: 400, rssMb: 150, ratioMedian: 1.25 },
+  tokens,
+  search,
+  targets: { coldStartMs: 400, rssMb: 150, ratioMedian: 1.25, discoveryToolsListTokens: 2000, searchRecallAt5: 0.9, searchMedianMs: 5 },
 };
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 
@@ -166,4 +176,8 @@ console.log([
   `| the same request sent directly with undici, median / p99 (1,000 calls) | ${o.direct.medianMs} ms / ${o.direct.p99Ms} ms | |`,
   `| overhead ratio, runtime vs direct, at the median (p99) | ${o.ratioMedian} (${o.ratioP99}) | ≤ 1.25 |`,
   ...engineRows,
+  `| \`tools/list\` tokens (o200k_base), all ${tokens.tools.toLocaleString('en')} tools | ${tokens.toolsList.toLocaleString('en')} | |`,
+  `| \`tools/list\` tokens in discovery mode (\`--discovery\`: search, describe, call) | ${tokens.discoveryToolsList.toLocaleString('en')} | ≤ 2,000 |`,
+  `| tool search on ${search.evaluated} requests (${search.items - search.evaluated} skipped: toolkit not built): recall@1 / recall@5 / MRR | ${search.recallAt1} / ${search.recallAt5} / ${search.mrr} | recall@5 ≥ 0.9 |`,
+  `| one search over all ${search.tools.toLocaleString('en')} tools, median / p99 (index built once in ${search.buildMs} ms) | ${search.latencyMs.median} ms / ${search.latencyMs.p99} ms | median ≤ 5 ms |`,
 ].join('\n'));

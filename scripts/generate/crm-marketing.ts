@@ -17,7 +17,7 @@ interface Descriptions {
 }
 
 /**
- * Where the HTTP method misleads: these POSTs delete or only read. The batch deletions are
+ * Where the HTTP method misleads: these POSTs delete, discard or only read. The batch deletions are
  * idempotent (deleting twice leaves the same state).
  */
 const annotationOverrides: Record<string, Partial<Annotations>> = {
@@ -25,6 +25,8 @@ const annotationOverrides: Record<string, Partial<Annotations>> = {
   DeleteMarketingEvents: { destructiveHint: true, idempotentHint: true },
   RemoveMarketingEvents: { destructiveHint: true, idempotentHint: true },
   FetchMarketingCampaignBatches: { readOnlyHint: true, idempotentHint: true },
+  ResetPasswordForToken: { destructiveHint: true }, // the old SMTP password stops working at once
+  ResetEmailDraftToLive: { destructiveHint: true, idempotentHint: true }, // discards the draft's edits
 };
 
 export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {

@@ -24,8 +24,8 @@ const toolkitDescription =
 const headers = { accept: 'application/vnd.github+json', 'user-agent': 'quiver' };
 
 /**
- * Where the HTTP method misleads. The POSTs below only read or render; the PATCH and POST below
- * destroy something the caller cannot get back; the DELETEs below lift a lock or a suspension.
+ * Where the HTTP method misleads. The POSTs below only read or render; the PATCH, POST and PUTs below
+ * destroy something or take access away; the DELETEs below lift a lock or a suspension.
  */
 const annotationOverrides: Record<string, Partial<Annotations>> = {
   RenderMarkdown: { readOnlyHint: true, idempotentHint: true }, // renders text, stores nothing
@@ -34,6 +34,9 @@ const annotationOverrides: Record<string, Partial<Annotations>> = {
   GenerateRepohostReleaseNotes: { readOnlyHint: true, idempotentHint: true }, // returns generated text, saves no release
   ResetRepohostOauthToken: { destructiveHint: true }, // the old token stops working at once
   TransferRepohostRepository: { destructiveHint: true }, // the repository leaves the owner's account
+  SuspendRepohostUser: { destructiveHint: true }, // the user loses all access at once
+  SuspendRepohostAppInstallation: { destructiveHint: true }, // the app loses all access at once
+  ConvertMemberToOutsideCollaborator: { destructiveHint: true }, // removes the member from the organization and its teams
   UnlockRepohostIssue: { destructiveHint: false }, // removes a lock
   UnlockRepohostRepoForOrgMigration: { destructiveHint: false }, // removes a lock
   UnsuspendRepohostUser: { destructiveHint: false }, // lifts a suspension
@@ -141,7 +144,8 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
     const where = `RepoHostApi.${tool.name}`;
     const pathItem = spec.paths[tool.path]!;
     const upstreamParameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map((p) => deref(p) as Node);
-    const content = (deref(operation.requestBody ?? {}) as { content?: Record<string, { schema: JsonSchema }> }).content ?? {};
+    const requestBody = deref(operation.requestBody ?? {}) as { required?: boolean; content?: Record<string, { schema: JsonSchema }> };
+    const content = requestBody.content ?? {};
     const [contentType, media] = Object.entries(content)[0] ?? [];
     const body = media ? (simplify(deref(media.schema)) as JsonSchema) : undefined;
 
@@ -180,6 +184,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
         path,
         // Mode-driven tools carry theirs in requestBody.
         ...(contentType && !tool.mode_driven && { contentType }),
+        ...(requestBody.required && !tool.mode_driven && { bodyRequired: true }),
         headers,
         baseUrlSecret,
       },
@@ -433,11 +438,13 @@ function cleanSchema(schema: unknown, options: { descriptions: boolean }): JsonS
 /**
  * Octokit's description folds one alternative of some bodies into the parent: `{type: array, items,
  * oneOf: [{type: object, ...}]}` (branch protection: an object with `contexts`, or the bare array) can
- * match nothing as written. Where the parent's type is none of its branches', it is one more branch.
+ * match nothing as written. Where every branch has a type other than the parent's, the parent is one
+ * more branch.
  */
 function unfolded(node: Node): Node {
   const branches = node.oneOf as Node[] | undefined;
-  if (!Array.isArray(branches) || typeof node.type !== 'string' || branches.some((branch) => branch.type === node.type)) return node;
+  // Branches without a type of their own (check runs: conditions on the parent's fields) are no alternatives.
+  if (!Array.isArray(branches) || typeof node.type !== 'string' || !branches.every((branch) => typeof branch.type === 'string' && branch.type !== node.type)) return node;
   const { oneOf: _, description, ...own } = node;
   return { ...(description !== undefined && { description }), oneOf: [...branches, own] };
 }

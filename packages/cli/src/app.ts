@@ -1,5 +1,5 @@
 /** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
-import { Runtime, ToolRegistry, UpstreamClient, type CallRecord, type Tool } from '@quiver/core';
+import { Runtime, ServingPolicy, ToolRegistry, UpstreamClient, type CallRecord, type ServingOptions, type Tool } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
 import { configFromEnv, contextProvider, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
 
@@ -47,20 +47,24 @@ export interface App {
   registry: ToolRegistry;
   tools: Tool[];
   runtime: Runtime;
+  /** What a server built on this app offers and how calls are guarded; absent for plain `call`. */
+  policy?: ServingPolicy;
   close(): Promise<void>;
 }
 
 /** A runtime for local calls (`call`, `mcp`): tokens and secrets come from the configuration. */
-export async function openApp(options: SetupOptions & { logCalls?: boolean } = {}, registry = builtinRegistry()): Promise<App> {
+export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions } = {}, registry = builtinRegistry()): Promise<App> {
   const setup = await openSetup(options, registry);
   const defaults = Object.fromEntries(registry.toolkits.map((toolkit) => [toolkit.name, toolkit.baseUrl]));
   const client = new UpstreamClient();
   const log = options.logCalls ? (record: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`) : undefined;
-  const runtime = new Runtime(registry, contextProvider(setup.config, defaults, client), log);
+  const policy = options.serving && new ServingPolicy(options.serving);
+  const runtime = new Runtime(registry, contextProvider(setup.config, defaults, client), log, policy);
   return {
     registry,
     tools: registry.tools(),
     runtime,
+    policy,
     async close() {
       await client.close();
       await setup.close();

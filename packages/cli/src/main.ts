@@ -2,9 +2,10 @@
 /** The `quiver` command. Exit codes: 0 success, 1 a tool error, 2 a usage error. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { formatNames, formatTool, qualifiedName, type FormatName } from '@quiver/core';
+import { createToolIndex, formatNames, formatTool, qualifiedName, ServingPolicy, type FormatName } from '@quiver/core';
 import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.js';
 import { configFile, emptyConfig, UsageError, type QuiverConfig } from './config.js';
+import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 
 const program = new Command('quiver')
   .description('Serve real API tools to language-model agents over MCP and HTTP.')
@@ -15,32 +16,38 @@ const program = new Command('quiver')
 const sandboxOption = new Option('--sandbox', 'start the local upstream emulators and point every toolkit at them');
 const configOption = new Option('--config <path>', 'config file (default: quiver.config.json, or QUIVER_CONFIG)');
 
-program
-  .command('mcp')
+addServingOptions(program.command('mcp'))
   .description('serve the tools over MCP on standard input and output')
   .addOption(sandboxOption)
   .addOption(configOption)
-  .action(async (options: { sandbox?: boolean; config?: string }) => {
+  .action(async (options: { sandbox?: boolean; config?: string } & ServingFlags) => {
+    const serving = servingOptions(options);
+    const registry = builtinRegistry();
+    const unmatched = unmatchedNames(serving, registry.tools());
+    if (unmatched) throw new UsageError(unmatched);
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
     const { createMcpServer } = await import('@quiver/engine/mcp');
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config });
-    const server = createMcpServer(() => app.tools, (name, args) => app.runtime.call(name, args));
+    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, serving }, registry);
+    const server = createMcpServer(() => app.tools, (name, args) => app.runtime.call(name, args), { policy: app.policy, discovery: options.discovery });
     const transport = new StdioServerTransport();
     transport.onclose = () => void app.close();
     await server.connect(transport);
   });
 
-program
-  .command('serve')
+addServingOptions(program.command('serve'))
   .description('run the engine: the HTTP API under /v1 and MCP streamable HTTP at /v1/mcp and /mcp')
   .option('--port <port>', 'port to listen on', '9099')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .addOption(sandboxOption)
   .addOption(configOption)
-  .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string }) => {
+  .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string } & ServingFlags) => {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
+    const serving = servingOptions(options);
+    // Only a warning: a worker registered later may bring the tools named.
+    const unmatched = unmatchedNames(serving, builtinRegistry().tools());
+    if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
     const { applyAuthProviders, engineConfig, loadAuthProviders, sandboxCredentials, startEngine } = await import('@quiver/engine');
     const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
     const config = engineConfig(process.env, { host: options.host, port });
@@ -50,12 +57,15 @@ program
       logger: { level: process.env.QUIVER_LOG_LEVEL ?? 'info', stream: process.stderr },
       baseUrls: configuredBaseUrls(setup.config),
       ...(setup.sandboxToken && { credentials: () => sandboxCredentials(setup.sandboxToken!) }),
+      serving,
+      discovery: options.discovery,
     });
     const file = configFile(options.config);
     if (file) await applyAuthProviders(running.engine, loadAuthProviders(file));
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
-    const tools = (await running.engine.catalog.all()).length;
-    console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${mode}`);
+    const tools = (await running.engine.catalog.list()).length;
+    const listing = options.discovery ? ' (discovery mode: search, describe and call meta-tools)' : '';
+    console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${listing}${mode}`);
     console.error(`quiver: data in ${config.dataDir}; every route but /v1/health and /v1/openapi needs an API key (quiver keys create)`);
     const stop = () => void running.close().then(() => setup.close()).then(() => process.exit(0));
     process.once('SIGINT', stop);
@@ -193,6 +203,38 @@ tools
     const tool = builtinRegistry().get(name);
     if (!tool) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
     console.log(JSON.stringify(formatTool(tool, options.format), null, 2));
+  });
+
+tools
+  .command('search')
+  .description('find tools by what they do, best match first: name, score and first sentence')
+  .argument('<query>', 'what you want to do, e.g. "close the issue about the login bug"')
+  .option('--limit <n>', 'at most this many tools', '10')
+  .option('--toolkit <name>', 'only this toolkit')
+  .action(async (query: string, options: { limit: string; toolkit?: string }) => {
+    const limit = Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got '${options.limit}'`);
+    if (!query.trim()) throw new UsageError('the query is empty');
+    const registry = builtinRegistry();
+    if (options.toolkit && !registry.toolkit(options.toolkit)) {
+      throw new UsageError(`unknown toolkit '${options.toolkit}'; toolkits: ${registry.toolkits.map((t) => t.name).join(', ')}`);
+    }
+    const hits = (await createToolIndex(registry.tools())).search(query, { limit, toolkit: options.toolkit });
+    const width = Math.max(0, ...hits.map(({ tool }) => qualifiedName(tool).length));
+    for (const { tool, score } of hits) console.log(`${qualifiedName(tool).padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${firstSentence(tool.description)}`);
+    console.error(`${hits.length} tools`);
+  });
+
+addServingOptions(tools.command('tokens'), { listingOnly: true })
+  .description('tokens (o200k_base) of each tool, each toolkit and the whole tools/list, with every tool and in discovery mode')
+  .addOption(new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'anthropic']).default('mcp'))
+  .action(async (options: { format: 'mcp' | 'openai' | 'anthropic' } & ServingFlags) => {
+    const { formatTokenReport, tokenReport } = await import('./tokens.js');
+    const serving = servingOptions(options);
+    const all = builtinRegistry().tools();
+    const unmatched = unmatchedNames(serving, all);
+    if (unmatched) throw new UsageError(unmatched);
+    console.log(formatTokenReport(await tokenReport(all, new ServingPolicy(serving), options.format)));
   });
 
 function collect(value: string, previous: string[]): string[] {

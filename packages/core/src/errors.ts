@@ -27,7 +27,8 @@ export interface ToolError {
   status_code?: number;
 }
 
-export type ToolResult = { value: unknown } | { error: ToolError };
+/** A value may come with a note for the model from the server (the value was cut, and how to get the rest). */
+export type ToolResult = { value: unknown; note?: string } | { error: ToolError };
 
 const retryableKinds = new Set<ErrorKind>([
   'TOOL_RUNTIME_RETRY',

@@ -101,6 +101,13 @@ describe('request building', () => {
     expect(JSON.parse(request!.body)).toEqual({ title: 'Hi', author: { email: 'e@x.io', name: 'E' }, count: 3 });
   });
 
+  it('sends an empty body where the upstream requires one and no body field is given', async () => {
+    const [tool] = defineToolkit({ name: 'B', version: '1', description: '', baseUrl, tools: [{ ...tools[0]!, parameters: tools[0]!.parameters.filter((p) => p.in !== 'body'), http: { ...tools[0]!.http!, bodyRequired: true } }] }).tools;
+    await executeTool(tool!, { owner: 'o' }, context);
+    expect(received[0]!.body).toBe('{}');
+    expect(received[0]!.headers['content-type']).toBe('application/json');
+  });
+
   it('sends a raw body with its content type', async () => {
     await executeTool(renderText, { text: '# Title' }, context);
     expect(received[0]!.headers['content-type']).toBe('text/plain');
@@ -187,6 +194,39 @@ describe('requirements and secrets', () => {
     const result = await executeTool(keyed(), {}, keyOnly);
     expect(result).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', message: expect.stringContaining('[redacted]') } });
     expect(JSON.stringify(result)).not.toContain('key-value-456');
+  });
+
+  it('sends two declared secrets as a Basic credential, and redacts them and their encoding', async () => {
+    const tool = defineToolkit({
+      name: 'B',
+      version: '1',
+      description: '',
+      baseUrl,
+      tools: [
+        {
+          name: 'GetBasic',
+          description: 'Reads with a user name and password.',
+          parameters: [],
+          output: { description: 'Read.' },
+          requirements: { secrets: [{ key: 'EXAMPLE_USER' }, { key: 'EXAMPLE_PASSWORD' }] },
+          http: { method: 'GET', path: '/basic', auth: { scheme: 'Basic', secrets: ['EXAMPLE_USER', 'EXAMPLE_PASSWORD'] } },
+        },
+      ],
+    }).tools[0]!;
+    const basic = { ...context, token: undefined, secrets: { EXAMPLE_USER: 'site-7788', EXAMPLE_PASSWORD: 'pass:word-99' } };
+    const encoded = Buffer.from('site-7788:pass:word-99').toString('base64');
+    expect(await executeTool(tool, {}, basic)).toEqual({ value: { id: '1' } });
+    expect(received[0]!.headers.authorization).toBe(`Basic ${encoded}`);
+
+    const missing = await executeTool(tool, {}, { ...basic, secrets: { EXAMPLE_USER: 'site-7788' } });
+    expect(missing).toMatchObject({ error: { kind: 'TOOL_REQUIREMENTS_NOT_MET', message: expect.stringContaining('EXAMPLE_PASSWORD') } });
+    expect(received).toHaveLength(1);
+
+    answer = { status: 401, body: JSON.stringify({ message: `bad credentials site-7788 / pass:word-99 (Basic ${encoded})` }) };
+    const refused = await executeTool(tool, {}, basic);
+    expect(refused).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_AUTH_ERROR' } });
+    const text = JSON.stringify(refused);
+    for (const secret of ['site-7788', 'pass:word-99', encoded]) expect(text).not.toContain(secret);
   });
 
   it('never lets a token or secret value reach an error', async () => {

@@ -3,7 +3,7 @@ import type { ToolContext } from './context.js';
 import { isError, redactError, toolError, type ToolError, type ToolResult } from './errors.js';
 import { checkInput } from './input.js';
 import { buildRequest } from './request.js';
-import { isModeDriven, qualifiedName, type Tool } from './tool.js';
+import { isModeDriven, qualifiedName, type SecretAuth, type Tool } from './tool.js';
 import { pointerToPath, validate } from './validation.js';
 
 export async function executeTool(tool: Tool, input: unknown, context: ToolContext): Promise<ToolResult> {
@@ -16,33 +16,48 @@ export async function executeTool(tool: Tool, input: unknown, context: ToolConte
   const unmet = unmetRequirements(tool, context);
   if (unmet) return unmet;
   const scoped: ToolContext = { ...context, secrets: declaredSecrets(tool, context.secrets) };
-  const credentials = [scoped.token ?? '', ...Object.values(scoped.secrets)];
+  // An encoded credential (a Basic pair) is a secret as well, should an upstream echo it back.
+  const encoded = tool.http?.auth ? authorizationOf(tool.http.auth, scoped.secrets) : undefined;
+  const credentials = [scoped.token ?? '', ...Object.values(scoped.secrets), encoded ?? ''];
 
   const result = tool.handler ? await tool.handler(args, scoped) : await callUpstream(tool, args, scoped);
   return isError(result) ? { error: redactError(result.error, credentials) } : result;
 }
 
-/** The default behaviour: the tool is its binding. */
-export async function callUpstream(tool: Tool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+/**
+ * The default behaviour: the tool is its binding. A handler that has read a mode-driven body itself
+ * (with parseRequestBody) and rewritten it passes the result as `requestBody`.
+ */
+export async function callUpstream(tool: Tool, args: Record<string, unknown>, context: ToolContext, requestBody?: { body: unknown }): Promise<ToolResult> {
   const http = tool.http;
   if (!http) return toolError('TOOL_RUNTIME_FATAL', `${qualifiedName(tool)} has neither an upstream binding nor a handler.`);
   let body: unknown;
   if (isModeDriven(tool)) {
-    const parsed = parseRequestBody(tool, args);
+    const parsed = requestBody ?? parseRequestBody(tool, args);
     if ('error' in parsed) return parsed;
     body = parsed.body;
   }
   const baseUrl = (http.baseUrlSecret && context.secrets[http.baseUrlSecret]) || context.baseUrl;
   const request = buildRequest({ ...tool, http }, args, baseUrl, body);
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
-  const key = http.auth && context.secrets[http.auth.secret];
+  const credential = http.auth && authorizationOf(http.auth, context.secrets);
   // An Authorization header parameter (a credential passed with the call, such as a user's JWT) takes precedence.
-  if (http.auth && key && request.headers.authorization === undefined) request.headers.authorization = `${http.auth.scheme ?? 'Bearer'} ${key}`;
+  if (credential && request.headers.authorization === undefined) request.headers.authorization = credential;
   const outcome = await context.client.send(request);
   if ('error' in outcome) return outcome;
   const { status, body: value } = outcome.response;
   // An empty success (204) still tells the model what happened.
   return { value: value === undefined ? { success: true, status } : value };
+}
+
+/** The Authorization value of a secret-based binding, or undefined while a secret it needs is unset. */
+function authorizationOf(auth: SecretAuth, secrets: Record<string, string>): string | undefined {
+  if ('secrets' in auth) {
+    const [user, password] = auth.secrets.map((key) => secrets[key]);
+    return user && password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
+  }
+  const key = secrets[auth.secret];
+  return key ? `${auth.scheme ?? 'Bearer'} ${key}` : undefined;
 }
 
 function requestSchemaAnswer(tool: Tool) {
@@ -60,7 +75,7 @@ function requestSchemaAnswer(tool: Tool) {
  * Mode-driven execute: path and query parameters become required, and request_body must parse and
  * conform to the schema. Each failure is a RETRY error telling the model exactly what to fix.
  */
-function parseRequestBody(tool: Tool, args: Record<string, unknown>): { body: unknown } | { error: ToolError } {
+export function parseRequestBody(tool: Tool, args: Record<string, unknown>): { body: unknown } | { error: ToolError } {
   const schema = tool.requestBody!.schema;
   const schemaText = `Request body schema:\n${JSON.stringify(schema)}`;
   const missing = tool.parameters.filter((p) => (p.in === 'path' || p.in === 'query') && args[p.name] === undefined);

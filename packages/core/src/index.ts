@@ -9,3 +9,8 @@ export * from './execute.js';
 export * from './formats.js';
 export * from './registry.js';
 export * from './runtime.js';
+export * from './search/index.js';
+export * from './selection.js';
+export * from './confirmation.js';
+export * from './response.js';
+export * from './serving.js';

@@ -43,7 +43,7 @@ export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Reco
 
   const search = query.size ? `?${query}` : '';
   const request: UpstreamRequest = { method: tool.http.method, url: joinUrl(baseUrl, path) + search, headers };
-  const content = requestBody ?? body;
+  const content = requestBody ?? body ?? (tool.http.bodyRequired ? {} : undefined);
   if (content !== undefined) {
     const contentType = tool.requestBody?.contentType ?? tool.http.contentType ?? 'application/json';
     headers['content-type'] = contentType;

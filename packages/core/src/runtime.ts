@@ -3,6 +3,7 @@ import type { ToolContext } from './context.js';
 import { toolError, type ToolResult } from './errors.js';
 import { executeTool } from './execute.js';
 import type { ToolRegistry } from './registry.js';
+import type { ServingPolicy } from './serving.js';
 import type { Tool } from './tool.js';
 
 export type ContextProvider = (tool: Tool) => ToolContext | Promise<ToolContext>;
@@ -20,6 +21,8 @@ export class Runtime {
     readonly registry: ToolRegistry,
     private readonly contextFor: ContextProvider,
     private readonly onCall?: (record: CallRecord) => void,
+    /** What a server offers and how its calls are guarded and shaped; absent, every tool runs as it is. */
+    private readonly policy?: ServingPolicy,
   ) {}
 
   async call(name: string, input: unknown): Promise<ToolResult> {
@@ -38,7 +41,8 @@ export class Runtime {
     const tool = this.registry.get(name);
     if (!tool) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'. Tool names look like Toolkit.Tool.`);
     try {
-      return await executeTool(tool, input, await this.contextFor(tool));
+      const execute = async (args: unknown) => executeTool(tool, args, await this.contextFor(tool));
+      return this.policy ? await this.policy.run(tool, input, execute) : await execute(input);
     } catch (cause) {
       // A bug in a handler must not leak a stack trace to the model.
       return toolError('TOOL_RUNTIME_FATAL', `${tool.name} failed unexpectedly.`, { developer_message: String((cause as Error)?.stack ?? cause) });

@@ -32,19 +32,33 @@ export interface HttpBinding {
   path: string;
   /** Content type of a request body built from body parameters. Default: application/json. */
   contentType?: string;
+  /** The upstream wants a body even when no body parameter is given: send an empty one (`{}`). */
+  bodyRequired?: boolean;
   /** Fixed request headers the upstream expects. */
   headers?: Record<string, string>;
   /** A declared secret whose value, when set, replaces the toolkit's base URL (a self-hosted server). */
   baseUrlSecret?: string;
-  /** A declared secret sent as the credential: `Authorization: <scheme> <value>` (an API key). */
+  /** Declared secrets sent as the credential in the Authorization header (an API key, or a Basic pair). */
   auth?: SecretAuth;
 }
 
-export interface SecretAuth {
+/**
+ * `{ secret, scheme }` sends `Authorization: <scheme> <value>` (scheme default Bearer);
+ * `{ scheme: 'Basic', secrets: [user, password] }` sends `Authorization: Basic base64(user:password)`.
+ */
+export type SecretAuth = KeyAuth | BasicAuth;
+
+export interface KeyAuth {
   /** Key of a secret the tool declares. */
   secret: string;
   /** Default: Bearer. */
   scheme?: string;
+}
+
+export interface BasicAuth {
+  scheme: 'Basic';
+  /** Keys of the two declared secrets that are the user name and the password, in that order. */
+  secrets: [user: string, password: string];
 }
 
 export interface SecretRequirement {

@@ -96,6 +96,15 @@ describe('upstream client', () => {
     expect(received).toHaveLength(1);
   });
 
+  it.each([
+    ['{"meta":{"error":"segment 7 is data-driven"}}', 'segment 7 is data-driven'],
+    ['{"errors":[{"reason":"required","field":"identifiers","message":"identifiers is required"}]}', 'identifiers is required'],
+  ])('quotes the upstream message of %s', async (body, message) => {
+    script = [status(400, {}, body)];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error.message).toBe(`The upstream service answered 400: ${message}`);
+  });
+
   it('times out a slow upstream as a retryable timeout', async () => {
     script = [() => {}, () => {}, () => {}];
     const outcome = await send('GET');

@@ -146,7 +146,10 @@ function upstreamMessage(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const record = body as Record<string, unknown>;
   const nested = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>).message : record.error;
-  const message = record.message ?? nested ?? record.error_description ?? record.detail;
+  // `{ meta: { error } }` and `{ errors: [{ message }] }` (Customer.io's Track API v1 and v2, among others).
+  const meta = record.meta && typeof record.meta === 'object' ? (record.meta as Record<string, unknown>).error : undefined;
+  const first = Array.isArray(record.errors) && record.errors[0] && typeof record.errors[0] === 'object' ? (record.errors[0] as Record<string, unknown>).message : undefined;
+  const message = record.message ?? nested ?? record.error_description ?? record.detail ?? meta ?? first;
   return typeof message === 'string' ? truncate(message, 500) : undefined;
 }
 

@@ -1,5 +1,5 @@
 /** The engine: its store, vault, tool catalog and services, opened together and closed together. */
-import { UpstreamClient, type Toolkit } from '@quiver/core';
+import { ServingPolicy, UpstreamClient, type ServingOptions, type Toolkit } from '@quiver/core';
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { resolve } from 'node:path';
 import type { Credentials } from './auth/credentials.js';
@@ -21,10 +21,14 @@ export interface EngineOptions {
   credentials?: (engine: EngineBase) => Credentials;
   toolkits?: Toolkit[];
   scheduler?: SchedulerOptions;
+  /** Which tools the engine offers, and how calls are guarded and shaped (`quiver serve` flags). */
+  serving?: ServingOptions;
+  /** The MCP endpoint lists the discovery meta-tools unless a request asks otherwise (`?discovery=false`). */
+  discovery?: boolean;
 }
 
 /** What the engine's parts are built from. */
-export type EngineBase = Omit<Engine, 'credentials' | 'scheduler'>;
+export type EngineBase = Omit<Engine, 'credentials' | 'scheduler' | 'policy' | 'discovery'>;
 
 export interface Engine {
   config: EngineConfig;
@@ -35,6 +39,8 @@ export interface Engine {
   secrets: SecretStore;
   credentials: Credentials;
   scheduler: Scheduler;
+  policy: ServingPolicy;
+  discovery: boolean;
   close(): Promise<void>;
 }
 
@@ -43,7 +49,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const vault = new Vault(loadMasterKey(config.masterKey, resolve(config.dataDir, 'master.key')));
   const store = await openStore(config.database);
   const client = new UpstreamClient();
-  const catalog = new ToolCatalog([builtinSource(options.toolkits ?? builtinToolkits, options.baseUrls ?? {}, client)]);
+  const policy = new ServingPolicy(options.serving);
+  const catalog = new ToolCatalog([builtinSource(options.toolkits ?? builtinToolkits, options.baseUrls ?? {}, client)], (tool) => policy.offers(tool));
   await loadWorkers({ store, vault, catalog });
   const secrets = new SecretStore(store.db, vault);
   let scheduler: Scheduler | undefined;
@@ -61,6 +68,6 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     },
   };
   const credentials = (options.credentials ?? oauthCredentials)(base);
-  scheduler = new Scheduler(store.db, store.dialect, catalog, { credentials, secrets }, options.scheduler);
-  return { ...base, credentials, scheduler };
+  scheduler = new Scheduler(store.db, store.dialect, catalog, { credentials, secrets, policy }, options.scheduler);
+  return { ...base, credentials, scheduler, policy, discovery: options.discovery ?? false };
 }

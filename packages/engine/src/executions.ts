@@ -1,6 +1,6 @@
 /** Running one tool for one user: credentials first, then the tool's source, then the engine's response shape. */
 import { randomUUID } from 'node:crypto';
-import { qualifiedName, toolError, type ToolError, type ToolResult } from '@quiver/core';
+import { qualifiedName, toolError, type ServingPolicy, type ToolError, type ToolResult } from '@quiver/core';
 import type { AuthorizationResponse, Credentials } from './auth/credentials.js';
 import type { SecretStore } from './secrets.js';
 import type { CatalogEntry } from './tools/catalog.js';
@@ -14,32 +14,51 @@ export interface RunOutcome {
 export interface RunDependencies {
   credentials: Credentials;
   secrets: SecretStore;
+  /** What the engine offers and how calls are guarded and shaped (`quiver serve --read-only`, ...). */
+  policy?: ServingPolicy;
 }
 
 export async function runTool(deps: RunDependencies, entry: CatalogEntry, input: unknown, userId: string | undefined, executionId: string): Promise<RunOutcome> {
   const started = performance.now();
-  const { tool, source } = entry;
-  const done = (result: ToolResult, authorization?: AuthorizationResponse): RunOutcome => ({ result, authorization, durationMs: performance.now() - started });
+  let authorization: AuthorizationResponse | undefined;
+  const run = async (args: unknown) => {
+    const ran = await runWithCredentials(deps, entry, args, userId, executionId);
+    authorization = ran.authorization;
+    return ran.result;
+  };
+  // The policy refuses before any credential is looked up: a refused tool starts no OAuth flow.
+  const result = deps.policy ? await deps.policy.run(entry.tool, input, run) : await run(input);
+  return { result, authorization, durationMs: performance.now() - started };
+}
 
-  let token: string | undefined;
+/** The user's token and the declared secrets, then the tool's source. */
+async function runWithCredentials(
+  deps: RunDependencies,
+  entry: CatalogEntry,
+  input: unknown,
+  userId: string | undefined,
+  executionId: string,
+): Promise<{ result: ToolResult; authorization?: AuthorizationResponse }> {
+  const { tool, source } = entry;
   const oauth = tool.requirements.oauth2;
+  let token: string | undefined;
   if (oauth) {
-    if (!userId) return done(toolError('TOOL_RUNTIME_CONTEXT_REQUIRED', `${qualifiedName(tool)} acts for a user: pass user_id.`));
+    if (!userId) return { result: toolError('TOOL_RUNTIME_CONTEXT_REQUIRED', `${qualifiedName(tool)} acts for a user: pass user_id.`) };
     const granted = await deps.credentials.token(userId, oauth.provider, oauth.scopes);
     if ('authorization' in granted) {
       const { url } = granted.authorization;
-      return done(
-        toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the user's authorization with ${oauth.provider}${url ? `: ${url}` : '.'}`),
-        granted.authorization,
-      );
+      return {
+        result: toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the user's authorization with ${oauth.provider}${url ? `: ${url}` : '.'}`),
+        authorization: granted.authorization,
+      };
     }
     token = granted.token;
   }
   const secrets = await deps.secrets.reveal((tool.requirements.secrets ?? []).map((secret) => secret.key));
   try {
-    return done(await source.invoke(tool, input, { executionId, userId, token, secrets }));
+    return { result: await source.invoke(tool, input, { executionId, userId, token, secrets }) };
   } catch (cause) {
-    return done(toolError('TOOL_RUNTIME_FATAL', `${tool.name} failed unexpectedly.`, { developer_message: String((cause as Error)?.stack ?? cause) }));
+    return { result: toolError('TOOL_RUNTIME_FATAL', `${tool.name} failed unexpectedly.`, { developer_message: String((cause as Error)?.stack ?? cause) }) };
   }
 }
 
@@ -65,6 +84,8 @@ export function executeResponse(outcome: RunOutcome, executionId = randomUUID(),
       ...('value' in result && { value: result.value }),
       ...(error && { error }),
       ...(authorization && { authorization }),
+      // The engine API's log lines carry the server's note (a result cut to the response budget).
+      ...('note' in result && result.note && { logs: [{ level: 'warning', message: result.note, subtype: 'truncated' }] }),
     },
   };
 }

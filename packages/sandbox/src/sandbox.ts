@@ -1,8 +1,18 @@
 /** Every emulator at once, for `--sandbox`: base URLs by toolkit and a token they all accept. */
+import { seedClickupDemo } from './clickup/demo.js';
+import { startClickupEmulator } from './clickup/index.js';
+import { seedCustomerioDemo } from './customerio/demo.js';
+import { startCustomerioEmulator } from './customerio/index.js';
+import { seedDropboxDemo } from './dropbox/demo.js';
+import { startDropboxEmulator } from './dropbox/index.js';
+import { seedFigmaDemo, startFigmaEmulator } from './figma/index.js';
 import { seedGithubDemo } from './github/demo.js';
 import { startGithubEmulator } from './github/index.js';
+import { seedGraphDemo, startGraphEmulator } from './graph/index.js';
 import { seedHubspotDemo } from './hubspot/demo.js';
 import { startHubspotEmulator } from './hubspot/index.js';
+import { seedPylonDemo } from './pylon/demo.js';
+import { startPylonEmulator } from './pylon/index.js';
 
 export interface Sandbox {
   baseUrls: Record<string, string>;
@@ -14,15 +24,25 @@ export const sandboxToken = 'quiver-sandbox-token';
 
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
 export async function startSandbox(): Promise<Sandbox> {
-  const [hubspot, github] = await Promise.all([startHubspotEmulator(), startGithubEmulator()]);
+  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([startHubspotEmulator(), startGithubEmulator(), startCustomerioEmulator(), startClickupEmulator(), startDropboxEmulator(), startPylonEmulator(), startFigmaEmulator(), startGraphEmulator()]);
   await seedHubspotDemo(hubspot.url, sandboxToken);
   // On the code host the sandbox token is octocat, the owner of the demo repository.
   await seedGithubDemo(github.url, github.tokenFor('octocat', sandboxToken));
+  // Tracking: the demo workspace has site id quiver-sandbox and the sandbox token as its API key.
+  await seedCustomerioDemo(customerio, sandboxToken);
+  // Task board: the sandbox token's user is a member of the demo workspace (space Product, list Roadmap).
+  await seedClickupDemo(clickup, sandboxToken);
+  seedDropboxDemo(dropbox, sandboxToken);
+  // Support desk: the sandbox token belongs to a named service account in a seeded workspace.
+  seedPylonDemo(pylon, sandboxToken);
+  // Design: team 1001, project 2001 and the file DEMOFILE; mail: the sandbox token's mailbox is ada.lovelace@contoso.example.
+  seedFigmaDemo(figma, sandboxToken);
+  seedGraphDemo(graph, sandboxToken);
   return {
-    baseUrls: { CrmMarketingApi: hubspot.url, RepoHostApi: github.url },
+    baseUrls: { CrmMarketingApi: hubspot.url, RepoHostApi: github.url, TrackingApi: customerio.url, TaskboardApi: clickup.url, FileStore: dropbox.url, SupportDesk: pylon.url, Design: figma.url, MailClient: graph.url },
     token: sandboxToken,
     close: async () => {
-      await Promise.all([hubspot.close(), github.close()]);
+      await Promise.all([hubspot.close(), github.close(), customerio.close(), clickup.close(), dropbox.close(), pylon.close(), figma.close(), graph.close()]);
     },
   };
 }

@@ -1,9 +1,16 @@
 import type { Toolkit } from '@quiver/core';
+import { commerceTools } from './commerce/index.js';
 import { crmMarketing } from './crm-marketing/index.js';
+import { design } from './design/index.js';
+import { fileStore } from './file-store/index.js';
+import { mailClient } from './mail-client/index.js';
 import { repoHost } from './repo-host/index.js';
+import { supportDesk } from './support-desk/index.js';
+import { taskboard } from './taskboard/index.js';
 import { toolEngine } from './tool-engine/index.js';
+import { trackingApi } from './tracking/index.js';
 
-export { crmMarketing, repoHost, toolEngine };
+export { crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient };
 
 /** Every built-in toolkit. */
-export const toolkits: Toolkit[] = [crmMarketing, repoHost, toolEngine];
+export const toolkits: Toolkit[] = [crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient];

@@ -296,6 +296,7 @@ function plans(): Record<string, Plan> {
     CreateGitTree: { body: { tree: [{ path: 'e2e.txt', mode: '100644', type: 'blob', content: 'e2e' }] } },
     CreateGitTag: { input: { git_object_sha: s.commitSha } },
     CreateRepohostLabel: { input: { label_name: 'e2e-label' } },
+    CreateRepohostRepoForUser: { body: { name: 'e2e-repo' } },
     CreateRepohostDeployment: { body: { required_contexts: [] } },
     // Invitations are their invitee's.
     AcceptRepohostRepoInvitation: { as: 'monalisa', input: { invitation_id: s.invitations.accept } },
@@ -341,7 +342,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (process.env.RH_DUMP) (await import('node:fs')).writeFileSync(process.env.RH_DUMP, JSON.stringify(outcomes.map((o) => ({ tool: o.tool.name, input: o.input, error: 'error' in o.result ? o.result.error : undefined, sent: o.requests.map((r) => `${r.method} ${r.path}`) })), null, 1));
   for (const client of Object.values(clients)) await client.close();
   await emulator?.close();
 });
@@ -374,5 +374,41 @@ describe('RepoHostApi end to end: all 818 tools', () => {
       .filter(({ result }) => 'error' in result && !(/^TOOL_/.test(result.error.kind) || ['UPSTREAM_RUNTIME_VALIDATION_ERROR', 'UPSTREAM_RUNTIME_BAD_REQUEST'].includes(result.error.kind)))
       .map(describeOutcome);
     expect(failed).toEqual([]);
+  });
+});
+
+describe('RepoHostApi base URL', () => {
+  /** A loopback port nothing listens on: a request that goes to the context's base URL cannot arrive. */
+  const UNREACHABLE = 'http://127.0.0.1:9';
+
+  it('sends to the GIT_SERVER_URL secret rather than the context base URL', async () => {
+    const token = emulator.tokenFor('octocat');
+    const viaSecret = new RepoHostClient(emulator, token, { baseUrl: UNREACHABLE, secrets: { GIT_SERVER_URL: emulator.url } });
+    const viaContext = new RepoHostClient(emulator, token, { baseUrl: UNREACHABLE });
+    try {
+      await viaSecret.execute('CreateRepohostRepoForUser', {}, { name: 'server-url' });
+      const { result, requests } = await recording(emulator, () => viaSecret.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }));
+      expect(result).toMatchObject({ value: { full_name: 'octocat/server-url' } });
+      expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /repos/octocat/server-url']);
+
+      // Without the secret the same call goes to the context's base URL, which nothing answers.
+      const { result: unreachable, requests: none } = await recording(emulator, () => viaContext.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }));
+      expect(unreachable).toMatchObject({ error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true } });
+      expect(none).toEqual([]);
+    } finally {
+      await viaSecret.close();
+      await viaContext.close();
+    }
+  });
+
+  it('keeps the path of a GIT_SERVER_URL such as https://HOST/api/v3 (the emulator serves no such prefix, so it answers 404)', async () => {
+    const client = new RepoHostClient(emulator, emulator.tokenFor('octocat'), { baseUrl: UNREACHABLE, secrets: { GIT_SERVER_URL: `${emulator.url}/api/v3/` } });
+    try {
+      const { result, requests } = await recording(emulator, () => client.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }));
+      expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v3/repos/octocat/server-url']);
+      expect(result).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 } });
+    } finally {
+      await client.close();
+    }
   });
 });

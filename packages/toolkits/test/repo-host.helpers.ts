@@ -5,7 +5,7 @@
  * request log read per call.
  */
 import { readFileSync } from 'node:fs';
-import { Runtime, ToolRegistry, UpstreamClient, validate, type ToolError, type ToolResult } from '@quiver/core';
+import { Runtime, ToolRegistry, UpstreamClient, validate, type ToolError, type ToolResult, type UpstreamRequest } from '@quiver/core';
 import type { GithubEmulator, RecordedRequest } from '@quiver/sandbox';
 import { repoHost } from '@quiver/toolkits';
 
@@ -42,10 +42,6 @@ export const catalogTool = (name: string): CatalogTool => {
   return found;
 };
 
-/** The parameter of `tool` that fills upstream `name` (path, query or body field). */
-export const parameterFor = (tool: CatalogTool, upstream: string): CatalogParameter | undefined =>
-  tool.parameters.find((p) => (p.upstream ?? p.name) === upstream);
-
 // ------------------------------------------------------------------------------------------------
 // Clients
 
@@ -57,20 +53,36 @@ export interface ClientOptions {
   maxRetries?: number;
 }
 
+/** The upstream client, keeping the HTTP status of every answer it received (a tool's value does not carry it). */
+export class RecordingUpstream extends UpstreamClient {
+  readonly statuses: number[] = [];
+
+  override async send(request: UpstreamRequest): ReturnType<UpstreamClient['send']> {
+    const outcome = await super.send(request);
+    this.statuses.push('response' in outcome ? outcome.response.status : (outcome.error.status_code ?? 0));
+    return outcome;
+  }
+}
+
 /** Calls RepoHostApi tools as one GitHub user (one token). */
 export class RepoHostClient {
   readonly runtime: Runtime;
-  readonly upstream: UpstreamClient;
+  readonly upstream: RecordingUpstream;
 
   constructor(
     readonly emulator: GithubEmulator,
     readonly token: string,
     options: ClientOptions = {},
   ) {
-    this.upstream = new UpstreamClient({ maxRetries: options.maxRetries ?? 0 });
+    this.upstream = new RecordingUpstream({ maxRetries: options.maxRetries ?? 0, retryBaseDelayMs: 10 });
     const baseUrl = options.baseUrl ?? emulator.url;
     const secrets = options.secrets ?? {};
     this.runtime = new Runtime(new ToolRegistry([repoHost]), () => ({ baseUrl, token, secrets, client: this.upstream }));
+  }
+
+  /** The HTTP status of the last answer this client received. */
+  get lastStatus(): number | undefined {
+    return this.upstream.statuses.at(-1);
   }
 
   attempt(tool: string, input: unknown): Promise<ToolResult> {
@@ -267,7 +279,3 @@ export function inputFor(tool: CatalogTool, known: Known, extra: Record<string, 
   }
   return { ...input, ...extra };
 }
-
-let sequence = 0;
-/** A name no other call uses. */
-export const unique = (prefix: string): string => `${prefix}-${++sequence}`;

@@ -1,22 +1,52 @@
 /** Tools as an MCP server (official SDK, low-level server: our tools bring their own JSON Schemas). */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toMcpTool, type Tool, type ToolResult } from '@quiver/core';
+import { toMcpTool, type ServingPolicy, type Tool, type ToolResult } from '@quiver/core';
+import { callMetaTool, isMetaTool, metaTools } from './discovery.js';
+
+export { metaTools } from './discovery.js';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
 
 export type CallTool = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
 
-export function createMcpServer(listTools: () => Promise<readonly Tool[]> | readonly Tool[], callTool: CallTool): Server {
+export interface McpServerOptions {
+  /**
+   * The policy `callTool` applies: the listing shows only the tools it offers, with its parameters
+   * (`fields`, `confirm`). The server only lists by it; guarding calls is `callTool`'s part.
+   */
+  policy?: ServingPolicy;
+  /** List the discovery meta-tools (search, describe, call) instead of every tool. */
+  discovery?: boolean;
+}
+
+export function createMcpServer(listTools: () => Promise<readonly Tool[]> | readonly Tool[], callTool: CallTool, options: McpServerOptions = {}): Server {
+  const { policy, discovery = false } = options;
+  const offered = async () => (await listTools()).filter((tool) => !policy || policy.offers(tool));
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await listTools()).map(toMcpTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => toCallToolResult(await callTool(request.params.name, request.params.arguments ?? {})));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await offered();
+    return { tools: discovery ? metaTools(tools, policy?.options.readOnly === true) : tools.map((tool) => (policy ? policy.toMcpTool(tool) : toMcpTool(tool))) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args = {} } = request.params;
+    // In discovery mode a tool may still be called by its own name: the same guards apply.
+    const result = discovery && isMetaTool(name) ? await callMetaTool(name, args, { offered: await offered(), policy, callTool }) : await callTool(name, args);
+    return toCallToolResult(result);
+  });
   return server;
 }
 
-/** A tool error is a result with isError, its message for the model, and its kind in _meta. */
+/**
+ * A value is its JSON text, followed by the server's note when there is one; a value cut as text
+ * (the note says so) is shown as that text. A tool error is a result with isError, its message for
+ * the model, and its kind in _meta.
+ */
 export function toCallToolResult(result: ToolResult): CallToolResult {
-  if ('value' in result) return { content: [{ type: 'text', text: JSON.stringify(result.value) }] };
+  if ('value' in result) {
+    const text = typeof result.value === 'string' && result.note ? result.value : JSON.stringify(result.value);
+    return { content: [{ type: 'text', text }, ...(result.note ? [{ type: 'text' as const, text: result.note }] : [])] };
+  }
   const { message, additional_prompt_content, developer_message: _hidden, ...details } = result.error;
   const text = additional_prompt_content ? `${message}\n\n${additional_prompt_content}` : message;
   return { isError: true, content: [{ type: 'text', text }], _meta: details };

@@ -15,7 +15,14 @@ export class ToolCatalog {
   private readonly failedAt = new Map<string, number>();
   private readonly retryAfterMs = 30_000;
 
-  constructor(sources: ToolSource[] = []) {
+  /**
+   * `listed` hides tools from listings (the engine's tool selection); `find` still finds them, so that
+   * a call is refused with the reason rather than as an unknown tool.
+   */
+  constructor(
+    sources: ToolSource[] = [],
+    private readonly listed: (tool: Tool) => boolean = () => true,
+  ) {
     for (const source of sources) this.sources.set(source.id, source);
   }
 
@@ -59,7 +66,7 @@ export class ToolCatalog {
 
   async list(toolkit?: string): Promise<CatalogEntry[]> {
     const all = await this.all();
-    return toolkit ? all.filter((entry) => entry.tool.toolkit.name.toLowerCase() === toolkit.toLowerCase()) : all;
+    return all.filter(({ tool }) => this.listed(tool) && (!toolkit || tool.toolkit.name.toLowerCase() === toolkit.toLowerCase()));
   }
 
   /** By `Toolkit.Tool`, `Toolkit_Tool`, optionally with `@version`; sources are searched in order. */

@@ -1,3 +1,4 @@
+import { requireRole } from './access.js';
 import type Database from 'better-sqlite3';
 import { idParam, iso, page, repoUrl } from './common.js';
 import { GithubError, notFound, type GithubContext, type GithubRequest, type Handler, type Repository } from './context.js';
@@ -40,8 +41,10 @@ interface TagProtection {
   created_at: number;
 }
 
+/** Autolinks and tag protection are repository administration: admins only, for reading too. */
 function repositoryOf(req: GithubRequest, ctx: GithubContext): Repository {
   const repo = ctx.repository(req.params.owner ?? '', req.params.repo ?? '');
+  requireRole(ctx.db, repo, req.user, 'admin');
   createRepoSettingsTables(ctx.db);
   return repo;
 }

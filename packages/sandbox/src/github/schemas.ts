@@ -59,7 +59,7 @@ export class SchemaConverter {
       const properties = out.properties as Record<string, JsonSchema>;
       for (const name of out.required as string[]) properties[name] ??= {};
     }
-    const merged = out.allOf ? this.mergeAllOf(out) : out;
+    const merged = out.allOf ? this.mergeAllOf(out) : eitherShape(out);
     return schema.nullable === true ? nullable(merged) : merged;
   }
 
@@ -124,4 +124,16 @@ export function dereference(schema: JsonSchema, definition: (name: string) => Js
     } else out[key] = value;
   }
   return out;
+}
+
+/**
+ * The description writes "an array, or one of these objects" as `{type: array, items, oneOf: [object]}`.
+ * Read literally nothing can match (an object is no array, an array matches no branch), so it becomes
+ * `anyOf: [the array, the objects]`, as the toolkit's catalog reads it too.
+ */
+function eitherShape(schema: JsonSchema): JsonSchema {
+  const branches = schema.oneOf as JsonSchema[] | undefined;
+  if (typeof schema.type !== 'string' || !branches?.every((branch) => typeof branch.type === 'string' && branch.type !== schema.type)) return schema;
+  const { oneOf: _, ...own } = schema;
+  return { anyOf: [own, ...branches] };
 }

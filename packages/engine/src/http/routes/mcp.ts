@@ -1,6 +1,8 @@
 /**
  * The MCP endpoint (streamable HTTP) at /v1/mcp and /mcp: the engine's tools, called for the user the
  * `Quiver-User-ID` header names, with that user's tokens. Stateless: each request gets its own server.
+ * `?discovery=true` lists the discovery meta-tools instead of the tools, `?discovery=false` every tool;
+ * without it, the engine's setting (`quiver serve --discovery`) decides.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -11,7 +13,7 @@ import { createMcpServer } from '../../mcp/server.js';
 import type { Routes } from '../app.js';
 
 export const mcpRoutes: Routes = (app, engine) => {
-  async function handle(request: FastifyRequest, reply: FastifyReply) {
+  async function handle(request: FastifyRequest<{ Querystring: { discovery?: boolean } }>, reply: FastifyReply) {
     const userId = headerValue(request.headers['quiver-user-id']);
     const server = createMcpServer(
       async () => (await engine.catalog.all()).map((entry) => entry.tool),
@@ -22,6 +24,7 @@ export const mcpRoutes: Routes = (app, engine) => {
         request.log.info(logFields(entry, outcome, userId), 'tool executed over MCP');
         return outcome.result;
       },
+      { policy: engine.policy, discovery: request.query.discovery ?? engine.discovery },
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
@@ -37,7 +40,12 @@ export const mcpRoutes: Routes = (app, engine) => {
     app.route({
       method: ['GET', 'POST', 'DELETE'],
       url,
-      schema: { operationId: url === '/v1/mcp' ? 'mcp-endpoint' : 'mcp-endpoint-short', summary: 'MCP streamable HTTP; the acting user in the Quiver-User-ID header', hide: url === '/mcp' },
+      schema: {
+        operationId: url === '/v1/mcp' ? 'mcp-endpoint' : 'mcp-endpoint-short',
+        summary: 'MCP streamable HTTP; the acting user in the Quiver-User-ID header',
+        hide: url === '/mcp',
+        querystring: { type: 'object', properties: { discovery: { type: 'boolean', description: 'List the search, describe and call meta-tools instead of every tool.' } } },
+      },
       handler: handle,
     });
   }

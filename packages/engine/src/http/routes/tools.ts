@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse, logFields, runTool } from '../../executions.js';
 import type { CatalogEntry } from '../../tools/catalog.js';
+import { searchCatalog } from '../../tools/search.js';
 import { badRequest, notFound } from '../errors.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
@@ -61,6 +62,32 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       const all = await engine.catalog.list(toolkit);
       const slice = page(all, request.query);
       return { ...slice, items: await definitions(engine, slice.items, user_id, parseFormats(include_format)) };
+    },
+  );
+
+  // Search answers a page of hits, best first: each names the tool briefly (fetch /v1/tools/{name} for its
+  // parameters and requirements) with its relevance score, which only orders the hits.
+  app.get<{ Querystring: PageRequest & { q: string; toolkit?: string } }>(
+    '/v1/tools/search',
+    {
+      schema: {
+        operationId: 'tools-search',
+        summary: 'Find tools by what they do, best match first',
+        querystring: {
+          type: 'object',
+          required: ['q'],
+          properties: {
+            q: { type: 'string', minLength: 1, description: 'What the caller wants to do, in words: "close an issue", "list my repositories".' },
+            ...pageQuery,
+            toolkit: { type: 'string', description: 'Only tools of this toolkit.' },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const hits = await searchCatalog(engine.catalog, request.query.q, { toolkit: request.query.toolkit });
+      const slice = page(hits, request.query);
+      return { ...slice, items: slice.items.map(({ tool, score }) => ({ tool: toolSummary(tool), score })) };
     },
   );
 
@@ -143,3 +170,9 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
   );
 };
+
+/** A search hit's tool: enough to choose it; `GET /v1/tools/{qualified_name}` gives the whole ToolDefinition. */
+function toolSummary(tool: Tool) {
+  const { fully_qualified_name, qualified_name, name, description, toolkit } = toToolDefinition(tool);
+  return { fully_qualified_name, qualified_name, name, description, toolkit };
+}

@@ -1,0 +1,58 @@
+/**
+ * Which tools a server offers: the chosen toolkits and tools, minus the excluded ones, and only tools
+ * that read when it is read-only. The same rule decides what is listed and what may be called, so a
+ * tool left out of the listing cannot be reached by name either.
+ */
+import { toolError, type ToolError } from './errors.js';
+import { functionName } from './formats.js';
+import { annotationsOf, qualifiedName, type Tool } from './tool.js';
+
+export interface ToolSelection {
+  /** Only tools of these toolkits (and of `tools`); any letter case. */
+  toolkits?: readonly string[];
+  /** Only these tools (and those of `toolkits`), as `Toolkit.Tool` or `Toolkit_Tool`. */
+  tools?: readonly string[];
+  /** Never these tools. */
+  excludeTools?: readonly string[];
+  /** Only tools whose readOnlyHint is true. */
+  readOnly?: boolean;
+}
+
+const namesOf = (tool: Tool) => [qualifiedName(tool).toLowerCase(), functionName(tool).toLowerCase()];
+const lower = (names: readonly string[] | undefined) => new Set((names ?? []).map((name) => name.trim().toLowerCase()));
+
+/** The selection as a test of one tool: undefined when the tool is served, else the error a call gets. */
+export function selectionRule(selection: ToolSelection): (tool: Tool) => { error: ToolError } | undefined {
+  const toolkits = lower(selection.toolkits);
+  const tools = lower(selection.tools);
+  const excluded = lower(selection.excludeTools);
+  const chosen = toolkits.size > 0 || tools.size > 0;
+  return (tool) => {
+    const names = namesOf(tool);
+    const inChoice = !chosen || toolkits.has(tool.toolkit.name.toLowerCase()) || names.some((name) => tools.has(name));
+    if (!inChoice || names.some((name) => excluded.has(name))) {
+      return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${qualifiedName(tool)} is not offered by this server (its tool selection leaves it out).`, {
+        developer_message: 'Refused by --toolkits, --tools or --exclude-tools.',
+      });
+    }
+    if (selection.readOnly && !annotationsOf(tool).readOnlyHint) {
+      return toolError(
+        'TOOL_RUNTIME_BAD_INPUT_VALUE',
+        `${qualifiedName(tool)} changes data, and this server is read-only: only tools that read may be called. ` +
+          'Use a read-only tool, or tell the user that this action needs a server without --read-only.',
+        { developer_message: 'Refused by --read-only: the tool is not readOnlyHint.' },
+      );
+    }
+    return undefined;
+  };
+}
+
+/** Names in the selection that match no tool (a typo would otherwise quietly serve nothing). */
+export function unknownSelectionNames(selection: ToolSelection, tools: readonly Tool[]): string[] {
+  const toolkits = new Set(tools.map((tool) => tool.toolkit.name.toLowerCase()));
+  const names = new Set(tools.flatMap(namesOf));
+  return [
+    ...(selection.toolkits ?? []).filter((name) => !toolkits.has(name.trim().toLowerCase())),
+    ...[...(selection.tools ?? []), ...(selection.excludeTools ?? [])].filter((name) => !names.has(name.trim().toLowerCase())),
+  ];
+}

@@ -1,0 +1,104 @@
+/**
+ * What a server (MCP over stdio, the engine) offers and how each call through it is guarded and
+ * shaped: the tool selection and read-only rule, confirmation of destructive calls, the `fields`
+ * projection and the response budget. The listing and the dispatch use the same policy, so what a
+ * model is shown is exactly what it may call.
+ */
+import { confirmName, confirmSchema, needsConfirmation, unconfirmed } from './confirmation.js';
+import { toolError, type ToolResult } from './errors.js';
+import { toMcpTool } from './formats.js';
+import { inputSchema } from './input.js';
+import { capResult, defaultMaxResponseTokens, fieldNamesOf, fieldsName, fieldsSchema, isEmptyProjection, parseFields, selectFields } from './response.js';
+import { selectionRule, type ToolSelection } from './selection.js';
+import type { JsonSchema, Tool } from './tool.js';
+
+export interface ServingOptions extends ToolSelection {
+  /** Destructive tools take a `confirm` argument and refuse to run unless it is true. */
+  confirmDestructive?: boolean;
+  /** Results estimated over this many tokens are cut; 0 turns cutting off. Default 20,000. */
+  maxResponseTokens?: number;
+}
+
+export type McpToolDefinition = ReturnType<typeof toMcpTool>;
+
+export class ServingPolicy {
+  private readonly refusalOf: ReturnType<typeof selectionRule>;
+  private readonly schemas = new WeakMap<Tool, JsonSchema>();
+
+  constructor(readonly options: ServingOptions = {}) {
+    this.refusalOf = selectionRule(options);
+  }
+
+  get maxResponseTokens(): number {
+    return this.options.maxResponseTokens ?? defaultMaxResponseTokens;
+  }
+
+  offers(tool: Tool): boolean {
+    return this.refusalOf(tool) === undefined;
+  }
+
+  /** The tool's own input schema plus the server's parameters: `fields`, and `confirm` where required. */
+  inputSchema(tool: Tool): JsonSchema {
+    let schema = this.schemas.get(tool);
+    if (!schema) {
+      const own = inputSchema(tool);
+      const properties = { ...(own.properties as Record<string, JsonSchema>) };
+      if (takesFields(tool)) properties[fieldsName] = fieldsSchema;
+      const confirm = this.confirms(tool);
+      if (confirm) properties[confirmName] = confirmSchema;
+      schema = { ...own, properties, ...(confirm && { required: [...(own.required as string[]), confirmName] }) };
+      this.schemas.set(tool, schema);
+    }
+    return schema;
+  }
+
+  toMcpTool(tool: Tool): McpToolDefinition {
+    return { ...toMcpTool(tool), inputSchema: this.inputSchema(tool) };
+  }
+
+  /**
+   * One call: refused when the server does not offer the tool or it is unconfirmed; otherwise the
+   * server's arguments are taken out, the rest go to `call`, and the value is projected and capped.
+   */
+  async run(tool: Tool, input: unknown, call: (args: Record<string, unknown>) => Promise<ToolResult>): Promise<ToolResult> {
+    const refused = this.refusalOf(tool);
+    if (refused) return refused;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'The input must be a JSON object of parameters.');
+    }
+    const args = { ...(input as Record<string, unknown>) };
+    if (this.confirms(tool)) {
+      const refusal = unconfirmed(tool, args);
+      if (refusal) return refusal;
+      delete args[confirmName];
+    }
+    let fields: string[] | undefined;
+    if (takesFields(tool) && args[fieldsName] !== undefined) {
+      const parsed = parseFields(args[fieldsName]);
+      if ('error' in parsed) return parsed;
+      fields = parsed;
+      delete args[fieldsName];
+    }
+
+    const result = await call(args);
+    if ('error' in result) return result;
+    if (!fields) return this.cap(tool, result.value);
+    const selected = selectFields(result.value, fields);
+    if (isEmptyProjection(selected)) {
+      const names = fieldNamesOf(result.value);
+      return { value: selected, note: `None of the fields ${fields.join(', ')} is in the result.${names.length ? ` Its fields are: ${names.join(', ')}.` : ''}` };
+    }
+    return this.cap(tool, selected);
+  }
+
+  private cap(tool: Tool, value: unknown): ToolResult {
+    return capResult(value, tool, this.maxResponseTokens, takesFields(tool));
+  }
+
+  private confirms(tool: Tool): boolean {
+    return this.options.confirmDestructive === true && needsConfirmation(tool);
+  }
+}
+
+/** The server adds `fields` unless the tool has a parameter of that name itself. */
+const takesFields = (tool: Tool): boolean => !tool.parameters.some((parameter) => parameter.name === fieldsName);

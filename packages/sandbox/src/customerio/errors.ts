@@ -1,0 +1,22 @@
+/**
+ * Customer.io's error bodies: the v1 endpoints answer `{ meta: { error } }`, the v2 entity and batch
+ * endpoints `{ errors: [{ reason, field, message }] }`.
+ */
+import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
+import { TrackError } from './context.js';
+
+const V2_OPERATIONS = new Set(['entity', 'batch']);
+
+export function renderTrackError(error: unknown): EmulatorResponse {
+  if (error instanceof TrackError) return errorResponse(error.status, error.message, error.field, error.operation);
+  if (error instanceof EmulatorError) return errorResponse(error.status, error.message, error.issue?.field, error.label, error.issue?.code);
+  // A fault in the emulator itself; say so plainly rather than pass it off as Customer.io's.
+  return { status: 500, body: { meta: { error: `emulator fault: ${error instanceof Error ? error.message : String(error)}` } } };
+}
+
+function errorResponse(status: number, message: string, field: string | undefined, label: string | undefined, code?: string): EmulatorResponse {
+  if (label && V2_OPERATIONS.has(label)) {
+    return { status, body: { errors: [{ reason: (code ?? 'invalid').toLowerCase(), ...(field && { field }), message }] } };
+  }
+  return { status, body: { meta: { error: message } } };
+}

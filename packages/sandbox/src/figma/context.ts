@@ -1,0 +1,42 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../emulator/clock.js';
+import type { EmulatorResponse, OperationCall } from '../emulator/server.js';
+
+/** The contract between the Figma emulator's HTTP layer and its domain modules. */
+export interface FigmaContext {
+  db: Database.Database;
+  clock: Clock;
+  /** Base URL of the host that serves exported images (Figma's image CDN). */
+  imagesUrl: string;
+}
+
+export interface FigmaUser {
+  id: string;
+  handle: string;
+  email: string;
+  img_url: string;
+}
+
+/** The call has passed routing, authentication and validation against the operation. */
+export type Handler = (call: OperationCall, user: FigmaUser, ctx: FigmaContext) => EmulatorResponse;
+
+/**
+ * Figma answers errors in two shapes: `{ status, err }` on file, image, comment and user routes, and
+ * `{ status, error: true, message }` on the library routes (components, component sets, styles).
+ */
+export class FigmaError extends Error {
+  /** The operation that refused, which decides the error's shape; set by the HTTP layer. */
+  label?: string;
+
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new FigmaError(404, `${what} not found`);
+export const badRequest = (message: string) => new FigmaError(400, message);
+
+export const isoTime = (ms: number) => new Date(ms).toISOString();

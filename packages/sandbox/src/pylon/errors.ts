@@ -1,0 +1,9 @@
+/** Pylon's error body: `{ errors: [message], request_id }`, with the HTTP status. */
+import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
+import { PylonError, requestId } from './context.js';
+
+export function renderPylonError(error: unknown): EmulatorResponse {
+  if (error instanceof PylonError || error instanceof EmulatorError) return { status: error.status, body: { errors: [error.message], request_id: requestId() } };
+  // A fault in the emulator itself; say so plainly rather than pass it off as Pylon's.
+  return { status: 500, body: { errors: [`emulator fault: ${error instanceof Error ? error.message : String(error)}`], request_id: requestId() } };
+}

@@ -1,0 +1,54 @@
+/**
+ * Calls to Dropbox's two hosts. RPC endpoints (on the api host, the toolkit's base URL) are POSTs with a
+ * JSON body. Content endpoints (on the content host) take their argument as JSON in the Dropbox-API-Arg
+ * header and answer the content as the body, with the metadata as JSON in the Dropbox-API-Result header.
+ */
+import { joinUrl, toolError, type ToolContext, type ToolResult, type UpstreamRequest } from '@quiver/core';
+
+/** Setting for a content host other than Dropbox's own (a proxy); declared by DownloadFile. */
+export const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
+
+const dropboxApi = 'https://api.dropboxapi.com';
+const dropboxContent = 'https://content.dropboxapi.com';
+
+export async function rpc(context: ToolContext, endpoint: string, argument: Record<string, unknown>): Promise<ToolResult> {
+  const outcome = await context.client.send({
+    method: 'POST',
+    url: joinUrl(context.baseUrl, endpoint),
+    headers: { ...authorization(context), 'content-type': 'application/json' },
+    body: JSON.stringify(argument),
+  });
+  return 'error' in outcome ? outcome : { value: outcome.response.body };
+}
+
+export async function download(context: ToolContext, endpoint: string, argument: Record<string, unknown>): Promise<ToolResult> {
+  const request: UpstreamRequest = {
+    method: 'POST',
+    url: joinUrl(contentUrl(context), endpoint),
+    headers: { ...authorization(context), 'dropbox-api-arg': headerJson(argument) },
+  };
+  const outcome = await context.client.send(request);
+  if ('error' in outcome) return outcome;
+  const result = outcome.response.headers['dropbox-api-result'];
+  if (typeof result !== 'string') return toolError('UPSTREAM_RUNTIME_BAD_REQUEST', `Dropbox answered ${endpoint} without the Dropbox-API-Result header.`);
+  const content = outcome.response.body;
+  const text = content === undefined ? '' : typeof content === 'string' ? content : JSON.stringify(content);
+  return { value: { metadata: JSON.parse(result) as unknown, content: text } };
+}
+
+/**
+ * The content host: the configured one, else Dropbox's when the base URL is Dropbox's api host, else
+ * the base URL itself (a local emulator or a proxy serves both hosts' endpoints).
+ */
+export function contentUrl(context: ToolContext): string {
+  const configured = context.secrets[contentUrlSecret];
+  if (configured) return configured;
+  return context.baseUrl.replace(/\/+$/, '') === dropboxApi ? dropboxContent : context.baseUrl;
+}
+
+const authorization = (context: ToolContext): Record<string, string> => (context.token ? { authorization: `Bearer ${context.token}` } : {});
+
+/** HTTP header values must be ASCII: Dropbox asks for every other character as a \uXXXX escape. */
+export function headerJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,0 +1,71 @@
+/**
+ * The three list tools: one page of messages, sorted or filtered, from the whole mailbox or one folder.
+ * Graph's next link carries the offset of the next page (`$skip`); that offset is the pagination token.
+ */
+import { callUpstream, toolError, type Parameter, type Tool, type ToolContext, type ToolHandler, type ToolResult } from '@quiver/core';
+import { binding, variant } from './bindings.js';
+import { propertyFilter } from './filter.js';
+
+/** Spec part 8: five messages unless the caller asks for more (at most 100). */
+const DEFAULT_LIMIT = 5;
+
+/** The fields a listing shows; bodies stay behind (bodyPreview stands in for them). */
+const SUMMARY_FIELDS = [
+  'id', 'subject', 'from', 'sender', 'toRecipients', 'ccRecipients', 'receivedDateTime', 'sentDateTime', 'bodyPreview',
+  'isRead', 'isDraft', 'importance', 'conversationId', 'parentFolderId', 'hasAttachments', 'flag', 'webLink',
+].join(',');
+
+const SORT_FIELDS: Record<string, string> = {
+  receivedDateTime: 'receivedDateTime',
+  subject: 'subject',
+  sender_email_address: 'sender/emailAddress/address',
+  importance: 'importance',
+};
+
+type Placed = Omit<Parameter, 'description' | 'required' | 'schema'>;
+const paging: Placed[] = [
+  { name: 'limit', in: 'query', upstream: '$top' },
+  { name: 'pagination_token', in: 'query', upstream: '$skip' },
+  { name: 'select', in: 'query', upstream: '$select' },
+];
+
+/** `$orderby`: ascending is Graph's default, so only descending is spelled out. */
+const orderBy = (args: Record<string, unknown>) =>
+  `${SORT_FIELDS[(args.sort_by as string | undefined) ?? 'receivedDateTime']}${args.sort_order === 'ascending' ? '' : ' desc'}`;
+
+async function listPage(tool: Tool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+  const result = await callUpstream(tool, { ...args, limit: args.limit ?? DEFAULT_LIMIT, select: SUMMARY_FIELDS }, context);
+  if ('error' in result) return result;
+  const page = result.value as { value: unknown[]; '@odata.nextLink'?: string };
+  const next = page['@odata.nextLink'] && new URL(page['@odata.nextLink']).searchParams.get('$skip');
+  return { value: { messages: page.value, count: page.value.length, ...(next && { pagination_token: next }) } };
+}
+
+const mailbox = binding('ListEmails');
+const sortedMailbox = variant(mailbox, mailbox.http!, [...paging, { name: 'orderby', in: 'query', upstream: '$orderby' }]);
+
+export const listEmails: ToolHandler = (args, context) => listPage(sortedMailbox, { ...args, orderby: orderBy(args) }, context);
+
+const filteredMailbox = variant(binding('ListEmailsByProperty'), mailbox.http!, [...paging, { name: 'filter', in: 'query', upstream: '$filter' }]);
+
+export const listEmailsByProperty: ToolHandler = (args, context) => {
+  const built = propertyFilter(args.property as string, args.operator as string, args.value as string);
+  if ('problem' in built) return Promise.resolve(toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsByProperty: ${built.problem}.`));
+  return listPage(filteredMailbox, { ...args, filter: built.filter }, context);
+};
+
+const inFolder = binding('ListEmailsInFolder');
+const sortedFolder = variant(inFolder, inFolder.http!, [
+  { name: 'folder', in: 'path', upstream: 'mailFolder-id' },
+  ...paging,
+  { name: 'orderby', in: 'query', upstream: '$orderby' },
+]);
+
+export const listEmailsInFolder: ToolHandler = (args, context) => {
+  const { well_known_folder_name: name, folder_id: id } = args;
+  if ((name === undefined) === (id === undefined)) {
+    const which = name === undefined ? 'neither was given' : 'both were given';
+    return Promise.resolve(toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsInFolder: give exactly one of well_known_folder_name and folder_id (${which}).`));
+  }
+  return listPage(sortedFolder, { ...args, folder: name ?? id, orderby: orderBy(args) }, context);
+};

@@ -1,0 +1,63 @@
+/**
+ * The Pylon operations the handlers call. Each is a binding like a catalog tool's, so core's
+ * callUpstream builds and sends it (bearer API token, base URL, error kinds) exactly as it sends a
+ * plain tool's request.
+ */
+import { callUpstream, type HttpMethod, type ParameterLocation, type Tool, type ToolContext, type ToolError } from '@quiver/core';
+
+export const API_TOKEN = 'SUPPORT_API_TOKEN';
+
+function operation(name: string, method: HttpMethod, path: string, placed: Record<string, ParameterLocation> = {}): Tool {
+  return {
+    name,
+    description: `Pylon ${name}`,
+    parameters: Object.entries(placed).map(([parameter, where]) => ({ name: parameter, in: where, required: where === 'path', description: parameter, schema: {} })),
+    output: { description: `The answer of Pylon ${name}.` },
+    requirements: { secrets: [{ key: API_TOKEN }] },
+    http: { method, path, auth: { secret: API_TOKEN, scheme: 'Bearer' } },
+    toolkit: { name: 'Pylon', version: '1', description: 'Pylon API' },
+  };
+}
+
+export const pylon = {
+  getIssue: operation('GetIssue', 'GET', '/issues/{id}', { id: 'path' }),
+  getIssues: operation('GetIssues', 'GET', '/issues', { start_time: 'query', end_time: 'query', cursor: 'query', limit: 'query' }),
+  updateIssue: operation('UpdateIssue', 'PATCH', '/issues/{id}', { id: 'path', state: 'body', assignee_id: 'body' }),
+  createIssueNote: operation('CreateIssueNote', 'POST', '/issues/{id}/note', { id: 'path', body_html: 'body' }),
+  getUsers: operation('GetUsers', 'GET', '/users', { cursor: 'query', limit: 'query' }),
+  getTeams: operation('GetTeams', 'GET', '/teams', { cursor: 'query' }),
+  getTeam: operation('GetTeam', 'GET', '/teams/{id}', { id: 'path' }),
+  getContacts: operation('GetContacts', 'GET', '/contacts', { cursor: 'query', limit: 'query' }),
+  searchContacts: operation('SearchContacts', 'POST', '/contacts/search', { filter: 'body', cursor: 'body', limit: 'body' }),
+};
+
+export interface Pagination {
+  cursor: string;
+  has_next_page: boolean;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export type Outcome<T> = { value: T } | { error: ToolError };
+
+/** One call; the parsed answer, or the error as core classified it. */
+export async function send<T>(op: Tool, args: Record<string, unknown>, context: ToolContext): Promise<Outcome<T>> {
+  return (await callUpstream(op, args, context)) as Outcome<T>;
+}
+
+/** `data` of every page in order, following cursors while pages remain and `maxPages` allows. */
+export async function collect<T>(op: Tool, args: Record<string, unknown>, context: ToolContext, maxPages: number, maxItems = Infinity): Promise<Outcome<{ items: T[]; pages: number; complete: boolean }>> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const answer = await send<Page<T>>(op, { ...args, ...(cursor && { cursor }) }, context);
+    if ('error' in answer) return answer;
+    items.push(...answer.value.data);
+    const more = answer.value.pagination.has_next_page && answer.value.pagination.cursor !== '';
+    if (!more || pages >= maxPages || items.length >= maxItems) return { value: { items: items.slice(0, maxItems), pages, complete: !more } };
+    cursor = answer.value.pagination.cursor;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * CreateChecklist: ClickUp creates a checklist and its items in separate calls. The tool takes both in
+ * one body, creates the checklist with its name, then each item in order, and answers the checklist as
+ * the last call left it. Should an item fail, the error says how far it got, so nothing is created twice.
+ */
+import { callUpstream, parseRequestBody, type Tool, type ToolHandler } from '@quiver/core';
+
+interface ChecklistBody {
+  name: string;
+  items?: Array<{ name: string; assignee?: number }>;
+}
+
+interface Checklist {
+  id: string;
+  name: string;
+}
+
+export function createChecklist(checklist: Tool): ToolHandler {
+  // The second call, which no tool offers on its own.
+  const addItem: Tool = {
+    ...checklist,
+    name: 'CreateChecklistItem',
+    requestBody: undefined,
+    http: { method: 'POST', path: '/v2/checklist/{checklist_id}/checklist_item', contentType: 'application/json' },
+    parameters: [
+      { name: 'checklist_id', description: 'Checklist id.', required: true, schema: { type: 'string' }, in: 'path' },
+      { name: 'name', description: 'Item name.', required: true, schema: { type: 'string' }, in: 'body' },
+      { name: 'assignee', description: 'User id.', required: false, schema: { type: 'integer' }, in: 'body' },
+    ],
+  };
+
+  return async (args, context) => {
+    const parsed = parseRequestBody(checklist, args);
+    if ('error' in parsed) return parsed;
+    const { name, items = [] } = parsed.body as ChecklistBody;
+    const created = await callUpstream(checklist, args, context, { body: { name } });
+    if ('error' in created) return created;
+    let answer = created.value as { checklist: Checklist };
+    for (const [index, item] of items.entries()) {
+      const added = await callUpstream(addItem, { checklist_id: answer.checklist.id, ...item }, context);
+      if ('error' in added) {
+        const done = `Checklist ${answer.checklist.id} ("${name}") was created with ${index} of ${items.length} items`;
+        return { error: { ...added.error, message: `${done}; item ${index + 1} ("${item.name}") failed: ${added.error.message}` } };
+      }
+      answer = added.value as { checklist: Checklist };
+    }
+    return { value: answer };
+  };
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createToolIndex, qualifiedName, ToolRegistry } from '@quiver/core';
+import { toolkits } from '@quiver/toolkits';
+
+/** The evaluation set bench/search.mjs measures the index on; here only its names are checked. */
+const { items } = JSON.parse(readFileSync(new URL('../../../bench/search-eval.json', import.meta.url), 'utf8')) as {
+  items: Array<{ query: string; expected: string[] }>;
+};
+const registry = new ToolRegistry(toolkits);
+const index = await createToolIndex(registry.tools());
+
+describe('the search evaluation set', () => {
+  it('names, for every toolkit that is built, only tools that exist', () => {
+    const built = new Set(registry.toolkits.map((toolkit) => toolkit.name));
+    const unknown = items.flatMap((item) => item.expected).filter((name) => built.has(name.split('.')[0]!) && !registry.get(name));
+    expect(unknown).toEqual([]);
+  });
+
+  it('asks each request once, with at least one expected tool', () => {
+    expect(new Set(items.map((item) => item.query)).size).toBe(items.length);
+    expect(items.every((item) => item.expected.length > 0)).toBe(true);
+  });
+});
+
+describe('search over the built-in tools', () => {
+  // A sample of the evaluation set across toolkits, each with the tool it must rank among the first five.
+  it.each([
+    ['merge PR 55', 'RepoHostApi.MergeRepohostPullRequest'],
+    ['take the wontfix label off issue 3', 'RepoHostApi.RemoveIssueLabel'],
+    ['list my repositories', 'RepoHostApi.ListUserRepositories'],
+    ['re-run only the failed jobs of run 123', 'RepoHostApi.RerunFailedRepohostWorkflowJobs'],
+    ['add a $500 budget line for ads to the campaign', 'CrmMarketingApi.AddCampaignBudgetItem'],
+    ['register a new worker at http://10.0.0.5:8002', 'ToolEngineApi.CreateWorker'],
+  ])('finds the tool for "%s"', (query, expected) => {
+    const top = index.search(query, { limit: 5 }).map((hit) => qualifiedName(hit.tool));
+    expect(top).toContain(expected);
+  });
+
+  it('finds a toolkit that is built only when it is', () => {
+    // The newer toolkits may not be in every checkout yet; their requests are checked once they are.
+    const samples: Array<[string, string]> = [
+      ['who am I logged in as on the support desk', 'SupportDesk.WhoAmI'],
+      ['log 2 hours of time on that task', 'TaskboardApi.TrackTimeEntry'],
+      ['send the draft I wrote earlier', 'MailClient.SendDraftEmail'],
+      ['how much is shipping to Canada', 'CommerceTools.GetShippingRates'],
+    ];
+    for (const [query, expected] of samples.filter(([, name]) => registry.get(name))) {
+      expect(index.search(query, { limit: 5 }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
+    }
+  });
+});

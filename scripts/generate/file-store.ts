@@ -1,0 +1,79 @@
+/**
+ * FileStore: the toolkit catalog, from the interface in catalog/FileStore.json, the limits of the spec
+ * (part 8) and our descriptions (packages/toolkits/src/file-store/descriptions.json). Every tool has a
+ * handler (packages/toolkits/src/file-store/), which places the parameters: Dropbox takes them as JSON
+ * bodies of RPC calls, or as the Dropbox-API-Arg header on the content host, and a cursor calls another
+ * endpoint than a first page.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { GeneratedFile } from '../generate.js';
+import { catalogFile, readJson, repoRoot, type CatalogParam } from './shared.js';
+
+const toolkitDir = 'packages/toolkits/src/file-store';
+
+/** Where DownloadFile finds the content host when it is not Dropbox's own (read in file-store/dropbox.ts). */
+const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
+
+interface Descriptions {
+  toolkit: string;
+  tools: Record<string, { description: string; output: string; params: Record<string, string> }>;
+}
+
+interface FileStoreTool {
+  name: string;
+  params: CatalogParam[];
+  scopes: string[];
+}
+
+/** The spec's limits (part 8) and what Dropbox itself refuses, checked before anything is sent. */
+const bounds: Record<string, Record<string, JsonSchema>> = {
+  DownloadFile: { file_path: { minLength: 1 }, file_id: { minLength: 1 } },
+  ListItemsInFolder: { limit: { minimum: 1, maximum: 2000 }, cursor: { minLength: 1 } },
+  SearchFilesAndFolders: { keywords: { minLength: 1, maxLength: 1000 }, limit: { minimum: 1, maximum: 1000 }, cursor: { minLength: 1 } },
+};
+
+export function generateFileStore(sharedDir: string): GeneratedFile[] {
+  const catalog = readJson(resolve(sharedDir, 'catalog/FileStore.json')) as {
+    toolkit: string;
+    default_base_url: string;
+    auth: { provider: string };
+    tools: FileStoreTool[];
+  };
+  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+
+  const tools = catalog.tools.map((tool): ToolData => {
+    const where = (text: string) => `FileStore.${tool.name}: ${text}`;
+    const text = descriptions.tools[tool.name];
+    if (!text) throw new Error(where('no description'));
+    const parameter = (param: CatalogParam): Parameter => {
+      const description = text.params[param.name];
+      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
+      // An enum on an array constrains its items.
+      const items = param.type === 'array' ? { items: { type: 'string', ...(param.enum && { enum: param.enum }) }, uniqueItems: true } : param.enum && { enum: param.enum };
+      return { name: param.name, description, required: param.required, schema: { type: param.type, ...items, ...bounds[tool.name]?.[param.name] } };
+    };
+    return {
+      name: tool.name,
+      description: text.description,
+      parameters: tool.params.map(parameter),
+      output: { description: text.output },
+      requirements: {
+        oauth2: { provider: catalog.auth.provider, scopes: tool.scopes },
+        ...(tool.name === 'DownloadFile' && { secrets: [{ key: contentUrlSecret, optional: true }] }),
+      },
+      // Dropbox's RPC calls are POSTs, yet these three only read.
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    };
+  });
+
+  const toolkit: ToolkitData = {
+    name: catalog.toolkit,
+    version: '1.0.0',
+    description: descriptions.toolkit,
+    baseUrl: catalog.default_base_url,
+    tools,
+  };
+  return [catalogFile(toolkitDir, toolkit)];
+}

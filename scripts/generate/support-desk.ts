@@ -1,0 +1,104 @@
+/**
+ * SupportDesk: the toolkit catalog, from the interface in catalog/SupportDesk.json and our own
+ * descriptions (packages/toolkits/src/support-desk/descriptions.json). Two tools are plain bindings of
+ * one Pylon operation; the others have handlers (packages/toolkits/src/support-desk) that call Pylon,
+ * possibly several times, and rank or filter locally, so their parameters have no upstream placement.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Annotations, HttpBinding, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { GeneratedFile } from '../generate.js';
+import { catalogFile, readJson, repoRoot, type CatalogParam } from './shared.js';
+
+const toolkitDir = 'packages/toolkits/src/support-desk';
+const apiToken = 'SUPPORT_API_TOKEN';
+
+interface Descriptions {
+  toolkit: string;
+  tools: Record<string, { description: string; output: string; params: Record<string, string> }>;
+}
+
+interface SupportTool {
+  name: string;
+  upstream_calls: Array<{ method: HttpBinding['method']; path: string }>;
+  params: CatalogParam[];
+  secrets: string[];
+}
+
+/** The tools that are one Pylon call as they stand, with where each parameter goes. */
+const bindings: Record<string, Record<string, { in: ParameterLocation; upstream: string }>> = {
+  WhoAmI: {},
+  ListTeams: { cursor: { in: 'query', upstream: 'cursor' } },
+};
+
+/** Handler tools have no binding to derive hints from: these read, and these set a value (repeatable). */
+const reads = ['GetIssue', 'GetTeamAndAssignment', 'ListContacts', 'ListIssues', 'ListUsers', 'SearchContacts', 'SearchIssues', 'SearchUsers'];
+const sets = ['AssignIssue', 'UpdateIssueStatus'];
+
+/** Constraints beyond the catalog's types, checked before anything is sent. */
+const constraints: Record<string, JsonSchema> = {
+  start_time: { format: 'date-time' },
+  end_time: { format: 'date-time' },
+  tags: { items: { type: 'string', minLength: 1 } },
+  limit: { minimum: 1, maximum: 1000 },
+  max_pages: { minimum: 1 },
+  query: { minLength: 1 },
+  value: { minLength: 1 },
+  issue_value: { minLength: 1 },
+  user_value: { minLength: 1 },
+  issue_id: { minLength: 1 },
+  body: { minLength: 1 },
+};
+
+export function generateSupportDesk(sharedDir: string): GeneratedFile[] {
+  const catalog = readJson(resolve(sharedDir, 'catalog/SupportDesk.json')) as { toolkit: string; default_base_url: string; tools: SupportTool[] };
+  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+
+  const tools = catalog.tools.map((tool): ToolData => {
+    const where = (problem: string) => new Error(`SupportDesk.${tool.name}: ${problem}`);
+    const text = descriptions.tools[tool.name];
+    if (!text) throw where('no description');
+    const binding = bindings[tool.name];
+    const parameters = tool.params.map((param): Parameter => {
+      const description = text.params[param.name];
+      if (!description) throw where(`parameter ${param.name} has no description`);
+      return {
+        name: param.name,
+        description,
+        required: param.required,
+        schema: { type: param.type, ...(param.enum && { enum: param.enum }), ...constraints[param.name] },
+        ...binding?.[param.name],
+      };
+    });
+    const data: ToolData = {
+      name: tool.name,
+      description: text.description,
+      parameters,
+      output: { description: text.output },
+      requirements: { secrets: tool.secrets.map((key) => ({ key })) },
+    };
+    if (binding) {
+      const [call] = tool.upstream_calls;
+      if (tool.upstream_calls.length !== 1 || !call) throw where('a binding must be exactly one upstream call');
+      data.http = { method: call.method, path: call.path, auth: { secret: apiToken, scheme: 'Bearer' } };
+    } else {
+      const annotations: Partial<Annotations> | undefined = reads.includes(tool.name)
+        ? { readOnlyHint: true, idempotentHint: true }
+        : sets.includes(tool.name)
+          ? { idempotentHint: true }
+          : undefined;
+      if (annotations) data.annotations = annotations;
+    }
+    return data;
+  });
+
+  const toolkit: ToolkitData = {
+    name: catalog.toolkit,
+    // Spec part 9.
+    version: '0.2.0',
+    description: descriptions.toolkit,
+    baseUrl: catalog.default_base_url,
+    tools,
+  };
+  return [catalogFile(toolkitDir, toolkit)];
+}

@@ -1,0 +1,81 @@
+/**
+ * TaskboardApi: the toolkit catalog, from the interface in catalog/TaskboardApi.json, the structural
+ * request schemas in catalog/schemas/TaskboardApi.json (with our own for the two tools they leave out,
+ * see clickup-schemas.ts), and our descriptions (packages/toolkits/src/taskboard/descriptions.json).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { GeneratedFile } from '../generate.js';
+import { checklistToolBody, customFieldBody } from './clickup-schemas.js';
+import { authoredSchema, catalogFile, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+
+const toolkitDir = 'packages/toolkits/src/taskboard';
+
+interface Descriptions {
+  toolkit: string;
+  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
+}
+
+/** Request bodies the structural schemas do not have. */
+const ownBodies: Record<string, JsonSchema> = { CreateChecklist: checklistToolBody, CreateCustomField: customFieldBody };
+
+/** Time filters are Unix milliseconds and pages count from 0: neither can be negative. */
+const nonNegative = new Set(['page', 'due_date_gt', 'due_date_lt', 'date_created_gt', 'date_created_lt', 'date_updated_gt', 'date_updated_lt']);
+
+export function generateTaskboard(sharedDir: string): GeneratedFile[] {
+  const catalog = readJson(resolve(sharedDir, 'catalog/TaskboardApi.json')) as {
+    toolkit: string;
+    default_base_url: string;
+    auth: { provider: string; scopes: string[] };
+    tools: CatalogTool[];
+  };
+  const structural = readJson(resolve(sharedDir, 'catalog/schemas/TaskboardApi.json')) as Record<string, Array<{ request_body?: JsonSchema }>>;
+  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+
+  const tools = catalog.tools.map((tool): ToolData => {
+    const where = (text: string) => `TaskboardApi.${tool.name}: ${text}`;
+    const text = descriptions.tools[tool.name];
+    if (!text) throw new Error(where('no description'));
+    const parameter = (param: CatalogParam): Parameter => {
+      if (tool.mode_driven && modeParameters[param.name]) return { ...modeParameters[param.name]!, required: param.required };
+      const description = text.params[param.name];
+      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
+      return {
+        name: param.name,
+        description,
+        required: param.required,
+        schema: {
+          type: param.type,
+          ...(param.enum && { enum: param.enum }),
+          ...(param.type === 'integer' && nonNegative.has(param.upstream ?? '') && { minimum: 0 }),
+        },
+        in: param.in,
+        upstream: param.upstream,
+      };
+    };
+    const data: ToolData = {
+      name: tool.name,
+      description: text.description,
+      parameters: tool.params.map(parameter),
+      output: { description: text.output },
+      requirements: { oauth2: { provider: catalog.auth.provider, scopes: catalog.auth.scopes } },
+      http: { method: tool.method, path: tool.path, ...(tool.mode_driven && { contentType: 'application/json' }) },
+    };
+    if (tool.mode_driven) {
+      const body = ownBodies[tool.name] ?? structural[tool.name]?.[0]?.request_body;
+      if (!body) throw new Error(where('mode-driven without a request schema'));
+      data.requestBody = { contentType: 'application/json', schema: authoredSchema(body, text.body ?? {}, `Request body of ${tool.name}.`) };
+    }
+    return data;
+  });
+
+  const toolkit: ToolkitData = {
+    name: catalog.toolkit,
+    version: '1.0.0',
+    description: descriptions.toolkit,
+    baseUrl: catalog.default_base_url,
+    tools,
+  };
+  return [catalogFile(toolkitDir, toolkit)];
+}
