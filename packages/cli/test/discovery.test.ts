@@ -107,7 +107,7 @@ describe('quiver mcp --read-only', () => {
 describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
   let client: Client;
   beforeAll(async () => {
-    client = await stdio('--confirm-destructive', '--max-response-tokens', '400');
+    client = await stdio('--confirm-destructive', '--max-response-tokens', '1000');
   });
   afterAll(() => client.close());
 
@@ -130,7 +130,7 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
   });
 
   it('cuts a result over the budget with a note naming the paging parameters, and selects fields', async () => {
-    for (let i = 0; i < 12; i++) await createCampaign(client, `Campaign number ${i} with a name long enough to fill the budget`);
+    for (let i = 0; i < 16; i++) await createCampaign(client, `Campaign number ${i} with a name long enough to fill the budget`);
     const listed = await client.callTool({ name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: {} });
     const [data, note] = texts(listed);
     const page = JSON.parse(data!);
@@ -143,7 +143,7 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
     expect(texts(selected)).toHaveLength(1);
     const ids = json(selected);
     expect(Object.keys(ids)).toEqual(['results']);
-    expect(ids.results.length).toBeGreaterThanOrEqual(12);
+    expect(ids.results.length).toBeGreaterThanOrEqual(16);
     expect(ids.results.every((item: object) => Object.keys(item).join() === 'id')).toBe(true);
   });
 });

@@ -96,7 +96,8 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
   if (!maxTokens || tokens <= maxTokens) return { value };
   const total = Buffer.byteLength(text);
   // Bytes the value may keep, with room for the note itself.
-  const budget = Math.max(0, maxTokens * bytesPerToken - 800);
+  const limit = maxTokens * bytesPerToken;
+  const budget = limit - Math.min(800, limit / 5);
 
   const head = `[Result cut: it is about ${round(tokens)} tokens, over this server's limit of ${round(maxTokens)}.`;
   const fields = canSelectFields ? ` Or pass "${fieldsName}" with the dotted paths you need${suggestion(value)}.` : '';

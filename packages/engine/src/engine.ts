@@ -20,6 +20,8 @@ export interface EngineOptions {
   /** Where users' OAuth tokens come from; the OAuth module by default. */
   credentials?: (engine: EngineBase) => Credentials;
   toolkits?: Toolkit[];
+  /** Secret values for keys the store does not hold (the sandbox's credentials). */
+  defaultSecrets?: Record<string, string>;
   scheduler?: SchedulerOptions;
   /** Which tools the engine offers, and how calls are guarded and shaped (`quiver serve` flags). */
   serving?: ServingOptions;
@@ -52,7 +54,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const policy = new ServingPolicy(options.serving);
   const catalog = new ToolCatalog([builtinSource(options.toolkits ?? builtinToolkits, options.baseUrls ?? {}, client)], (tool) => policy.offers(tool));
   await loadWorkers({ store, vault, catalog });
-  const secrets = new SecretStore(store.db, vault);
+  const secrets = new SecretStore(store.db, vault, options.defaultSecrets);
   let scheduler: Scheduler | undefined;
   const base: EngineBase = {
     config,

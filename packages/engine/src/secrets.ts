@@ -19,6 +19,8 @@ export class SecretStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly vault: Vault,
+    /** Values used where the store has none (the sandbox's credentials); never listed or stored. */
+    private readonly defaults: Record<string, string> = {},
   ) {}
 
   async put(key: string, value: string, description = ''): Promise<SecretInfo> {
@@ -44,18 +46,20 @@ export class SecretStore {
 
   /** Which of these keys are set. */
   async present(keys: readonly string[]): Promise<Set<string>> {
+    const fallback = keys.filter((key) => key in this.defaults);
     if (!keys.length) return new Set();
     const rows = await this.db.selectFrom('secrets').select('key').where('key', 'in', keys).execute();
-    return new Set(rows.map((row) => row.key));
+    return new Set([...fallback, ...rows.map((row) => row.key)]);
   }
 
   /** The values of these keys (those that are set), for one tool run. */
   async reveal(keys: readonly string[]): Promise<Record<string, string>> {
     if (!keys.length) return {};
+    const fallback = Object.fromEntries(keys.filter((key) => key in this.defaults).map((key) => [key, this.defaults[key]!]));
     const rows = await this.db.selectFrom('secrets').select(['key', 'value_ciphertext']).where('key', 'in', keys).execute();
     if (rows.length) {
       await this.db.updateTable('secrets').set({ last_accessed_at: new Date().toISOString() }).where('key', 'in', rows.map((row) => row.key)).execute();
     }
-    return Object.fromEntries(rows.map((row) => [row.key, this.vault.open(row.value_ciphertext)]));
+    return { ...fallback, ...Object.fromEntries(rows.map((row) => [row.key, this.vault.open(row.value_ciphertext)])) };
   }
 }

@@ -11,7 +11,8 @@ export function terms(words: readonly string[]): string[] {
     const pair = phrases.get(`${words[i]} ${words[i + 1]}`);
     const word = pair ?? words[i]!;
     if (pair) i++;
-    if (stopWords.has(word)) continue;
+    // Numbers are values (an issue number, a version), not what the tool does.
+    if (stopWords.has(word) || /^\p{N}+$/u.test(word)) continue;
     const stem = stemmer(word);
     out.push(canonical.get(stem) ?? stem);
   }

@@ -54,6 +54,7 @@ const teams = [
   { name: 'Enterprise Accounts', members: ['tim@quiver-support.test', 'ada@quiver-support.test'] },
 ];
 
+/** The n-th body is the description of the n-th title. */
 interface Topic {
   tag: string;
   team: string;
@@ -72,6 +73,7 @@ const topics: Topic[] = [
       'Upgrading to {plan} fails with a card declined message although the card works elsewhere.',
       'Our accountant asks for the invoice of {month} as a PDF with the VAT number of {company}.',
       'Please change the address on our billing profile; the old office is closed.',
+      'We moved from {plan} to a smaller plan mid-cycle and would like to understand the proration on the next invoice.',
     ],
   },
   {
@@ -83,6 +85,7 @@ const topics: Topic[] = [
       'Our SAML single sign-on with {idp} sends users back to the login page without an error.',
       'The six-digit code from the authenticator app is rejected every time, even right after it appears.',
       'A colleague tried to sign in too many times and now the account at {company} is locked.',
+      'The invitation we received for the {company} workspace says the link has expired.',
     ],
   },
   {
@@ -94,6 +97,7 @@ const topics: Topic[] = [
       'We get 429 responses after far fewer requests than the documented limit for the {plan} plan.',
       'Webhook deliveries to our endpoint time out after five seconds although the endpoint answers quickly.',
       'Following the cursor of the list endpoint returns some records twice and skips others.',
+      'Our API token answers 401 since this morning although nobody rotated it.',
     ],
   },
   {
@@ -105,6 +109,7 @@ const topics: Topic[] = [
       'New conversations no longer post to our Slack channel, although the integration shows as connected.',
       'Every escalation creates two Jira tickets with the same summary.',
       'The HubSpot import finishes but none of the contacts appear in the workspace.',
+      'The Zapier trigger for new conversations fires two times for every message.',
     ],
   },
   {
@@ -115,6 +120,7 @@ const topics: Topic[] = [
       'The main dashboard takes about a minute to load for everyone at {company} using {browser}.',
       'Searching in our workspace with many records takes more than ten seconds.',
       'The quarterly report never finishes generating and ends with a timeout message.',
+      'Typing in the editor lags by a second in long documents, in {browser} as well.',
     ],
   },
   {
@@ -125,6 +131,7 @@ const topics: Topic[] = [
       'The iOS app closes right after the splash screen since the latest update.',
       'Push notifications on Android arrive hours after the message was sent.',
       'The mobile app asks me to sign in again every morning.',
+      'PDF attachments open as a blank page in the tablet app.',
     ],
   },
   {
@@ -136,6 +143,7 @@ const topics: Topic[] = [
       'Names with accents look garbled after importing our spreadsheet of contacts.',
       'A teammate deleted the {company} project by mistake yesterday; can it be restored?',
       'We have two accounts for {company} and would like their history merged into one.',
+      'Our workspace owner has left {company}; please make me the owner.',
     ],
   },
   {
@@ -146,6 +154,7 @@ const topics: Topic[] = [
       'Several people on our team would love a dark theme for long editing sessions.',
       'Editing tags one record at a time is tedious; a bulk edit would save hours.',
       'It would help to show our custom fields as columns in the standard reports.',
+      'We present our dashboards every week and would like to export them to slides.',
     ],
   },
 ];
@@ -175,6 +184,8 @@ function random(seed: number): () => number {
   };
 }
 
+for (const topic of topics) if (topic.titles.length !== topic.bodies.length) throw new Error(`workspace: topic ${topic.tag} needs a body per title`);
+
 export function supportWorkspace({ recentIssues = 440, olderIssues = 40, contacts = 60, seed = 1 }: WorkspaceOptions = {}): Workspace {
   const next = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -194,10 +205,11 @@ export function supportWorkspace({ recentIssues = 440, olderIssues = 40, contact
   const make = (age: number): WorkspaceIssue => {
     const topic = pick(topics);
     const team = teams.find((candidate) => candidate.name === topic.team)!;
+    const which = Math.floor(next() * topic.titles.length);
     const urgent = next() < 0.15;
     return {
-      title: fill(pick(topic.titles)),
-      body_html: `<p>${fill(pick(topic.bodies))}</p>`,
+      title: fill(topic.titles[which]!),
+      body_html: `<p>${fill(topic.bodies[which]!)}</p>`,
       age_ms: age,
       state: pick(ISSUE_STATES),
       tags: urgent ? [topic.tag, 'urgent'] : [topic.tag],

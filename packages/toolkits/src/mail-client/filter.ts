@@ -16,7 +16,7 @@ export function propertyFilter(property: string, operator: string, value: string
     }
     return { filter: `${property} ${operator} ${instant}` };
   }
-  const literal = `'${value}'`;
+  const literal = `'${value.replaceAll("'", "''")}'`;
   if (FUNCTIONS.has(operator)) return { filter: `${operator}(${property},${literal})` };
   return { filter: `${property} ${operator} ${literal}` };
 }

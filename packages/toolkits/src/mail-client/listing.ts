@@ -48,9 +48,9 @@ export const listEmails: ToolHandler = (args, context) => listPage(sortedMailbox
 
 const filteredMailbox = variant(binding('ListEmailsByProperty'), mailbox.http!, [...paging, { name: 'filter', in: 'query', upstream: '$filter' }]);
 
-export const listEmailsByProperty: ToolHandler = (args, context) => {
+export const listEmailsByProperty: ToolHandler = async (args, context) => {
   const built = propertyFilter(args.property as string, args.operator as string, args.value as string);
-  if ('problem' in built) return Promise.resolve(toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsByProperty: ${built.problem}.`));
+  if ('problem' in built) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsByProperty: ${built.problem}.`);
   return listPage(filteredMailbox, { ...args, filter: built.filter }, context);
 };
 
@@ -61,11 +61,11 @@ const sortedFolder = variant(inFolder, inFolder.http!, [
   { name: 'orderby', in: 'query', upstream: '$orderby' },
 ]);
 
-export const listEmailsInFolder: ToolHandler = (args, context) => {
+export const listEmailsInFolder: ToolHandler = async (args, context) => {
   const { well_known_folder_name: name, folder_id: id } = args;
   if ((name === undefined) === (id === undefined)) {
     const which = name === undefined ? 'neither was given' : 'both were given';
-    return Promise.resolve(toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsInFolder: give exactly one of well_known_folder_name and folder_id (${which}).`));
+    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsInFolder: give exactly one of well_known_folder_name and folder_id (${which}).`);
   }
   return listPage(sortedFolder, { ...args, folder: name ?? id, orderby: orderBy(args) }, context);
 };

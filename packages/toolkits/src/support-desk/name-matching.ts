@@ -37,12 +37,10 @@ export async function matchNames<T>(items: readonly T[], query: string, namesOf:
     const unused = [...have];
     let total = 0;
     for (const word of wanted) {
-      let best = -1;
-      unused.forEach((candidate, i) => {
-        if (best === -1 || similarity(word, candidate) > similarity(word, unused[best]!)) best = i;
-      });
-      if (best === -1) break;
-      total += similarity(word, unused[best]!);
+      if (!unused.length) break;
+      const scores = unused.map((candidate) => similarity(word, candidate));
+      const best = scores.indexOf(Math.max(...scores));
+      total += scores[best]!;
       unused.splice(best, 1);
     }
     return Math.max(similarity(wanted.join(' '), have.join(' ')), total / Math.max(wanted.length, have.length));
