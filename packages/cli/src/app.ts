@@ -15,8 +15,8 @@ export interface SetupOptions {
 export interface Setup {
   registry: ToolRegistry;
   config: QuiverConfig;
-  /** The sandbox's token, when the sandbox runs: every emulator accepts it. */
-  sandboxToken?: string;
+  /** The sandbox's token and secrets, when the sandbox runs: every emulator accepts them. */
+  sandbox?: { token: string; secrets: Record<string, string> };
   close(): Promise<void>;
 }
 
@@ -27,16 +27,16 @@ export const builtinRegistry = () => new ToolRegistry(toolkits);
 export async function openSetup(options: SetupOptions = {}, registry = builtinRegistry()): Promise<Setup> {
   const tools = registry.tools();
   let sandboxLayer = emptyConfig();
-  let sandbox: { token: string; close(): Promise<void> } | undefined;
+  let sandbox: { token: string; secrets: Record<string, string>; close(): Promise<void> } | undefined;
   if (options.sandbox) {
     // Loaded only on request: the emulators are never part of the runtime proper.
     const { startSandbox } = await import('@quiver/sandbox');
     const started = await startSandbox();
-    sandboxLayer = sandboxConfig(started.baseUrls, started.token, tools);
+    sandboxLayer = sandboxConfig(started, tools);
     sandbox = started;
   }
   const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
-  return { registry, config, sandboxToken: sandbox?.token, close: async () => sandbox?.close() };
+  return { registry, config, sandbox, close: async () => sandbox?.close() };
 }
 
 /** Base URLs the configuration sets, by toolkit. */
@@ -72,9 +72,10 @@ export async function openApp(options: SetupOptions & { logCalls?: boolean; serv
   };
 }
 
-function sandboxConfig(baseUrls: Record<string, string>, token: string, tools: readonly Tool[]): QuiverConfig {
+function sandboxConfig({ baseUrls, token, secrets }: { baseUrls: Record<string, string>; token: string; secrets: Record<string, string> }, tools: readonly Tool[]): QuiverConfig {
   const config = emptyConfig();
   for (const [toolkit, baseUrl] of Object.entries(baseUrls)) config.toolkits[toolkit] = { baseUrl };
+  Object.assign(config.secrets, secrets);
   for (const tool of tools) {
     const provider = tool.requirements.oauth2?.provider;
     if (provider) config.tokens[provider] = token;

@@ -56,7 +56,7 @@ addServingOptions(program.command('serve'))
       // JSON lines on standard error; requests are logged without headers, so no key or token appears.
       logger: { level: process.env.QUIVER_LOG_LEVEL ?? 'info', stream: process.stderr },
       baseUrls: configuredBaseUrls(setup.config),
-      ...(setup.sandboxToken && { credentials: () => sandboxCredentials(setup.sandboxToken!) }),
+      ...(setup.sandbox && { credentials: () => sandboxCredentials(setup.sandbox!.token), defaultSecrets: setup.sandbox.secrets }),
       serving,
       discovery: options.discovery,
     });

@@ -90,6 +90,14 @@ describe('quiver call', () => {
     expect(JSON.parse(event.stdout).value.eventName).toBe('Spring product webinar');
   });
 
+  it('hands secret-based toolkits the sandbox credentials too', async () => {
+    const region = await runCli(['call', 'TrackingApi.GetTrackApiRegion', '--sandbox']);
+    expect(region.code).toBe(0);
+    expect(JSON.parse(region.stdout).value).toMatchObject({ region: 'us' });
+    const account = await runCli(['call', 'SupportDesk.WhoAmI', '--sandbox']);
+    expect(JSON.parse(account.stdout).value.data.name).toBe('Quiver sandbox API token');
+  });
+
   it('exits 1 with the error as JSON when the tool fails', async () => {
     const run = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--input', '{}', ...flags()]);
     expect(run.code).toBe(1);

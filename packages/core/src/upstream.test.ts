@@ -99,6 +99,12 @@ describe('upstream client', () => {
   it.each([
     ['{"meta":{"error":"segment 7 is data-driven"}}', 'segment 7 is data-driven'],
     ['{"errors":[{"reason":"required","field":"identifiers","message":"identifiers is required"}]}', 'identifiers is required'],
+    ['{"errors":["issue not found"],"request_id":"r1"}', 'issue not found'],
+    ['{"err":"Team not authorized","ECODE":"OAUTH_027"}', 'Team not authorized'],
+    ['{"status":400,"err":"Invalid scale"}', 'Invalid scale'],
+    ['{"error_summary":"path/not_found/..","error":{".tag":"path"}}', 'path/not_found/..'],
+    ['{"error":{"code":"ErrorItemNotFound","message":"The specified object was not found."}}', 'The specified object was not found.'],
+    ['{"error":"invalid_grant","error_description":"expired"}', 'invalid_grant'],
   ])('quotes the upstream message of %s', async (body, message) => {
     script = [status(400, {}, body)];
     const outcome = await send('GET');

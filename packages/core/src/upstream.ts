@@ -140,16 +140,29 @@ function httpError(request: UpstreamRequest, response: UpstreamResponse): ToolEr
   }).error;
 }
 
-/** The upstream's own words for the failure, from the common error body shapes. */
+/**
+ * The upstream's own words for the failure, from the common error body shapes: `message` (GitHub,
+ * HubSpot), `error` or `error.message` (OAuth, Graph), `error_description`, `detail`, `err` (ClickUp,
+ * Figma), `error_summary` (Dropbox), `meta.error` and `errors[0]` or `errors[0].message`
+ * (Customer.io, Pylon).
+ */
 function upstreamMessage(body: unknown): string | undefined {
   if (typeof body === 'string') return truncate(body, 500);
   if (!body || typeof body !== 'object') return undefined;
   const record = body as Record<string, unknown>;
-  const nested = record.error && typeof record.error === 'object' ? (record.error as Record<string, unknown>).message : record.error;
-  // `{ meta: { error } }` and `{ errors: [{ message }] }` (Customer.io's Track API v1 and v2, among others).
-  const meta = record.meta && typeof record.meta === 'object' ? (record.meta as Record<string, unknown>).error : undefined;
-  const first = Array.isArray(record.errors) && record.errors[0] && typeof record.errors[0] === 'object' ? (record.errors[0] as Record<string, unknown>).message : undefined;
-  const message = record.message ?? nested ?? record.error_description ?? record.detail ?? meta ?? first;
+  const field = (value: unknown, key: string) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined);
+  const firstError = Array.isArray(record.errors) ? record.errors[0] : undefined;
+  const candidates = [
+    record.message,
+    field(record.error, 'message') ?? record.error,
+    record.error_description,
+    record.detail,
+    record.err,
+    record.error_summary,
+    field(record.meta, 'error'),
+    typeof firstError === 'string' ? firstError : field(firstError, 'message'),
+  ];
+  const message = candidates.find((candidate) => typeof candidate === 'string' && candidate.length > 0);
   return typeof message === 'string' ? truncate(message, 500) : undefined;
 }
 

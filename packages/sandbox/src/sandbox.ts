@@ -1,7 +1,7 @@
 /** Every emulator at once, for `--sandbox`: base URLs by toolkit and a token they all accept. */
 import { seedClickupDemo } from './clickup/demo.js';
 import { startClickupEmulator } from './clickup/index.js';
-import { seedCustomerioDemo } from './customerio/demo.js';
+import { demoSiteId, seedCustomerioDemo } from './customerio/demo.js';
 import { startCustomerioEmulator } from './customerio/index.js';
 import { seedDropboxDemo } from './dropbox/demo.js';
 import { startDropboxEmulator } from './dropbox/index.js';
@@ -16,7 +16,10 @@ import { startPylonEmulator } from './pylon/index.js';
 
 export interface Sandbox {
   baseUrls: Record<string, string>;
+  /** The OAuth token every emulator accepts. */
   token: string;
+  /** Values for the secrets that secret-based toolkits declare, as the emulators expect them. */
+  secrets: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -41,6 +44,7 @@ export async function startSandbox(): Promise<Sandbox> {
   return {
     baseUrls: { CrmMarketingApi: hubspot.url, RepoHostApi: github.url, TrackingApi: customerio.url, TaskboardApi: clickup.url, FileStore: dropbox.url, SupportDesk: pylon.url, Design: figma.url, MailClient: graph.url },
     token: sandboxToken,
+    secrets: { TRACKING_SITE_ID: demoSiteId, TRACKING_API_KEY: sandboxToken, SUPPORT_API_TOKEN: sandboxToken },
     close: async () => {
       await Promise.all([hubspot.close(), github.close(), customerio.close(), clickup.close(), dropbox.close(), pylon.close(), figma.close(), graph.close()]);
     },

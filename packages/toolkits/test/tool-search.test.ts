@@ -37,7 +37,7 @@ describe('search over the built-in tools', () => {
     expect(top).toContain(expected);
   });
 
-  it('finds a toolkit that is built only when it is', () => {
+  it('finds tools of the newer toolkits once they are built', () => {
     // The newer toolkits may not be in every checkout yet; their requests are checked once they are.
     const samples: Array<[string, string]> = [
       ['who am I logged in as on the support desk', 'SupportDesk.WhoAmI'],

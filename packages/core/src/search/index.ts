@@ -22,7 +22,7 @@ export interface ToolIndex {
   search(query: string, options?: SearchOptions): SearchHit[];
 }
 
-/** Indexes the tools (a one-off cost of some tens of milliseconds for a thousand tools). */
+/** Indexes the tools: a one-off cost of about 0.2 s for a thousand tools, then each search takes well under a millisecond. */
 export async function createToolIndex(tools: readonly Tool[]): Promise<ToolIndex> {
   const { buildToolIndex } = await import('./tool-index.js');
   return buildToolIndex(tools);

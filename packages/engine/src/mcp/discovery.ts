@@ -4,7 +4,7 @@
  * definition of the one it picks, and calls it by name; each call goes through the same dispatch
  * (selection, read-only, confirmation, validation) as a direct call.
  */
-import { createToolIndex, functionName, qualifiedName, toMcpTool, toolError, annotationsOf, type ServingPolicy, type Tool, type ToolIndex, type ToolResult } from '@quiver/core';
+import { annotationsOf, createToolIndex, functionName, qualifiedName, toMcpTool, toolError, type ServingPolicy, type Tool, type ToolIndex, type ToolResult } from '@quiver/core';
 
 export const searchToolsName = 'search_tools';
 export const describeToolName = 'describe_tool';
@@ -22,7 +22,7 @@ export function metaTools(offered: readonly Tool[], readOnly: boolean) {
       name: searchToolsName,
       title: 'Search Tools',
       description:
-        `Find tools for a task among the ${offered.length} tools of this server (toolkits: ${toolkits.join(', ')}). ` +
+        `Find tools for a task among the ${offered.length} tools of this server. ` +
         `Returns the best matches by name with a one-line description. Then use ${describeToolName} for a tool's parameters and ${callToolName} to run it.`,
       inputSchema: {
         type: 'object',
