@@ -1,4 +1,4 @@
-/** A clock the tests control: emulators read time only through it. */
+/** A clock the tests control: emulators read time only through it. It runs on from where it is set. */
 export interface Clock {
   now(): number;
   advance(ms: number): void;
@@ -7,15 +7,12 @@ export interface Clock {
 
 export function createClock(start: number = Date.now()): Clock {
   let offset = start - Date.now();
-  let frozen: number | undefined;
   return {
-    now: () => frozen ?? Date.now() + offset,
+    now: () => Date.now() + offset,
     advance(ms) {
-      if (frozen !== undefined) frozen += ms;
-      else offset += ms;
+      offset += ms;
     },
     set(epochMs) {
-      frozen = undefined;
       offset = epochMs - Date.now();
     },
   };
