@@ -4,19 +4,13 @@
  * product ids, discount codes, categories and countries become enums of the request schemas, so that
  * the model sees the valid values and a wrong one is refused before the handler runs.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Annotations, JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import { activeDiscountCodes, categories, products, shippingMethods, shippingRates } from '../../packages/toolkits/src/commerce/data.js';
 import type { GeneratedFile } from '../generate.js';
-import { authoredSchema, catalogFile, modeParameters, readJson, repoRoot, type CatalogParam } from './shared.js';
+import { authoredSchema, modeParameters, readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/commerce';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
-}
 
 interface CommerceCatalog {
   toolkit: string;
@@ -117,7 +111,7 @@ const creation: Partial<Annotations> = { readOnlyHint: false, destructiveHint: f
 
 export function generateCommerce(sharedDir: string): GeneratedFile[] {
   const catalog = readJson(resolve(sharedDir, 'catalog/CommerceTools.json')) as CommerceCatalog;
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (message: string) => `CommerceTools.${tool.name}: ${message}`;
@@ -152,13 +146,6 @@ export function generateCommerce(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    // No upstream: every tool has a handler over the toolkit's own data.
-    baseUrl: '',
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  // No upstream: every tool has a handler over the toolkit's own data.
+  return [toolkitFile(toolkitDir, { toolkit: catalog.toolkit, default_base_url: '' }, descriptions, tools)];
 }

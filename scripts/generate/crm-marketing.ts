@@ -3,18 +3,12 @@
  * request schemas in catalog/schemas/CrmMarketingApi.json, and our own descriptions
  * (packages/toolkits/src/crm-marketing/descriptions.json).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Annotations, JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { catalogFile, authoredSchema, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+import { authoredSchema, modeParameters, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/crm-marketing';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
-}
 
 /**
  * Where the HTTP method misleads: these POSTs delete, discard or only read. The batch deletions are
@@ -40,7 +34,7 @@ export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
     string,
     Array<{ request_content_type?: string; request_body?: JsonSchema }>
   >;
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const text = descriptions.tools[tool.name];
@@ -91,12 +85,5 @@ export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

@@ -6,18 +6,14 @@
  * Tools whose catalog entry names two operations (file or team libraries) have no single binding: their
  * handlers pick the operation (packages/toolkits/src/design/library.ts).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { catalogFile, readJson, repoRoot } from './shared.js';
-import { placementsOf, type CallCatalog, type Descriptions, type Placement } from './upstream-calls.js';
+import { body, path, query, readDescriptions, readJson, toolkitFile, type Placement } from './shared.js';
+import { parametersOf, placementsOf, type CallCatalog } from './upstream-calls.js';
 
 const toolkitDir = 'packages/toolkits/src/design';
 
-const path = (upstream: string): Placement => ({ in: 'path', upstream });
-const query = (upstream: string, extra: Partial<Placement> = {}): Placement => ({ in: 'query', upstream, ...extra });
-const body = (upstream: string): Placement => ({ in: 'body', upstream });
 /** Read by the tool's handler, not sent as such. */
 const local: Placement = {};
 const nodeIds = query('ids', { explode: false });
@@ -63,7 +59,7 @@ const bounds: Record<string, JsonSchema> = {
 
 export function generateDesign(sharedDir: string): GeneratedFile[] {
   const catalog = readJson(resolve(sharedDir, 'catalog/Design.json')) as CallCatalog;
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `Design.${tool.name}: ${text}`;
@@ -71,17 +67,10 @@ export function generateDesign(sharedDir: string): GeneratedFile[] {
     if (!text) throw new Error(where('no description'));
     const placed = placementsOf(tool, placements[tool.name], where);
 
-    const parameters = tool.params.map((param): Parameter => {
-      const description = text.params[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      const schema: JsonSchema = {
-        type: param.type,
-        ...(param.enum && { enum: param.enum }),
-        ...(param.type === 'array' && { items: { type: 'string', minLength: 1 }, minItems: 1 }),
-        ...bounds[param.name],
-      };
-      return { name: param.name, description, required: param.required, schema, ...placed[param.name] };
-    });
+    const parameters = parametersOf(tool, text, placed, where, (param) => ({
+      ...(param.type === 'array' && { items: { type: 'string', minLength: 1 }, minItems: 1 }),
+      ...bounds[param.name],
+    }));
 
     const [call, ...others] = tool.upstream_calls;
     const data: ToolData = {
@@ -100,12 +89,5 @@ export function generateDesign(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

@@ -5,21 +5,15 @@
  * bodies of RPC calls, or as the Dropbox-API-Arg header on the content host, and a cursor calls another
  * endpoint than a first page.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { catalogFile, readJson, repoRoot, type CatalogParam } from './shared.js';
+import { readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/file-store';
 
 /** Where DownloadFile finds the content host when it is not Dropbox's own (read in file-store/dropbox.ts). */
 const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string> }>;
-}
 
 interface FileStoreTool {
   name: string;
@@ -41,7 +35,7 @@ export function generateFileStore(sharedDir: string): GeneratedFile[] {
     auth: { provider: string };
     tools: FileStoreTool[];
   };
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `FileStore.${tool.name}: ${text}`;
@@ -68,12 +62,5 @@ export function generateFileStore(sharedDir: string): GeneratedFile[] {
     };
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

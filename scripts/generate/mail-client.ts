@@ -7,18 +7,14 @@
  * Most tools have handlers (packages/toolkits/src/mail-client): recipients become Graph recipient objects,
  * list parameters become `$orderby` and `$filter`, and a draft update reads the draft before changing it.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { catalogFile, readJson, repoRoot } from './shared.js';
-import { placementsOf, type CallCatalog, type Descriptions, type Placement } from './upstream-calls.js';
+import { body, path, query, readDescriptions, readJson, toolkitFile, type Placement } from './shared.js';
+import { parametersOf, placementsOf, type CallCatalog } from './upstream-calls.js';
 
 const toolkitDir = 'packages/toolkits/src/mail-client';
 
-const path = (upstream: string): Placement => ({ in: 'path', upstream });
-const query = (upstream: string): Placement => ({ in: 'query', upstream });
-const body = (upstream: string): Placement => ({ in: 'body', upstream });
 const local: Placement = {};
 
 /** A new message's fields, under `prefix` (sendMail wraps the message in `Message`). */
@@ -73,7 +69,7 @@ const bounds: Record<string, JsonSchema> = {
 
 export function generateMailClient(sharedDir: string): GeneratedFile[] {
   const catalog = readJson(resolve(sharedDir, 'catalog/MailClient.json')) as CallCatalog;
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `MailClient.${tool.name}: ${text}`;
@@ -81,17 +77,7 @@ export function generateMailClient(sharedDir: string): GeneratedFile[] {
     if (!text) throw new Error(where('no description'));
     const placed = placementsOf(tool, placements[tool.name], where);
 
-    const parameters = tool.params.map((param): Parameter => {
-      const description = text.params[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      const schema: JsonSchema = {
-        type: param.type,
-        ...(param.enum && { enum: param.enum }),
-        ...(param.type === 'array' && { items: address }),
-        ...bounds[param.name],
-      };
-      return { name: param.name, description, required: param.required, schema, ...placed[param.name] };
-    });
+    const parameters = parametersOf(tool, text, placed, where, (param) => ({ ...(param.type === 'array' && { items: address }), ...bounds[param.name] }));
 
     const call = tool.upstream_calls[bindingCall[tool.name] ?? 0]!;
     const scopes = [...tool.scopes, ...(extraScopes[tool.name] ?? []).filter((scope) => !tool.scopes.includes(scope))];
@@ -109,12 +95,5 @@ export function generateMailClient(sharedDir: string): GeneratedFile[] {
     };
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HttpMethod, JsonSchema, Parameter, ParameterLocation, ToolkitData } from '../../packages/core/src/tool.js';
+import type { HttpMethod, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 
 export interface CatalogParam {
@@ -30,6 +30,40 @@ export const readJson = (path: string): unknown => JSON.parse(readFileSync(path,
 
 /** A toolkit's committed catalog: `<dir>/catalog.json`, 2-space JSON with a final newline. */
 export const catalogFile = (dir: string, toolkit: ToolkitData): GeneratedFile => ({ path: `${dir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` });
+
+/** Our texts for a toolkit (`<dir>/descriptions.json`): the toolkit's description, and per tool its own, its output's, its parameters' and its body fields'. */
+export interface Descriptions {
+  toolkit: string;
+  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
+}
+
+export const readDescriptions = (dir: string): Descriptions => readJson(resolve(repoRoot, dir, 'descriptions.json')) as Descriptions;
+
+/** A toolkit's committed catalog, named and based as the reference catalog says and described as we say. */
+export function toolkitFile(
+  dir: string,
+  catalog: { toolkit: string; default_base_url: string },
+  descriptions: Descriptions,
+  tools: ToolData[],
+  version = '1.0.0',
+): GeneratedFile {
+  return catalogFile(dir, { name: catalog.toolkit, version, description: descriptions.toolkit, baseUrl: catalog.default_base_url, tools });
+}
+
+/**
+ * Where a parameter goes upstream, which the reference catalogs leave to us; empty for one the tool's
+ * handler reads itself.
+ */
+export interface Placement {
+  in?: ParameterLocation;
+  upstream?: string;
+  explode?: boolean;
+}
+
+export const path = (upstream: string): Placement => ({ in: 'path', upstream });
+export const query = (upstream: string, extra: Pick<Placement, 'explode'> = {}): Placement => ({ in: 'query', upstream, ...extra });
+export const header = (upstream: string): Placement => ({ in: 'header', upstream });
+export const body = (upstream: string): Placement => ({ in: 'body', upstream });
 
 /** The two parameters every mode-driven tool has, described once for all toolkits. */
 export const modeParameters: Record<string, Parameter> = {

@@ -4,19 +4,13 @@
  * one Pylon operation; the others have handlers (packages/toolkits/src/support-desk) that call Pylon,
  * possibly several times, and rank or filter locally, so their parameters have no upstream placement.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Annotations, HttpBinding, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { Annotations, HttpBinding, JsonSchema, Parameter, ParameterLocation, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { catalogFile, readJson, repoRoot, type CatalogParam } from './shared.js';
+import { readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/support-desk';
 const apiToken = 'SUPPORT_API_TOKEN';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string> }>;
-}
 
 interface SupportTool {
   name: string;
@@ -52,7 +46,7 @@ const constraints: Record<string, JsonSchema> = {
 
 export function generateSupportDesk(sharedDir: string): GeneratedFile[] {
   const catalog = readJson(resolve(sharedDir, 'catalog/SupportDesk.json')) as { toolkit: string; default_base_url: string; tools: SupportTool[] };
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (problem: string) => new Error(`SupportDesk.${tool.name}: ${problem}`);
@@ -92,13 +86,6 @@ export function generateSupportDesk(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    // Spec part 9.
-    version: '0.2.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  // Version: spec part 9.
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools, '0.2.0')];
 }

@@ -3,19 +3,13 @@
  * request schemas in catalog/schemas/TaskboardApi.json (with our own for the two tools they leave out,
  * see clickup-schemas.ts), and our descriptions (packages/toolkits/src/taskboard/descriptions.json).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { checklistToolBody, customFieldBody } from './clickup-schemas.js';
-import { authoredSchema, catalogFile, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+import { authoredSchema, modeParameters, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/taskboard';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
-}
 
 /** Request bodies the structural schemas do not have. */
 const ownBodies: Record<string, JsonSchema> = { CreateChecklist: checklistToolBody, CreateCustomField: customFieldBody };
@@ -31,7 +25,7 @@ export function generateTaskboard(sharedDir: string): GeneratedFile[] {
     tools: CatalogTool[];
   };
   const structural = readJson(resolve(sharedDir, 'catalog/schemas/TaskboardApi.json')) as Record<string, Array<{ request_body?: JsonSchema }>>;
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `TaskboardApi.${tool.name}: ${text}`;
@@ -70,12 +64,5 @@ export function generateTaskboard(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

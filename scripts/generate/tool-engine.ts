@@ -3,25 +3,13 @@
  * descriptions (packages/toolkits/src/tool-engine/descriptions.json), and the placement of each
  * parameter in the engine's HTTP API (design/ENGINE_API.md), which the reference catalog leaves out.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { catalogFile, authoredSchema, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+import { authoredSchema, body, header, modeParameters, path, query, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool, type Placement } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/tool-engine';
 const apiKey = 'ENGINE_API_KEY';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
-}
-
-type Placement = { in: ParameterLocation; upstream: string };
-const path = (upstream: string): Placement => ({ in: 'path', upstream });
-const query = (upstream: string): Placement => ({ in: 'query', upstream });
-const header = (upstream: string): Placement => ({ in: 'header', upstream });
-const body = (upstream: string): Placement => ({ in: 'body', upstream });
 
 /** The engine's page query (default 25, at most 100). */
 const limit = query('limit');
@@ -115,7 +103,7 @@ export function generateToolEngine(sharedDir: string): GeneratedFile[] {
     default_base_url: string;
     tools: Array<CatalogTool & { secrets?: string[] }>;
   };
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `ToolEngineApi.${tool.name}: ${text}`;
@@ -168,12 +156,5 @@ export function generateToolEngine(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = {
-    name: catalog.toolkit,
-    version: '1.0.0',
-    description: descriptions.toolkit,
-    baseUrl: catalog.default_base_url,
-    tools,
-  };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

@@ -7,28 +7,17 @@
  * wherever it appears; the toolkit's handlers send it in Customer.io's form (`cio_<value>` in paths,
  * `cio_id: <value>` in identifier objects, `id_type=cio_id` for segments).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Annotations, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { validatable, type TrackOperation } from './customerio-schemas.js';
-import { authoredSchema, catalogFile, mapSchema, modeParameters, readJson, repoRoot, type CatalogParam, type CatalogTool } from './shared.js';
+import { authoredSchema, body, mapSchema, modeParameters, path, query, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool, type Placement } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/tracking';
 
 /** The workspace's site id is the user name and its Track API key the password (HTTP Basic). */
 const SITE_ID = 'TRACKING_SITE_ID';
 const API_KEY = 'TRACKING_API_KEY';
-
-interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
-}
-
-type Placement = { in: ParameterLocation; upstream: string };
-const path = (upstream: string): Placement => ({ in: 'path', upstream });
-const query = (upstream: string): Placement => ({ in: 'query', upstream });
-const body = (upstream: string): Placement => ({ in: 'body', upstream });
 
 /** Where each catalog parameter goes in the Track API (the reference catalog leaves it out). */
 const placements: Record<string, Record<string, Placement>> = {
@@ -93,7 +82,7 @@ export function generateTracking(sharedDir: string): GeneratedFile[] {
     tools: Array<CatalogTool & { secrets: string[] }>;
   };
   const structural = readJson(resolve(sharedDir, 'catalog/schemas/TrackingApi.json')) as Record<string, TrackOperation[]>;
-  const descriptions = JSON.parse(readFileSync(resolve(repoRoot, toolkitDir, 'descriptions.json'), 'utf8')) as Descriptions;
+  const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `TrackingApi.${tool.name}: ${text}`;
@@ -139,6 +128,5 @@ export function generateTracking(sharedDir: string): GeneratedFile[] {
     return data;
   });
 
-  const toolkit: ToolkitData = { name: catalog.toolkit, version: '1.0.0', description: descriptions.toolkit, baseUrl: catalog.default_base_url, tools };
-  return [catalogFile(toolkitDir, toolkit)];
+  return [toolkitFile(toolkitDir, catalog, descriptions, tools)];
 }

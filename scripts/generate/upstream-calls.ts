@@ -2,8 +2,8 @@
  * Pieces shared by the generators of toolkits whose reference catalog lists each tool's upstream calls
  * (Design, MailClient) instead of one method and path, and leaves parameter placement to us.
  */
-import type { HttpMethod, ParameterLocation } from '../../packages/core/src/tool.js';
-import type { CatalogParam } from './shared.js';
+import type { HttpMethod, JsonSchema, Parameter } from '../../packages/core/src/tool.js';
+import type { CatalogParam, Descriptions, Placement } from './shared.js';
 
 export interface CallCatalog {
   toolkit: string;
@@ -15,18 +15,6 @@ export interface CallCatalog {
     params: CatalogParam[];
     scopes: string[];
   }>;
-}
-
-export interface Descriptions {
-  toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string> }>;
-}
-
-/** Where a parameter goes upstream; empty for one the tool's handler reads itself. */
-export interface Placement {
-  in?: ParameterLocation;
-  upstream?: string;
-  explode?: boolean;
 }
 
 /** The placements of one tool, checked to cover exactly its catalog parameters. */
@@ -42,4 +30,23 @@ export function placementsOf(
   const missing = [...names].filter((name) => !placed[name]);
   if (missing.length) throw new Error(where(`no placement for ${missing.join(', ')}`));
   return placed;
+}
+
+/**
+ * A tool's parameters: described as `text` says, typed as the catalog says and narrowed by `refine`,
+ * and placed as `placed` says.
+ */
+export function parametersOf(
+  tool: CallCatalog['tools'][number],
+  text: Descriptions['tools'][string],
+  placed: Record<string, Placement>,
+  where: (text: string) => string,
+  refine: (param: CatalogParam) => JsonSchema,
+): Parameter[] {
+  return tool.params.map((param): Parameter => {
+    const description = text.params[param.name];
+    if (!description) throw new Error(where(`parameter ${param.name} has no description`));
+    const schema: JsonSchema = { type: param.type, ...(param.enum && { enum: param.enum }), ...refine(param) };
+    return { name: param.name, description, required: param.required, schema, ...placed[param.name] };
+  });
 }

@@ -164,3 +164,22 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
     });
   });
 });
+
+describe('a read-only engine', () => {
+  let engine: TestEngine;
+  beforeAll(async () => {
+    engine = await startTestEngine('sqlite', { toolkits: [crmMarketing], serving: { readOnly: true } });
+  });
+  afterAll(() => engine?.close());
+
+  it('lists, shows and runs only tools that read', async () => {
+    const listed = await engine.api('GET', '/v1/tools?toolkit=CrmMarketingApi&limit=100');
+    expect(listed.body.items.length).toBeGreaterThan(0);
+    expect(listed.body.items.every((tool: { name: string }) => /^(Get|Fetch|List|Find|Query|Search|Retrieve|CrmMarketingEmailFilter)/.test(tool.name))).toBe(true);
+    expect((await engine.api('GET', '/v1/tools/CrmMarketingApi.GetMarketingCampaigns')).status).toBe(200);
+    expect((await engine.api('GET', '/v1/tools/CrmMarketingApi.DeleteMarketingCampaign')).status).toBe(404);
+    expect((await engine.api('GET', '/v1/formatted_tools/CrmMarketingApi.DeleteMarketingCampaign?format=openai')).status).toBe(404);
+    const refused = await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.DeleteMarketingCampaign', user_id: 'u1', input: { campaign_guid: 'x' } });
+    expect(refused.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('read-only') } } });
+  });
+});

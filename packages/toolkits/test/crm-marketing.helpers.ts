@@ -3,9 +3,9 @@
  * through the real Runtime against the HubSpot emulator, and builders for valid request bodies.
  */
 import { readFileSync } from 'node:fs';
-import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
 import type { HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing } from '@quiver/toolkits';
+import { RuntimeClient } from './runtime-client.helpers.js';
 
 export const TOOLKIT = 'CrmMarketingApi';
 
@@ -22,53 +22,18 @@ export const catalog = JSON.parse(readFileSync(new URL('../src/crm-marketing/cat
 };
 
 /** Calls tools as one app (one token) and records which tools answered with a value. */
-export class AppClient {
-  readonly runtime: Runtime;
-
+export class AppClient extends RuntimeClient {
   constructor(
     private readonly emulator: HubspotEmulator,
     readonly token: string,
-    private readonly covered: Set<string>,
+    covered: Set<string>,
   ) {
-    // No retries: every call reaches the emulator at most once, so its request log stays exact.
-    const client = new UpstreamClient({ maxRetries: 0 });
-    this.runtime = new Runtime(new ToolRegistry([crmMarketing]), () => ({ baseUrl: emulator.url, token, secrets: {}, client }));
+    super(crmMarketing, { baseUrl: emulator.url, token, secrets: {} }, covered);
   }
 
   /** The emulator's app id for this client's token. */
   get appId(): number {
     return this.emulator.appIdFor(this.token);
-  }
-
-  /** The raw result. A value from a call that went upstream counts the tool as covered. */
-  async attempt(tool: string, input: unknown): Promise<ToolResult> {
-    const result = await this.runtime.call(`${TOOLKIT}.${tool}`, input);
-    const schemaOnly = (input as { mode?: unknown } | null)?.mode === 'get_request_schema';
-    if ('value' in result && !schemaOnly) this.covered.add(tool);
-    return result;
-  }
-
-  /** The value; an error fails the test with the tool's own message. */
-  async call(tool: string, input: Record<string, unknown> = {}): Promise<any> {
-    const result = await this.attempt(tool, input);
-    if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message}`);
-    return result.value;
-  }
-
-  /** A mode-driven tool in mode execute, with its path/query parameters and a body serialised to JSON. */
-  execute(tool: string, params: Record<string, unknown>, body: unknown): Promise<any> {
-    return this.call(tool, { mode: 'execute', ...params, request_body: JSON.stringify(body) });
-  }
-
-  /** The error of a call that must fail; a value fails the test. */
-  async fail(tool: string, input: Record<string, unknown>): Promise<ToolError> {
-    const result = await this.attempt(tool, input);
-    if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-    return result.error;
-  }
-
-  failExecute(tool: string, params: Record<string, unknown>, body: unknown): Promise<ToolError> {
-    return this.fail(tool, { mode: 'execute', ...params, request_body: JSON.stringify(body) });
   }
 }
 

@@ -5,9 +5,10 @@
  * request log read per call.
  */
 import { readFileSync } from 'node:fs';
-import { Runtime, ToolRegistry, UpstreamClient, validate, type ToolError, type ToolResult, type UpstreamRequest } from '@quiver/core';
+import { UpstreamClient, validate, type ToolError, type UpstreamRequest } from '@quiver/core';
 import type { GithubEmulator, RecordedRequest } from '@quiver/sandbox';
 import { repoHost } from '@quiver/toolkits';
+import { RuntimeClient } from './runtime-client.helpers.js';
 
 export const TOOLKIT = 'RepoHostApi';
 
@@ -65,8 +66,7 @@ export class RecordingUpstream extends UpstreamClient {
 }
 
 /** Calls RepoHostApi tools as one GitHub user (one token). */
-export class RepoHostClient {
-  readonly runtime: Runtime;
+export class RepoHostClient extends RuntimeClient {
   readonly upstream: RecordingUpstream;
 
   constructor(
@@ -74,10 +74,9 @@ export class RepoHostClient {
     readonly token: string,
     options: ClientOptions = {},
   ) {
-    this.upstream = new RecordingUpstream({ maxRetries: options.maxRetries ?? 0, retryBaseDelayMs: 10 });
-    const baseUrl = options.baseUrl ?? emulator.url;
-    const secrets = options.secrets ?? {};
-    this.runtime = new Runtime(new ToolRegistry([repoHost]), () => ({ baseUrl, token, secrets, client: this.upstream }));
+    const upstream = new RecordingUpstream({ maxRetries: options.maxRetries ?? 0, retryBaseDelayMs: 10 });
+    super(repoHost, { baseUrl: options.baseUrl ?? emulator.url, token, secrets: options.secrets ?? {} }, undefined, upstream);
+    this.upstream = upstream;
   }
 
   /** The HTTP status of the last answer this client received. */
@@ -85,31 +84,8 @@ export class RepoHostClient {
     return this.upstream.statuses.at(-1);
   }
 
-  attempt(tool: string, input: unknown): Promise<ToolResult> {
-    return this.runtime.call(`${TOOLKIT}.${tool}`, input);
-  }
-
-  /** The value; an error fails the test with the tool's own message. */
-  async call(tool: string, input: Record<string, unknown> = {}): Promise<any> {
-    const result = await this.attempt(tool, input);
-    if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message} (${result.error.developer_message ?? ''})`);
-    return result.value;
-  }
-
-  /** A mode-driven tool in mode execute, with its path/query parameters and a body serialised to JSON. */
-  execute(tool: string, params: Record<string, unknown>, body: unknown): Promise<any> {
-    return this.call(tool, { mode: 'execute', ...params, request_body: JSON.stringify(body) });
-  }
-
-  /** The error of a call that must fail; a value fails the test. */
-  async fail(tool: string, input: Record<string, unknown>): Promise<ToolError> {
-    const result = await this.attempt(tool, input);
-    if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-    return result.error;
-  }
-
-  failExecute(tool: string, params: Record<string, unknown>, body: unknown): Promise<ToolError> {
-    return this.fail(tool, { mode: 'execute', ...params, request_body: JSON.stringify(body) });
+  protected override detail(error: ToolError): string {
+    return ` (${error.developer_message ?? ''})`;
   }
 
   close(): Promise<void> {

@@ -36,7 +36,10 @@ export const synonyms: readonly (readonly string[])[] = [
   ['hook', 'webhook', 'web_hook'],
   ['folder', 'directory', 'dir'],
   ['statistics', 'stats', 'analytics'],
-  ['favorite', 'favourite', 'star'],
+  ['favorite', 'favourite', 'star', 'stargazer'],
+  ['subscriber', 'watcher'],
+  // A git branch is a ref (refs/heads/...): the git-data tools speak of references.
+  ['ref', 'reference', 'branch'],
 ];
 
 /**

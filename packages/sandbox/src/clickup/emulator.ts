@@ -2,8 +2,9 @@
  * The ClickUp emulator: the shared HTTP layer (routing, validation, recording) over the generated
  * operation table, ClickUp's auth and error shape, SQLite state, and one handler per operation.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { checklistHandlers, createChecklistTables } from './checklists.js';
@@ -63,13 +64,11 @@ function createTables(db: Database.Database): void {
 }
 
 export async function startClickupEmulator(options: ClickupEmulatorOptions = {}): Promise<ClickupEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('ClickUp', operationTable, clickupHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   const ctx: ClickupContext = { db, clock };
-  // Each call is one transaction: a handler that refuses halfway leaves no trace.
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const server = await startEmulator<number>({
     operations: operationTable,
@@ -87,10 +86,7 @@ export async function startClickupEmulator(options: ClickupEmulatorOptions = {})
     createWorkspace: (name, members) => inTransaction(() => createWorkspace(db, name, members)),
     createSpace: (teamId, name, spaceOptions) => inTransaction(() => createSpace(db, teamId, name, spaceOptions)),
     reset() {
-      inTransaction(() => {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-        for (const { name } of tables) db.prepare(`DELETE FROM "${name}"`).run();
-      });
+      resetTables(db, createTables);
       server.requests.length = 0;
     },
     async close() {
@@ -98,13 +94,4 @@ export async function startClickupEmulator(options: ClickupEmulatorOptions = {})
       db.close();
     },
   };
-}
-
-/** Fails loudly at startup rather than answering some operation with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !clickupHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(clickupHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
-  ];
-  if (problems.length) throw new Error(`ClickUp emulator: ${problems.join('; ')}`);
 }

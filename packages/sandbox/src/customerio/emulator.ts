@@ -4,8 +4,9 @@
  * (track-eu.customer.io), over one SQLite state. Credentials are HTTP Basic (site id and API key);
  * each site id is a workspace in one region.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { createActivityTables } from './activities.js';
@@ -77,15 +78,13 @@ function createTables(db: Database.Database): void {
 }
 
 export async function startCustomerioEmulator(options: CustomerioEmulatorOptions = {}): Promise<CustomerioEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('Customer.io', operationTable, customerioHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   // Deleting a person deletes what belongs to them (devices, events, memberships, ...).
   db.pragma('foreign_keys = ON');
   createTables(db);
   const ctx: TrackContext = { db, clock };
-  // Each call is one transaction: a handler (or a batch operation) that throws leaves no trace.
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const host = (region: Region) =>
     startEmulator<number>({
@@ -113,12 +112,7 @@ export async function startCustomerioEmulator(options: CustomerioEmulatorOptions
     db,
     workspace: (credentials) => workspaceView(ctx, inTransaction(() => registerWorkspace(db, credentials)), inTransaction),
     reset() {
-      inTransaction(() => {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid DESC").all() as Array<{ name: string }>;
-        // Children first, so that no delete breaks a reference.
-        for (const { name } of tables) db.prepare(`DELETE FROM "${name}"`).run();
-        if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.prepare('DELETE FROM sqlite_sequence').run();
-      });
+      resetTables(db, createTables);
       us.requests.length = 0;
       eu.requests.length = 0;
     },
@@ -127,13 +121,4 @@ export async function startCustomerioEmulator(options: CustomerioEmulatorOptions
       db.close();
     },
   };
-}
-
-/** Fails loudly at startup rather than answering some operation with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !customerioHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(customerioHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
-  ];
-  if (problems.length) throw new Error(`Customer.io emulator: ${problems.join('; ')}`);
 }

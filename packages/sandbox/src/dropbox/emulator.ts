@@ -4,8 +4,9 @@
  * routes of both of Dropbox's hosts (their paths do not overlap): the api host's RPC routes and the
  * content host's download.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { accountFor, bearerToken, createAccountTables, setScopes } from './accounts.js';
@@ -55,12 +56,11 @@ function createTables(db: Database.Database): void {
 }
 
 export async function startDropboxEmulator(options: DropboxEmulatorOptions = {}): Promise<DropboxEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('Dropbox', operationTable, dropboxHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   const ctx: DropboxContext = { db, clock };
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const server = await startEmulator<number>({
     operations: operationTable,
@@ -79,9 +79,7 @@ export async function startDropboxEmulator(options: DropboxEmulatorOptions = {})
     addFolder: (token, path) => inTransaction(() => metadata(addFolder(db, accountFor(db, token), path))),
     setScopes: (token, scopes) => inTransaction(() => setScopes(db, token, scopes)),
     reset() {
-      inTransaction(() => {
-        for (const table of ['accounts', 'entries', 'cursors']) db.prepare(`DELETE FROM ${table}`).run();
-      });
+      resetTables(db, createTables);
       server.requests.length = 0;
     },
     async close() {
@@ -89,13 +87,4 @@ export async function startDropboxEmulator(options: DropboxEmulatorOptions = {})
       db.close();
     },
   };
-}
-
-/** Fails loudly at startup rather than answering some route with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !dropboxHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(dropboxHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown route ${label}`),
-  ];
-  if (problems.length) throw new Error(`Dropbox emulator: ${problems.join('; ')}`);
 }

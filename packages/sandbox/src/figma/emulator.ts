@@ -3,8 +3,9 @@
  * description, recording) over the generated operation table, Figma's auth and error shapes, SQLite
  * state, and an image host for export URLs.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { commentHandlers } from './comments.js';
@@ -47,13 +48,12 @@ export interface FigmaEmulator {
 export const figmaHandlers: Record<string, Handler> = combineHandlers('Figma', fileHandlers, commentHandlers, libraryHandlers, imageHandlers, userHandlers);
 
 export async function startFigmaEmulator(options: FigmaEmulatorOptions = {}): Promise<FigmaEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('Figma', operationTable, figmaHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   const images = await startImageHost(() => ctx);
   const ctx: FigmaContext = { db, clock, imagesUrl: images.url };
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const server = await startEmulator<FigmaUser>({
     operations: operationTable,
@@ -78,10 +78,7 @@ export async function startFigmaEmulator(options: FigmaEmulatorOptions = {}): Pr
     userFor: (token) => userFor(db, token),
     seed: (data) => inTransaction(() => seed(ctx, data)),
     reset() {
-      inTransaction(() => {
-        for (const table of ['exports', 'comments', 'library_items', 'files', 'projects', 'teams', 'users']) db.prepare(`DELETE FROM ${table}`).run();
-        db.prepare("DELETE FROM sqlite_sequence WHERE name IN ('comments', 'library_items')").run();
-      });
+      resetTables(db, createTables);
       server.requests.length = 0;
     },
     async close() {
@@ -89,13 +86,4 @@ export async function startFigmaEmulator(options: FigmaEmulatorOptions = {}): Pr
       db.close();
     },
   };
-}
-
-/** Fails loudly at startup rather than answering some operation with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !figmaHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(figmaHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
-  ];
-  if (problems.length) throw new Error(`Figma emulator: ${problems.join('; ')}`);
 }

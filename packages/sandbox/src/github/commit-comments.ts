@@ -4,10 +4,11 @@
  */
 import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
-import { associationOf, requireRole } from './access.js';
-import { GithubError, notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
+import { associationOf } from './access.js';
+import { commentHandlers, findComment, type CommentKind } from './comments.js';
+import { GithubError, type GithubContext, type Handler } from './context.js';
 import { resolveCommit } from './git-data.js';
-import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
+import { reactionRollup, subjectKey } from './reactions.js';
 import { toRepository, requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
@@ -66,25 +67,13 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
   return { ...view, reactions: reactionRollup(ctx.db, subjectKey('commit_comment', comment.id), url) };
 }
 
-
-function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
-  const comment = ctx.db.prepare('SELECT * FROM commit_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
-  if (!comment) throw notFound();
-  return comment;
-}
+const comments: CommentKind<CommentRow> = { table: 'commit_comments', subject: 'commit_comment', view: commentView };
 
 /** The commit's full SHA; 422 when the repository has no such commit. */
 function commitOf(ctx: GithubContext, repo: RepositoryRow, sha: string): string {
   const found = resolveCommit(ctx, toRepository(repo), sha);
   if (!found) throw new GithubError(422, `No commit found for SHA: ${sha}`);
   return found;
-}
-
-function changeable(req: GithubRequest, ctx: GithubContext): { repo: RepositoryRow; comment: CommentRow } {
-  const repo = requestedRepository(req, ctx);
-  const comment = findComment(ctx, repo, Number(req.params.comment_id));
-  if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
-  return { repo, comment };
 }
 
 export const commitCommentHandlers: Record<string, Handler> = {
@@ -95,23 +84,9 @@ export const commitCommentHandlers: Record<string, Handler> = {
     const { lastInsertRowid } = ctx.db
       .prepare('INSERT INTO commit_comments (repo_id, commit_id, path, position, line, body, user_id, login, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(repo.id, sha, req.body.path ?? null, req.body.position ?? null, req.body.line ?? null, req.body.body, req.user.id, req.user.login, now, now);
-    return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
+    return { status: 201, body: commentView(ctx, repo, findComment(ctx, comments, repo, Number(lastInsertRowid))) };
   },
-  'repos/get-commit-comment': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
-  },
-  'repos/update-commit-comment': (req, ctx) => {
-    const { repo, comment } = changeable(req, ctx);
-    ctx.db.prepare('UPDATE commit_comments SET body = ?, updated_at = ? WHERE id = ?').run(req.body.body, ctx.clock.now(), comment.id);
-    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, comment.id)) };
-  },
-  'repos/delete-commit-comment': (req, ctx) => {
-    const { comment } = changeable(req, ctx);
-    ctx.db.prepare('DELETE FROM commit_comments WHERE id = ?').run(comment.id);
-    deleteReactions(ctx.db, subjectKey('commit_comment', comment.id));
-    return { status: 204 };
-  },
+  ...commentHandlers(comments, { get: 'repos/get-commit-comment', update: 'repos/update-commit-comment', delete: 'repos/delete-commit-comment' }),
   'repos/list-commit-comments-for-repo': (req, ctx) => {
     const repo = requestedRepository(req, ctx);
     const rows = ctx.db.prepare('SELECT * FROM commit_comments WHERE repo_id = ? ORDER BY id').all(repo.id) as CommentRow[];

@@ -4,8 +4,9 @@
  * rate-limit headers, SQLite state for the domains that keep it, and the description's samples for
  * every other operation.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { account, accountHandlers, authenticate, createAccountTables, tokenFor } from './accounts.js';
@@ -119,11 +120,9 @@ export async function startGithubEmulator(options: GithubEmulatorOptions = {}): 
   const { operations, samples } = description();
   checkHandlersNameOperations(operations);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   const limits = new RateLimits(clock);
-  // Each call is one transaction: a handler that throws halfway leaves no trace.
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   /** The context a handler sees: repositories as the caller may see them (a private one they cannot is absent). */
   const contextFor = (viewer: GithubUser): GithubContext => ({
@@ -162,12 +161,7 @@ export async function startGithubEmulator(options: GithubEmulatorOptions = {}): 
     tokenFor: (login, token) => inTransaction(() => tokenFor(db, login, clock.now(), token)),
     rateLimit: (setting) => limits.set(setting),
     reset() {
-      inTransaction(() => {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-        for (const { name } of tables) db.prepare(`DELETE FROM "${name}"`).run();
-        if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.prepare('DELETE FROM sqlite_sequence').run();
-        createTables(db);
-      });
+      resetTables(db, createTables);
       limits.reset();
       server.requests.length = 0;
     },

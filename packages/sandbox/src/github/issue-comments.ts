@@ -3,11 +3,12 @@
  * the author or someone with write access edits and deletes.
  */
 import type Database from 'better-sqlite3';
-import { iso, nodeId, page, simpleUser, textParam, API, WEB } from './common.js';
-import { associationOf, requireRole } from './access.js';
-import { notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
+import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
+import { associationOf } from './access.js';
+import { commentHandlers, findComment, listed, type CommentKind } from './comments.js';
+import type { GithubContext, Handler } from './context.js';
 import { findIssue, issueUrl, type IssueRow } from './issues.js';
-import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
+import { reactionRollup, subjectKey } from './reactions.js';
 import { requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
@@ -60,25 +61,7 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
   return { ...view, reactions: reactionRollup(ctx.db, subjectKey('issue_comment', comment.id), url) };
 }
 
-
-function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
-  const comment = ctx.db.prepare('SELECT * FROM issue_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
-  if (!comment) throw notFound();
-  return comment;
-}
-
-/** The author, or someone with write access, may change a comment. */
-function mayChange(ctx: GithubContext, repo: RepositoryRow, comment: CommentRow, req: GithubRequest): void {
-  if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
-}
-
-function listed(rows: CommentRow[], req: GithubRequest): CommentRow[] {
-  const since = textParam(req.query.since);
-  const sort = textParam(req.query.sort) ?? 'created';
-  const kept = rows.filter((row) => !since || row.updated_at >= Date.parse(since));
-  kept.sort((a, b) => (sort === 'updated' ? a.updated_at - b.updated_at : a.created_at - b.created_at) || a.id - b.id);
-  return textParam(req.query.direction) === 'desc' ? kept.reverse() : kept;
-}
+const comments: CommentKind<CommentRow> = { table: 'issue_comments', subject: 'issue_comment', view: commentView };
 
 export const issueCommentHandlers: Record<string, Handler> = {
   'issues/create-comment': (req, ctx) => {
@@ -89,27 +72,9 @@ export const issueCommentHandlers: Record<string, Handler> = {
       .prepare('INSERT INTO issue_comments (repo_id, issue_id, issue_number, user_id, login, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(repo.id, issue.id, issue.number, req.user.id, req.user.login, req.body.body, now, now);
     ctx.db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?').run(now, issue.id);
-    return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
+    return { status: 201, body: commentView(ctx, repo, findComment(ctx, comments, repo, Number(lastInsertRowid))) };
   },
-  'issues/get-comment': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
-  },
-  'issues/update-comment': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    const comment = findComment(ctx, repo, Number(req.params.comment_id));
-    mayChange(ctx, repo, comment, req);
-    ctx.db.prepare('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?').run(req.body.body, ctx.clock.now(), comment.id);
-    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, comment.id)) };
-  },
-  'issues/delete-comment': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    const comment = findComment(ctx, repo, Number(req.params.comment_id));
-    mayChange(ctx, repo, comment, req);
-    ctx.db.prepare('DELETE FROM issue_comments WHERE id = ?').run(comment.id);
-    deleteReactions(ctx.db, subjectKey('issue_comment', comment.id));
-    return { status: 204 };
-  },
+  ...commentHandlers(comments, { get: 'issues/get-comment', update: 'issues/update-comment', delete: 'issues/delete-comment' }),
   'issues/list-comments': (req, ctx) => {
     const repo = requestedRepository(req, ctx);
     const issue = findIssue(ctx.db, repo, Number(req.params.issue_number));

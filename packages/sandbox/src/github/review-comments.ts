@@ -4,12 +4,13 @@
  * with 404 from the replies route (the only failure it documents) and 422 from create-review-comment.
  */
 import type Database from 'better-sqlite3';
-import { iso, nodeId, page, simpleUser, textParam, API, WEB } from './common.js';
-import { associationOf, requireRole } from './access.js';
+import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
+import { associationOf } from './access.js';
+import { commentHandlers, findComment, listed, type CommentKind } from './comments.js';
 import { GithubError, notFound, validationFailed, type GithubContext, type GithubRequest, type Handler } from './context.js';
 import { resolveCommit } from './git-data.js';
 import { findPull, pullUrl, type PullRow } from './pulls.js';
-import { deleteReactions, reactionRollup, subjectKey } from './reactions.js';
+import { reactionRollup, subjectKey } from './reactions.js';
 import { toRepository, requestedRepository, type RepositoryRow } from './repositories.js';
 import { overlay } from './shapes.js';
 
@@ -101,12 +102,7 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
   return view;
 }
 
-
-function findComment(ctx: GithubContext, repo: RepositoryRow, id: number): CommentRow {
-  const comment = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND repo_id = ?').get(id, repo.id) as CommentRow | undefined;
-  if (!comment) throw notFound();
-  return comment;
-}
+const comments: CommentKind<CommentRow> = { table: 'review_comments', subject: 'review_comment', view: commentView };
 
 function insert(ctx: GithubContext, repo: RepositoryRow, pull: PullRow, req: GithubRequest, fields: Omit<CommentRow, 'id' | 'repo_id' | 'pull_issue_id' | 'pull_number' | 'user_id' | 'login' | 'created_at' | 'updated_at'>) {
   const now = ctx.clock.now();
@@ -116,7 +112,7 @@ function insert(ctx: GithubContext, repo: RepositoryRow, pull: PullRow, req: Git
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(repo.id, pull.issue_id, pull.number, fields.in_reply_to_id, fields.body, fields.path, fields.commit_id, fields.position, fields.line, fields.side, fields.start_line, fields.start_side, req.user.id, req.user.login, now, now);
-  return { status: 201, body: commentView(ctx, repo, findComment(ctx, repo, Number(lastInsertRowid))) };
+  return { status: 201, body: commentView(ctx, repo, findComment(ctx, comments, repo, Number(lastInsertRowid))) };
 }
 
 /** A reply copies where its top-level comment sits in the diff. */
@@ -165,39 +161,10 @@ function createReply(req: GithubRequest, ctx: GithubContext) {
   return insert(ctx, repo, pull, req, replyTo(parent, req.body.body));
 }
 
-function changeable(req: GithubRequest, ctx: GithubContext): { repo: RepositoryRow; comment: CommentRow } {
-  const repo = requestedRepository(req, ctx);
-  const comment = findComment(ctx, repo, Number(req.params.comment_id));
-  if (comment.user_id !== req.user.id) requireRole(ctx.db, repo, req.user, 'write');
-  return { repo, comment };
-}
-
-function listed(rows: CommentRow[], req: GithubRequest): CommentRow[] {
-  const since = textParam(req.query.since);
-  const sort = textParam(req.query.sort) ?? 'created';
-  const kept = rows.filter((row) => !since || row.updated_at >= Date.parse(since));
-  kept.sort((a, b) => (sort === 'updated' ? a.updated_at - b.updated_at : a.created_at - b.created_at) || a.id - b.id);
-  return textParam(req.query.direction) === 'desc' ? kept.reverse() : kept;
-}
-
 export const reviewCommentHandlers: Record<string, Handler> = {
   'pulls/create-review-comment': createComment,
   'pulls/create-reply-for-review-comment': createReply,
-  'pulls/get-review-comment': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, Number(req.params.comment_id))) };
-  },
-  'pulls/update-review-comment': (req, ctx) => {
-    const { repo, comment } = changeable(req, ctx);
-    ctx.db.prepare('UPDATE review_comments SET body = ?, updated_at = ? WHERE id = ?').run(req.body.body, ctx.clock.now(), comment.id);
-    return { status: 200, body: commentView(ctx, repo, findComment(ctx, repo, comment.id)) };
-  },
-  'pulls/delete-review-comment': (req, ctx) => {
-    const { comment } = changeable(req, ctx);
-    ctx.db.prepare('DELETE FROM review_comments WHERE id = ?').run(comment.id);
-    deleteReactions(ctx.db, subjectKey('review_comment', comment.id));
-    return { status: 204 };
-  },
+  ...commentHandlers(comments, { get: 'pulls/get-review-comment', update: 'pulls/update-review-comment', delete: 'pulls/delete-review-comment' }),
   'pulls/list-review-comments': (req, ctx) => {
     const repo = requestedRepository(req, ctx);
     const pull = findPull(ctx.db, repo, Number(req.params.pull_number));

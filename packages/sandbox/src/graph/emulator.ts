@@ -3,8 +3,9 @@
  * description, recording) over the generated operation table, Graph's auth and error shape, SQLite state
  * (mailboxes, folders, messages), OData query options, and the mail actions.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { actionHandlers } from './actions.js';
@@ -60,14 +61,12 @@ export interface GraphEmulator {
 export const graphHandlers: Record<string, Handler> = combineHandlers('Graph', mailboxHandlers, messageHandlers, actionHandlers);
 
 export async function startGraphEmulator(options: GraphEmulatorOptions = {}): Promise<GraphEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('Graph', operationTable, graphHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   let url = '';
   const ctx: GraphContext = { db, clock, baseUrl: () => url };
-  // Each call is one transaction: a handler that throws halfway leaves no trace.
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const server = await startEmulator<Mailbox>({
     operations: operationTable,
@@ -106,9 +105,7 @@ export async function startGraphEmulator(options: GraphEmulatorOptions = {}): Pr
       }),
     updateMailboxSettings: (token, change) => inTransaction(() => updateSettings(ctx, mailboxFor(db, token).id, change)),
     reset() {
-      inTransaction(() => {
-        for (const table of ['messages', 'folders', 'mailboxes']) db.prepare(`DELETE FROM ${table}`).run();
-      });
+      resetTables(db, createTables);
       server.requests.length = 0;
     },
     async close() {
@@ -116,13 +113,4 @@ export async function startGraphEmulator(options: GraphEmulatorOptions = {}): Pr
       db.close();
     },
   };
-}
-
-/** Fails loudly at startup rather than answering some operation with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !graphHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(graphHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
-  ];
-  if (problems.length) throw new Error(`Graph emulator: ${problems.join('; ')}`);
 }

@@ -2,8 +2,9 @@
  * The HubSpot marketing emulator: the shared HTTP layer (routing, validation, recording) over the
  * generated operation table, HubSpot's auth and error shape, SQLite state, and one handler per operation.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { appIdFor, bearerToken, createAppTables } from './apps.js';
@@ -73,13 +74,11 @@ function createTables(db: Database.Database): void {
 }
 
 export async function startHubspotEmulator(options: HubspotEmulatorOptions = {}): Promise<HubspotEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('HubSpot', operationTable, hubspotHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   const ctx: HubspotContext = { db, clock };
-  // Each call is one transaction: a handler that throws halfway leaves no trace.
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const server = await startEmulator<number>({
     operations: operationTable,
@@ -97,12 +96,7 @@ export async function startHubspotEmulator(options: HubspotEmulatorOptions = {})
     submitForm: (formId, fields) => inTransaction(() => submitForm(ctx, formId, fields)),
     checkSmtpPassword: (tokenId, password) => checkSmtpPassword(ctx, tokenId, password),
     reset() {
-      inTransaction(() => {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-        for (const { name } of tables) db.prepare(`DELETE FROM "${name}"`).run();
-        if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.prepare('DELETE FROM sqlite_sequence').run();
-        createTables(db);
-      });
+      resetTables(db, createTables);
       server.requests.length = 0;
     },
     async close() {
@@ -110,13 +104,4 @@ export async function startHubspotEmulator(options: HubspotEmulatorOptions = {})
       db.close();
     },
   };
-}
-
-/** Fails loudly at startup rather than answering some operation with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !hubspotHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(hubspotHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
-  ];
-  if (problems.length) throw new Error(`HubSpot emulator: ${problems.join('; ')}`);
 }

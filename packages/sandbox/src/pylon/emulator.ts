@@ -4,8 +4,9 @@
  * operation. Pylon has no API for creating users or teams, so tests and the sandbox seed the
  * workspace through the methods below.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createClock, type Clock } from '../emulator/clock.js';
+import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { accountHandlers, bearerToken, createAccountTables, serviceAccountFor } from './accounts.js';
@@ -69,13 +70,11 @@ function createTables(db: Database.Database): void {
 }
 
 export async function startPylonEmulator(options: PylonEmulatorOptions = {}): Promise<PylonEmulator> {
-  checkEveryOperationIsHandled();
+  checkHandlers('Pylon', operationTable, pylonHandlers);
   const clock = options.clock ?? createClock();
-  const db = new Database(options.dbPath ?? ':memory:');
+  const { db, inTransaction } = serviceDatabase(options.dbPath);
   createTables(db);
   const ctx: PylonContext = { db, clock };
-  // Each call is one transaction: a handler that throws halfway leaves no trace.
-  const inTransaction = <T>(work: () => T): T => db.transaction(work)();
 
   const server = await startEmulator<ServiceAccount>({
     operations: operationTable,
@@ -116,11 +115,7 @@ export async function startPylonEmulator(options: PylonEmulatorOptions = {}): Pr
     addIssue: (input) => inTransaction(() => addIssue(db, clock.now(), input)),
     load: (workspace) => inTransaction(() => load(workspace)),
     reset() {
-      inTransaction(() => {
-        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-        for (const { name } of tables) db.prepare(`DELETE FROM "${name}"`).run();
-        if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.prepare('DELETE FROM sqlite_sequence').run();
-      });
+      resetTables(db, createTables);
       server.requests.length = 0;
     },
     async close() {
@@ -132,13 +127,4 @@ export async function startPylonEmulator(options: PylonEmulatorOptions = {}): Pr
 
 function fail(message: string): never {
   throw new Error(`Pylon emulator: ${message}`);
-}
-
-/** Fails loudly at startup rather than answering some operation with a 500 later. */
-function checkEveryOperationIsHandled(): void {
-  const problems = [
-    ...Object.keys(operationTable.operations).filter((label) => !pylonHandlers[label]).map((label) => `no handler for ${label}`),
-    ...Object.keys(pylonHandlers).filter((label) => !operationTable.operations[label]).map((label) => `a handler for unknown operation ${label}`),
-  ];
-  if (problems.length) throw new Error(`Pylon emulator: ${problems.join('; ')}`);
 }

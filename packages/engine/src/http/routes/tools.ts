@@ -47,6 +47,13 @@ async function entryOrThrow(engine: Engine, name: string, version?: string): Pro
   return entry;
 }
 
+/** A tool this server offers: one the serving filters leave out is not found, as in the listings. */
+async function offeredEntry(engine: Engine, name: string): Promise<CatalogEntry> {
+  const entry = await entryOrThrow(engine, name);
+  if (!engine.policy.offers(entry.tool)) throw notFound(`tool ${name}`);
+  return entry;
+}
+
 export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   app.get<{ Querystring: PageRequest & { toolkit?: string; include_format?: string; user_id?: string } }>(
     '/v1/tools',
@@ -102,7 +109,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
-      const entry = await entryOrThrow(engine, request.params.name);
+      const entry = await offeredEntry(engine, request.params.name);
       const [definition] = await definitions(engine, [entry], request.query.user_id, parseFormats(request.query.include_format));
       return definition;
     },
@@ -133,7 +140,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         querystring: { type: 'object', properties: { format: formatParam, user_id: userParam } },
       },
     },
-    async (request) => formatTool((await entryOrThrow(engine, request.params.name)).tool, request.query.format),
+    async (request) => formatTool((await offeredEntry(engine, request.params.name)).tool, request.query.format),
   );
 
   app.post<{ Body: { tool_name: string; input?: Record<string, unknown>; tool_version?: string; user_id?: string; run_at?: string; include_error_stacktrace?: boolean } }>(
