@@ -12,6 +12,15 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
+describe('the installed command', () => {
+  it('runs through the bin shim that npm links', async () => {
+    const { execFile } = await import('node:child_process');
+    const shim = new URL('../bin/quiver.js', import.meta.url).pathname;
+    const version = await new Promise<string>((resolve, reject) => execFile(process.execPath, [shim, '--version'], (error, stdout) => (error ? reject(error) : resolve(stdout))));
+    expect(version.trim()).toBe('0.1.0');
+  });
+});
+
 describe('quiver tools', () => {
   it('lists every tool of a toolkit', async () => {
     const run = await runCli(['tools', 'list', '--toolkit', 'CrmMarketingApi']);
