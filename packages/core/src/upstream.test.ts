@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UpstreamClient, retryAfterMs } from './upstream.js';
+import { UpstreamClient, isBinaryBody, retryAfterMs, type BinaryBody } from './upstream.js';
 import type { HttpMethod } from './tool.js';
 
 /** A loopback upstream that answers from a script of responses and counts what it received. */
@@ -125,6 +125,52 @@ describe('upstream client', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const outcome = await client.send({ method: 'POST', url: `http://127.0.0.1:${port}/x`, headers: {} });
     expect('error' in outcome && outcome.error).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true });
+  });
+});
+
+describe('response bodies', () => {
+  /** A 200 with the given bytes and content type (none when undefined). */
+  const answer = (body: Buffer, contentType?: string) => (res: ServerResponse) =>
+    res.writeHead(200, contentType === undefined ? {} : { 'content-type': contentType }).end(body);
+  const bodyOf = async (body: Buffer, contentType?: string) => {
+    script = [answer(body, contentType)];
+    const outcome = await send('GET');
+    if (!('response' in outcome)) throw new Error(`failed: ${outcome.error.message}`);
+    return outcome.response.body;
+  };
+  // Not UTF-8 at all: the start of a JPEG (SOI, APP0) and bytes that only make sense as binary.
+  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x80, 0xc3, 0x28, 0xfe, 0xff, 0xd9]);
+
+  it('parses JSON, including +json types, and keeps malformed JSON as text', async () => {
+    expect(await bodyOf(Buffer.from('{"name":"Zoë"}'), 'application/json; charset=utf-8')).toEqual({ name: 'Zoë' });
+    expect(await bodyOf(Buffer.from('[1,2]'), 'application/vnd.github+json')).toEqual([1, 2]);
+    expect(await bodyOf(Buffer.from('{oops'), 'application/json')).toBe('{oops');
+  });
+
+  it('decodes textual types as UTF-8, non-ASCII included', async () => {
+    const text = 'Grüße, 東京 😀 — naïve';
+    for (const type of ['text/plain; charset=utf-8', 'text/html', 'application/xml', 'image/svg+xml', 'application/javascript', 'application/x-www-form-urlencoded']) {
+      expect(await bodyOf(Buffer.from(text, 'utf8'), type), type).toBe(text);
+    }
+    expect(await bodyOf(Buffer.from(text, 'utf8'))).toBe(text);
+  });
+
+  it('returns binary bodies as base64 whose bytes round-trip exactly', async () => {
+    const body = await bodyOf(jpeg, 'image/jpeg');
+    expect(body).toEqual({ content_base64: jpeg.toString('base64'), content_type: 'image/jpeg', size_bytes: jpeg.length } satisfies BinaryBody);
+    expect(isBinaryBody(body) && Buffer.from(body.content_base64, 'base64').equals(jpeg)).toBe(true);
+    // Every byte value, under the generic binary type.
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const generic = await bodyOf(all, 'application/octet-stream');
+    expect(isBinaryBody(generic) && Buffer.from(generic.content_base64, 'base64').equals(all)).toBe(true);
+  });
+
+  it('treats a body without a content type as text when it is UTF-8, else as binary', async () => {
+    expect(await bodyOf(jpeg)).toEqual({ content_base64: jpeg.toString('base64'), content_type: 'application/octet-stream', size_bytes: jpeg.length });
+  });
+
+  it('answers an empty body as undefined whatever the type', async () => {
+    for (const type of ['application/json', 'image/png', undefined]) expect(await bodyOf(Buffer.alloc(0), type)).toBeUndefined();
   });
 });
 

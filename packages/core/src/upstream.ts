@@ -10,8 +10,31 @@ import type { HttpMethod } from './tool.js';
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON when the upstream says JSON, text otherwise, undefined when empty. */
+  /**
+   * Parsed JSON when the upstream says JSON, text when the content type is textual (or absent and the
+   * bytes are valid UTF-8), a BinaryBody otherwise, undefined when empty.
+   */
   body: unknown;
+}
+
+/**
+ * A response body that is not text (an image, a PDF, an archive). Decoding such bytes as UTF-8 would
+ * replace every invalid sequence and lose the file, so they travel as base64: the value stays plain JSON
+ * for MCP and HTTP callers, and decoding `content_base64` gives back exactly the bytes received.
+ */
+export interface BinaryBody {
+  /** The body's bytes, standard base64 (RFC 4648, with padding). */
+  content_base64: string;
+  /** The upstream's Content-Type as sent, or application/octet-stream when it sent none. */
+  content_type: string;
+  /** Length of the decoded body in bytes. */
+  size_bytes: number;
+}
+
+export function isBinaryBody(value: unknown): value is BinaryBody {
+  if (!value || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return typeof record.content_base64 === 'string' && typeof record.content_type === 'string' && typeof record.size_bytes === 'number';
 }
 
 export interface UpstreamClientOptions {
@@ -93,8 +116,9 @@ export class UpstreamClient {
         dispatcher,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
-      const text = await response.body.text();
-      return { response: { status: response.statusCode, headers: response.headers, body: parseBody(text, response.headers['content-type']) } };
+      // Bytes, not text: only the content type can tell whether decoding them as UTF-8 is safe.
+      const bytes = Buffer.from(await response.body.arrayBuffer());
+      return { response: { status: response.statusCode, headers: response.headers, body: parseBody(bytes, response.headers['content-type']) } };
     } catch (cause) {
       return { error: transportError(request, cause) };
     }
@@ -117,17 +141,39 @@ export class UpstreamClient {
   }
 }
 
-function parseBody(text: string, contentType: string | string[] | undefined): unknown {
-  if (!text) return undefined;
-  if (String(contentType ?? '').includes('json')) {
+/** Media types that are text whatever their charset, besides text/* and the JSON types. */
+const TEXTUAL_TYPES = new Set(['application/xml', 'application/javascript', 'application/x-www-form-urlencoded']);
+
+/** Decodes UTF-8 like undici's text() did (a leading BOM dropped, invalid sequences replaced). */
+const utf8 = new TextDecoder('utf-8');
+/** The same, but throwing on invalid UTF-8: with no content type, that is how binary is recognised. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
+  if (bytes.length === 0) return undefined;
+  const declared = (Array.isArray(contentType) ? contentType[0] : contentType)?.trim() || undefined;
+  const mediaType = declared?.split(';')[0]!.trim().toLowerCase();
+  if (mediaType === undefined) {
+    try {
+      return strictUtf8.decode(bytes);
+    } catch {
+      return binaryBody(bytes, 'application/octet-stream');
+    }
+  }
+  // Any type naming JSON (application/json, +json, vendor types such as application/vnd.api+json).
+  if (mediaType.includes('json')) {
+    const text = utf8.decode(bytes);
     try {
       return JSON.parse(text);
     } catch {
       return text;
     }
   }
-  return text;
+  if (mediaType.startsWith('text/') || mediaType.endsWith('+xml') || TEXTUAL_TYPES.has(mediaType)) return utf8.decode(bytes);
+  return binaryBody(bytes, declared!);
 }
+
+const binaryBody = (bytes: Buffer, contentType: string): BinaryBody => ({ content_base64: bytes.toString('base64'), content_type: contentType, size_bytes: bytes.length });
 
 function httpError(request: UpstreamRequest, response: UpstreamResponse): ToolError {
   const kind = kindOfStatus(response.status, response.headers);

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
-import { MAX_TOTAL_MATCHES, startDropboxEmulator, type DropboxEmulator } from '@quiver/sandbox';
+import { MAX_TOTAL_MATCHES, seedDropboxDemo, startDropboxEmulator, type DropboxEmulator } from '@quiver/sandbox';
 import { fileStore } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contentUrl, contentUrlSecret } from '../src/file-store/dropbox.js';
@@ -104,6 +104,35 @@ describe('DownloadFile', () => {
   it('an empty file downloads as empty content', async () => {
     emulator.putFile(TOKEN, '/empty.txt', '');
     expect(await call('DownloadFile', { file_path: '/empty.txt' })).toMatchObject({ content: '', metadata: { size: 0 } });
+  });
+
+  it('downloads the binary demo photo as base64 of exactly its stored bytes', async () => {
+    seedDropboxDemo(emulator, TOKEN);
+    const stored = (emulator.db.prepare('SELECT content FROM entries WHERE path_lower = ?').get('/photos/team offsite.jpg') as { content: Buffer }).content;
+    expect([...stored.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const value = await call('DownloadFile', { file_path: '/Photos/team offsite.jpg' });
+    expect(value).toEqual({
+      metadata: expect.objectContaining({ name: 'team offsite.jpg', size: stored.length }),
+      content_base64: expect.any(String),
+      content_type: 'application/octet-stream',
+      size_bytes: stored.length,
+    });
+    expect(Buffer.from(value.content_base64, 'base64').equals(stored)).toBe(true);
+  });
+
+  it('a text file of the demo still comes back as text, non-ASCII and BOM included', async () => {
+    seedDropboxDemo(emulator, TOKEN);
+    expect(await call('DownloadFile', { file_path: '/Reports/budget.csv' })).toEqual({ metadata: expect.objectContaining({ name: 'budget.csv' }), content: 'item,amount\nads,5000\nevents,3000\n' });
+    emulator.putFile(TOKEN, '/Notes/grüße.txt', '\ufeffGrüße aus 東京 😀');
+    expect((await call('DownloadFile', { file_path: '/Notes/grüße.txt' })).content).toBe('\ufeffGrüße aus 東京 😀');
+  });
+
+  it('a file with NUL bytes is binary even when it is valid UTF-8', async () => {
+    const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00]);
+    emulator.putFile(TOKEN, '/archive.zip', bytes);
+    const value = await call('DownloadFile', { file_path: '/archive.zip' });
+    expect(value.content).toBeUndefined();
+    expect(Buffer.from(value.content_base64, 'base64').equals(bytes)).toBe(true);
   });
 
   it('exactly one of file_path and file_id: both or neither is refused before anything is sent', async () => {

@@ -41,6 +41,8 @@ export const downloadHandlers: Record<string, Handler> = {
     requireScope(db, accountId, 'files.content.read');
     const entry = resolve(db, accountId, argumentOf(headers).path);
     if (!entry || entry.is_folder) throw lookupError('not_file');
-    return { status: 200, body: (entry.content ?? Buffer.alloc(0)).toString('utf8'), headers: { 'dropbox-api-result': asciiJson(metadata(entry)) } };
+    // The stored bytes as they are (application/octet-stream, as Dropbox answers every download): a
+    // binary file would not survive a round trip through a string.
+    return { status: 200, body: entry.content ?? Buffer.alloc(0), headers: { 'dropbox-api-result': asciiJson(metadata(entry)) } };
   },
 };

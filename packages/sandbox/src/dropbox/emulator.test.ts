@@ -65,6 +65,18 @@ describe('download', () => {
     expect(JSON.parse(reply.headers.get('dropbox-api-result')!)).toMatchObject({ name: 'a.txt', size: 5 });
   });
 
+  it('answers a binary file with exactly its stored bytes', async () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => 255 - i));
+    emulator.putFile('account', '/all bytes.bin', bytes);
+    const reply = await fetch(`${emulator.url}/2/files/download`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer account', 'dropbox-api-arg': '{"path": "/all bytes.bin"}' },
+    });
+    expect([reply.status, reply.headers.get('content-type')]).toEqual([200, 'application/octet-stream']);
+    expect(Buffer.from(await reply.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(JSON.parse(reply.headers.get('dropbox-api-result')!)).toMatchObject({ name: 'all bytes.bin', size: 256 });
+  });
+
   it('refuses a missing, non-ASCII, non-JSON or wrong argument, a JSON content type and a body', async () => {
     const refused = async (headers: Record<string, string | null>, message: string, rawBody?: string) => {
       const reply = rawBody === undefined ? await download(headers) : await call('POST', '/2/files/download', { headers: { 'content-type': 'text/plain', ...headers }, rawBody });

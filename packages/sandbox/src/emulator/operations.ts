@@ -26,7 +26,7 @@ export interface Operation {
   successStatus: number;
   /** Absent when the operation answers without a body. */
   responseBody?: JsonSchema;
-  /** The success body's media type when it is not JSON, e.g. text/html; such bodies are sent as text. */
+  /** The success body's media type when it is not JSON, e.g. text/html; such bodies are sent as text, or as bytes when a handler answers a Buffer. */
   responseContentType?: string;
   /** Other documented successes, by status: e.g. 200 for a reaction that exists beside 201 for a new one. */
   otherSuccesses?: Record<number, { responseBody?: JsonSchema; responseContentType?: string }>;

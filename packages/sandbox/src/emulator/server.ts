@@ -106,7 +106,9 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
 
   /** What the service answered, as the client will read it; a success that breaks the table is a bug here. */
   function checkAnswer(label: string, operation: Operation, response: EmulatorResponse): EmulatorResponse {
-    const body = response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body));
+    // Bytes (a file's content) go out as they are; anything else as the client will read it, through JSON.
+    const bytes = response.body instanceof Uint8Array;
+    const body = response.body === undefined || bytes ? response.body : JSON.parse(JSON.stringify(response.body));
     // 207 (a batch that partly failed) is no operation's documented success, so there is no schema to hold it to.
     if (response.status >= 300 || response.status === 207) return { ...response, body };
     const documented = response.status === operation.successStatus ? operation : operation.otherSuccesses?.[response.status];
@@ -115,7 +117,12 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       throw new Error(`emulator bug: ${label} answered ${response.status}; its success statuses are ${statuses}`);
     }
     if (!documented.responseBody && body !== undefined) throw new Error(`emulator bug: ${label} must answer ${response.status} without a body`);
-    const problem = documented.responseBody && validator.response(label, body, response.status);
+    if (bytes && (documented.responseContentType === undefined || isJson(documented.responseContentType))) {
+      throw new Error(`emulator bug: ${label} answered bytes where its table documents JSON`);
+    }
+    // Bytes stand for a binary string body (OpenAPI's format: binary); latin1 keeps one character per byte.
+    const checked = bytes ? Buffer.from(body as Uint8Array).toString('latin1') : body;
+    const problem = documented.responseBody && validator.response(label, checked, response.status);
     if (problem) throw new Error(`emulator bug: ${label} answered a body that breaks its schema: ${problem.message}`);
     const contentType = documented.responseContentType;
     return contentType && body !== undefined ? { ...response, body, headers: { 'content-type': contentType, ...response.headers } } : { ...response, body };
@@ -182,14 +189,15 @@ async function bodyOf(operation: Operation, contentType: string | undefined, raw
 
 const isJson = (mediaType: string) => mediaType === 'application/json' || mediaType.endsWith('+json');
 
-/** JSON unless the answer names another media type and carries text, which then goes out as is. */
+/** JSON unless the answer names another media type and carries text or bytes, which then go out as they are. */
 function send(reply: ServerResponse, response: EmulatorResponse): void {
   const headers: Record<string, string> = { ...response.headers };
   const hasBody = response.body !== undefined && response.status !== 204;
-  if (hasBody) headers['content-type'] ??= 'application/json;charset=utf-8';
+  const bytes = hasBody && response.body instanceof Uint8Array;
+  if (hasBody) headers['content-type'] ??= bytes ? 'application/octet-stream' : 'application/json;charset=utf-8';
   const asText = hasBody && typeof response.body === 'string' && !isJson(headers['content-type']!.split(';')[0]!.trim());
   reply.writeHead(response.status, headers);
-  reply.end(hasBody ? (asText ? (response.body as string) : JSON.stringify(response.body)) : undefined);
+  reply.end(hasBody ? (bytes ? (response.body as Uint8Array) : asText ? (response.body as string) : JSON.stringify(response.body)) : undefined);
 }
 
 function headersOf(message: IncomingMessage): Record<string, string> {

@@ -3,7 +3,7 @@
  * JSON body. Content endpoints (on the content host) take their argument as JSON in the Dropbox-API-Arg
  * header and answer the content as the body, with the metadata as JSON in the Dropbox-API-Result header.
  */
-import { joinUrl, toolError, type ToolContext, type ToolResult, type UpstreamRequest } from '@quiver/core';
+import { isBinaryBody, joinUrl, toolError, type ToolContext, type ToolResult, type UpstreamRequest } from '@quiver/core';
 
 /** Setting for a content host other than Dropbox's own (a proxy); declared by DownloadFile. */
 export const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
@@ -31,9 +31,32 @@ export async function download(context: ToolContext, endpoint: string, argument:
   if ('error' in outcome) return outcome;
   const result = outcome.response.headers['dropbox-api-result'];
   if (typeof result !== 'string') return toolError('UPSTREAM_RUNTIME_BAD_REQUEST', `Dropbox answered ${endpoint} without the Dropbox-API-Result header.`);
+  const metadata = JSON.parse(result) as unknown;
   const content = outcome.response.body;
+  if (isBinaryBody(content)) {
+    // Dropbox answers every download as application/octet-stream, text files included: a file whose
+    // bytes are text comes back as text, as the model reads it best; anything else as base64, unchanged.
+    const text = asText(Buffer.from(content.content_base64, 'base64'));
+    return { value: text === undefined ? { metadata, ...content } : { metadata, content: text } };
+  }
+  // A content host that labels the body (a proxy) has had it decoded as text or JSON already.
   const text = content === undefined ? '' : typeof content === 'string' ? content : JSON.stringify(content);
-  return { value: { metadata: JSON.parse(result) as unknown, content: text } };
+  return { value: { metadata, content: text } };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The bytes as text when they are valid UTF-8 without NUL bytes (which text files do not contain and
+ * many binary formats do), else undefined. The BOM is kept so that the text is exactly the file.
+ */
+function asText(bytes: Buffer): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
