@@ -46,8 +46,8 @@ export class SecretStore {
 
   /** Which of these keys are set. */
   async present(keys: readonly string[]): Promise<Set<string>> {
-    const fallback = keys.filter((key) => key in this.defaults);
     if (!keys.length) return new Set();
+    const fallback = keys.filter((key) => key in this.defaults);
     const rows = await this.db.selectFrom('secrets').select('key').where('key', 'in', keys).execute();
     return new Set([...fallback, ...rows.map((row) => row.key)]);
   }

@@ -4,7 +4,7 @@
  * comment deletes its reactions.
  */
 import { requireRole } from './access.js';
-import { textParam } from './common.js';
+import { page, textParam } from './common.js';
 import { notFound, type GithubContext, type GithubRequest, type Handler } from './context.js';
 import { deleteReactions, subjectKey } from './reactions.js';
 import { requestedRepository, type RepositoryRow } from './repositories.js';
@@ -56,6 +56,15 @@ export function commentHandlers<Row extends CommentRow>(kind: CommentKind<Row>, 
       deleteReactions(ctx.db, subjectKey(kind.subject, comment.id));
       return { status: 204 };
     },
+  };
+}
+
+/** Every comment of the kind in the repository, in the order the listing asks for, paged. */
+export function repositoryComments<Row extends CommentRow>(kind: CommentKind<Row>): Handler {
+  return (req, ctx) => {
+    const repo = requestedRepository(req, ctx);
+    const rows = ctx.db.prepare(`SELECT * FROM ${kind.table} WHERE repo_id = ?`).all(repo.id) as Row[];
+    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => kind.view(ctx, repo, comment)) };
   };
 }
 

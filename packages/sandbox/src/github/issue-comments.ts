@@ -5,7 +5,7 @@
 import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
 import { associationOf } from './access.js';
-import { commentHandlers, findComment, listed, type CommentKind } from './comments.js';
+import { commentHandlers, findComment, listed, repositoryComments, type CommentKind } from './comments.js';
 import type { GithubContext, Handler } from './context.js';
 import { findIssue, issueUrl, type IssueRow } from './issues.js';
 import { reactionRollup, subjectKey } from './reactions.js';
@@ -81,9 +81,5 @@ export const issueCommentHandlers: Record<string, Handler> = {
     const rows = ctx.db.prepare('SELECT * FROM issue_comments WHERE issue_id = ?').all(issue.id) as CommentRow[];
     return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
   },
-  'issues/list-comments-for-repo': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    const rows = ctx.db.prepare('SELECT * FROM issue_comments WHERE repo_id = ?').all(repo.id) as CommentRow[];
-    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
-  },
+  'issues/list-comments-for-repo': repositoryComments(comments),
 };

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
 import { associationOf } from './access.js';
-import { commentHandlers, findComment, listed, type CommentKind } from './comments.js';
+import { commentHandlers, findComment, listed, repositoryComments, type CommentKind } from './comments.js';
 import { GithubError, notFound, validationFailed, type GithubContext, type GithubRequest, type Handler } from './context.js';
 import { resolveCommit } from './git-data.js';
 import { findPull, pullUrl, type PullRow } from './pulls.js';
@@ -171,9 +171,5 @@ export const reviewCommentHandlers: Record<string, Handler> = {
     const rows = ctx.db.prepare('SELECT * FROM review_comments WHERE pull_issue_id = ?').all(pull.issue_id) as CommentRow[];
     return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
   },
-  'pulls/list-review-comments-for-repo': (req, ctx) => {
-    const repo = requestedRepository(req, ctx);
-    const rows = ctx.db.prepare('SELECT * FROM review_comments WHERE repo_id = ?').all(repo.id) as CommentRow[];
-    return { status: 200, body: page(listed(rows, req), req.query).map((comment) => commentView(ctx, repo, comment)) };
-  },
+  'pulls/list-review-comments-for-repo': repositoryComments(comments),
 };
