@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { Runtime, ToolRegistry, UpstreamClient } from '@quiver/core';
+import { localDispatcher, UpstreamClient } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
 
 const cli = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
@@ -47,7 +47,7 @@ async function startEmulator() {
 
 async function callOverhead(baseUrl) {
   const client = new UpstreamClient();
-  const runtime = new Runtime(new ToolRegistry(toolkits), () => ({ baseUrl, token, secrets: {}, client }));
+  const runtime = localDispatcher(toolkits, { client, baseUrls: Object.fromEntries(toolkits.map((toolkit) => [toolkit.name, baseUrl])), token });
   const created = await runtime.call('CrmMarketingApi.CreateMarketingCampaign', {
     mode: 'execute',
     request_body: JSON.stringify({ properties: { hs_name: 'Bench campaign' } }),

@@ -1,7 +1,7 @@
 /** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
-import { Runtime, ServingPolicy, ToolRegistry, UpstreamClient, type CallRecord, type ServingOptions, type Tool } from '@quiver/core';
+import { builtinSource, localDispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type Dispatcher, type ServingOptions, type Tool, type Toolkit } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
-import { configFromEnv, contextProvider, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
+import { configFromEnv, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
 
 export interface SetupOptions {
   /** Start the local emulators and point every toolkit at them. */
@@ -13,19 +13,24 @@ export interface SetupOptions {
 }
 
 export interface Setup {
-  registry: ToolRegistry;
   config: QuiverConfig;
   /** The sandbox's token and secrets, when the sandbox runs: every emulator accepts them. */
   sandbox?: { token: string; secrets: Record<string, string> };
   close(): Promise<void>;
 }
 
-/** The built-in toolkits, by name. */
-export const builtinRegistry = () => new ToolRegistry(toolkits);
+export const builtinToolkits: readonly Toolkit[] = toolkits;
+export const builtinTools: readonly Tool[] = toolkits.flatMap((toolkit) => toolkit.tools);
+
+/** The built-in toolkits as a catalog, for the commands that look tools up without running them. */
+export const builtinCatalog = () => new ToolCatalog([builtinSource(toolkits, new UpstreamClient())]);
+
+/** A built-in toolkit by name, in any case. */
+export const builtinToolkit = (name: string): Toolkit | undefined => toolkits.find((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase());
 
 /** Configuration from every layer, with the sandbox started and layered in when asked for. */
-export async function openSetup(options: SetupOptions = {}, registry = builtinRegistry()): Promise<Setup> {
-  const tools = registry.tools();
+export async function openSetup(options: SetupOptions = {}): Promise<Setup> {
+  const tools = builtinTools;
   let sandboxLayer = emptyConfig();
   let sandbox: { token: string; secrets: Record<string, string>; close(): Promise<void> } | undefined;
   if (options.sandbox) {
@@ -36,7 +41,7 @@ export async function openSetup(options: SetupOptions = {}, registry = builtinRe
     sandbox = started;
   }
   const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
-  return { registry, config, sandbox, close: async () => sandbox?.close() };
+  return { config, sandbox, close: async () => sandbox?.close() };
 }
 
 /** Base URLs the configuration sets, by toolkit. */
@@ -44,27 +49,28 @@ export const configuredBaseUrls = (config: QuiverConfig): Record<string, string>
   Object.fromEntries(Object.entries(config.toolkits).flatMap(([name, settings]) => (settings.baseUrl ? [[name, settings.baseUrl]] : [])));
 
 export interface App {
-  registry: ToolRegistry;
-  tools: Tool[];
-  runtime: Runtime;
-  /** What a server built on this app offers and how calls are guarded; absent for plain `call`. */
-  policy?: ServingPolicy;
+  dispatcher: Dispatcher;
   close(): Promise<void>;
 }
 
-/** A runtime for local calls (`call`, `mcp`): tokens and secrets come from the configuration. */
-export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions } = {}, registry = builtinRegistry()): Promise<App> {
-  const setup = await openSetup(options, registry);
-  const defaults = Object.fromEntries(registry.toolkits.map((toolkit) => [toolkit.name, toolkit.baseUrl]));
+/**
+ * The dispatcher for local calls (`call`, `mcp`): the built-in toolkits at their configured base URLs,
+ * with the configuration's tokens and secrets, under the server's policy when there is one.
+ */
+export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions } = {}): Promise<App> {
+  const setup = await openSetup(options);
   const client = new UpstreamClient();
-  const log = options.logCalls ? (record: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`) : undefined;
-  const policy = options.serving && new ServingPolicy(options.serving);
-  const runtime = new Runtime(registry, contextProvider(setup.config, defaults, client), log, policy);
+  const record = options.logCalls ? (call: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...call })}\n`) : undefined;
+  const dispatcher = localDispatcher(toolkits, {
+    client,
+    baseUrls: configuredBaseUrls(setup.config),
+    tokens: setup.config.tokens,
+    secrets: setup.config.secrets,
+    policy: options.serving && new ServingPolicy(options.serving),
+    record,
+  });
   return {
-    registry,
-    tools: registry.tools(),
-    runtime,
-    policy,
+    dispatcher,
     async close() {
       await client.close();
       await setup.close();

@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ContextProvider, Tool, UpstreamClient } from '@quiver/core';
+import type { Tool } from '@quiver/core';
 
 export interface QuiverConfig {
   toolkits: Record<string, { baseUrl?: string }>;
@@ -68,18 +68,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv, tools: readonly Tool[]): Q
     for (const { key } of tool.requirements.secrets ?? []) if (env[key]) config.secrets[key] = env[key]!;
   }
   return config;
-}
-
-export function contextProvider(config: QuiverConfig, defaults: Record<string, string>, client: UpstreamClient): ContextProvider {
-  return (tool) => {
-    const provider = tool.requirements.oauth2?.provider;
-    return {
-      baseUrl: config.toolkits[tool.toolkit.name]?.baseUrl ?? defaults[tool.toolkit.name]!,
-      token: provider ? config.tokens[provider] : undefined,
-      secrets: config.secrets,
-      client,
-    };
-  };
 }
 
 /** A mistake in how the command was called: exit code 2. */

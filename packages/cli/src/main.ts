@@ -2,8 +2,8 @@
 /** The `quiver` command. Exit codes: 0 success, 1 a tool error, 2 a usage error. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { createToolIndex, formatNames, formatTool, qualifiedName, ServingPolicy, type FormatName } from '@quiver/core';
-import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.js';
+import { createToolIndex, formatNames, formatTool, qualifiedName, ServingPolicy, type FormatName, type Tool } from '@quiver/core';
+import { builtinCatalog, builtinToolkit, builtinToolkits, builtinTools, configuredBaseUrls, openApp, openSetup } from './app.js';
 import { configFile, emptyConfig, UsageError, type QuiverConfig } from './config.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 
@@ -22,14 +22,13 @@ addServingOptions(program.command('mcp'))
   .addOption(configOption)
   .action(async (options: { sandbox?: boolean; config?: string } & ServingFlags) => {
     const serving = servingOptions(options);
-    const registry = builtinRegistry();
-    const unmatched = unmatchedNames(serving, registry.tools());
+    const unmatched = unmatchedNames(serving, builtinTools);
     if (unmatched) throw new UsageError(unmatched);
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
     const { createMcpServer } = await import('@quiver/engine/mcp');
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, serving }, registry);
-    const server = createMcpServer(() => app.tools, (name, args) => app.runtime.call(name, args), { policy: app.policy, discovery: options.discovery });
+    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, serving, logCalls: true });
+    const server = createMcpServer(app.dispatcher, { discovery: options.discovery });
     const transport = new StdioServerTransport();
     transport.onclose = () => void app.close();
     await server.connect(transport);
@@ -46,7 +45,7 @@ addServingOptions(program.command('serve'))
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
     const serving = servingOptions(options);
     // Only a warning: a worker registered later may bring the tools named.
-    const unmatched = unmatchedNames(serving, builtinRegistry().tools());
+    const unmatched = unmatchedNames(serving, builtinTools);
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
     const { applyAuthProviders, engineConfig, loadAuthProviders, sandboxCredentials, startEngine } = await import('@quiver/engine');
     const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
@@ -63,7 +62,7 @@ addServingOptions(program.command('serve'))
     const file = configFile(options.config);
     if (file) await applyAuthProviders(running.engine, loadAuthProviders(file));
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
-    const tools = (await running.engine.catalog.list()).length;
+    const tools = (await running.engine.dispatcher.list()).length;
     const listing = options.discovery ? ' (discovery mode: search, describe and call meta-tools)' : '';
     console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${listing}${mode}`);
     console.error(`quiver: data in ${config.dataDir}; every route but /v1/health and /v1/openapi needs an API key (quiver keys create)`);
@@ -86,15 +85,14 @@ program
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
     const { selectToolkits, startWorkerServer, workerSecret } = await import('@quiver/engine');
-    const registry = builtinRegistry();
     let toolkits, secret;
     try {
-      toolkits = selectToolkits(options.toolkits, registry.toolkits);
+      toolkits = selectToolkits(options.toolkits, builtinToolkits);
       secret = workerSecret(options);
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config }, registry);
+    const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
     const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config) });
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
     console.error(`quiver: worker serving ${worker.tools.length} tools of ${toolkits.map((t) => t.name).join(', ')} at ${worker.url}${mode}`);
@@ -163,13 +161,11 @@ program
   .addOption(configOption)
   .action(async (name: string, options: { input: string; baseUrl?: string; token?: string; secret: string[]; sandbox?: boolean; config?: string }) => {
     const input = parseInput(options.input);
-    const registry = builtinRegistry();
-    const tool = registry.get(name);
-    if (!tool) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
+    const tool = await builtinTool(name);
     const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, overrides }, registry);
+    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, overrides });
     try {
-      const result = await app.runtime.call(name, input);
+      const result = await app.dispatcher.call(name, input);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       process.exitCode = 'error' in result ? 1 : 0;
     } finally {
@@ -184,11 +180,7 @@ tools
   .description('list tools, one per line')
   .option('--toolkit <name>', 'only this toolkit')
   .action(async (options: { toolkit?: string }) => {
-    const registry = builtinRegistry();
-    if (options.toolkit && !registry.toolkit(options.toolkit)) {
-      throw new UsageError(`unknown toolkit '${options.toolkit}'; toolkits: ${registry.toolkits.map((t) => t.name).join(', ')}`);
-    }
-    const selected = registry.tools(options.toolkit);
+    const selected = options.toolkit ? knownToolkit(options.toolkit).tools : builtinTools;
     const width = Math.max(...selected.map((tool) => qualifiedName(tool).length));
     for (const tool of selected) console.log(`${qualifiedName(tool).padEnd(width)}  ${firstSentence(tool.description)}`);
     console.error(`${selected.length} tools`);
@@ -200,8 +192,7 @@ tools
   .argument('<tool>', 'tool name, e.g. CrmMarketingApi.CreateMarketingCampaign')
   .addOption(new Option('--format <format>', 'output format').choices(formatNames).default('arcade'))
   .action(async (name: string, options: { format: FormatName }) => {
-    const tool = builtinRegistry().get(name);
-    if (!tool) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
+    const tool = await builtinTool(name);
     console.log(JSON.stringify(formatTool(tool, options.format), null, 2));
   });
 
@@ -215,11 +206,8 @@ tools
     const limit = Number(options.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got '${options.limit}'`);
     if (!query.trim()) throw new UsageError('the query is empty');
-    const registry = builtinRegistry();
-    if (options.toolkit && !registry.toolkit(options.toolkit)) {
-      throw new UsageError(`unknown toolkit '${options.toolkit}'; toolkits: ${registry.toolkits.map((t) => t.name).join(', ')}`);
-    }
-    const hits = (await createToolIndex(registry.tools())).search(query, { limit, toolkit: options.toolkit });
+    if (options.toolkit) knownToolkit(options.toolkit);
+    const hits = (await createToolIndex(builtinTools)).search(query, { limit, toolkit: options.toolkit });
     const width = Math.max(0, ...hits.map(({ tool }) => qualifiedName(tool).length));
     for (const { tool, score } of hits) console.log(`${qualifiedName(tool).padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${firstSentence(tool.description)}`);
     console.error(`${hits.length} tools`);
@@ -231,11 +219,24 @@ addServingOptions(tools.command('tokens'), { listingOnly: true })
   .action(async (options: { format: 'mcp' | 'openai' | 'anthropic' } & ServingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);
-    const all = builtinRegistry().tools();
+    const all = builtinTools;
     const unmatched = unmatchedNames(serving, all);
     if (unmatched) throw new UsageError(unmatched);
     console.log(formatTokenReport(await tokenReport(all, new ServingPolicy(serving), options.format)));
   });
+
+/** A built-in tool by any of its names; a usage error otherwise. */
+async function builtinTool(name: string): Promise<Tool> {
+  const found = await builtinCatalog().resolve(name);
+  if (!found || !('tool' in found)) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
+  return found.tool;
+}
+
+function knownToolkit(name: string) {
+  const toolkit = builtinToolkit(name);
+  if (!toolkit) throw new UsageError(`unknown toolkit '${name}'; toolkits: ${builtinToolkits.map((t) => t.name).join(', ')}`);
+  return toolkit;
+}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

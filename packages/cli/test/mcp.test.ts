@@ -82,7 +82,7 @@ mcpSuite('streamable HTTP', async () => {
 describe('quiver serve log', () => {
   it('has one line per tool call with its outcome, and no credentials', () => {
     const records = serverLog.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
-    const calls = records.filter((record) => record.msg === 'tool executed over MCP');
+    const calls = records.filter((record) => record.msg === 'tool executed');
     expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi.CreateMarketingCampaign', user_id: 'mcp-user', success: true }));
     expect(calls).toContainEqual(expect.objectContaining({ tool: 'CrmMarketingApi.GetCampaignDetails', success: false, kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' }));
     const text = serverLog.join('\n');

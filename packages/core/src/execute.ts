@@ -118,7 +118,8 @@ function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undef
   return undefined;
 }
 
-function declaredSecrets(tool: Tool, secrets: Record<string, string>): Record<string, string> {
+/** Only the secrets the tool declares. */
+export function declaredSecrets(tool: Tool, secrets: Record<string, string>): Record<string, string> {
   const declared = (tool.requirements.secrets ?? []).map((secret) => secret.key);
   return Object.fromEntries(declared.filter((key) => key in secrets).map((key) => [key, secrets[key]!]));
 }

@@ -1,17 +1,18 @@
-/** The engine: its store, vault, tool catalog and services, opened together and closed together. */
-import { ServingPolicy, UpstreamClient, type ServingOptions, type Toolkit } from '@quiver/core';
+/** The engine: its store, vault, dispatcher and services, opened together and closed together. */
+import { builtinSource, Dispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type ServingOptions, type Toolkit } from '@quiver/core';
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { resolve } from 'node:path';
-import type { Credentials } from './auth/credentials.js';
+import { engineCredentials, type Credentials } from './auth/credentials.js';
 import { oauthCredentials } from './auth/oauth.js';
 import type { EngineConfig } from './config.js';
+import { ExecutionLog } from './executions.js';
 import { SecretStore } from './secrets.js';
+import { ApiKeyVerifier } from './security/api-keys.js';
 import { loadMasterKey, Vault } from './security/vault.js';
+import { ChangeWatcher } from './store/changes.js';
 import { openStore, type Store } from './store/db.js';
-import { ToolCatalog } from './tools/catalog.js';
-import { builtinSource } from './tools/source.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
-import { loadWorkers } from './workers/registry.js';
+import { WorkerRegistry } from './workers/registry.js';
 
 export interface EngineOptions {
   config: EngineConfig;
@@ -27,22 +28,30 @@ export interface EngineOptions {
   serving?: ServingOptions;
   /** The MCP endpoint lists the discovery meta-tools unless a request asks otherwise (`?discovery=false`). */
   discovery?: boolean;
+  /** How often another process's changes (keys, secrets, tokens, workers) are looked for. Default 500 ms. */
+  changePollMs?: number;
 }
 
-/** What the engine's parts are built from. */
-export type EngineBase = Omit<Engine, 'credentials' | 'scheduler' | 'policy' | 'discovery'>;
+/** What the engine's credentials are built from. */
+export type EngineBase = Pick<Engine, 'config' | 'store' | 'vault' | 'changes'>;
 
 export interface Engine {
   config: EngineConfig;
   store: Store;
   vault: Vault;
-  client: UpstreamClient;
-  catalog: ToolCatalog;
+  changes: ChangeWatcher;
+  apiKeys: ApiKeyVerifier;
   secrets: SecretStore;
   credentials: Credentials;
+  /** The one path of every tool call: the HTTP API, MCP, the scheduler. */
+  dispatcher: Dispatcher;
+  workers: WorkerRegistry;
   scheduler: Scheduler;
+  executions: ExecutionLog;
   policy: ServingPolicy;
   discovery: boolean;
+  /** Where finished calls are logged (the HTTP server's logger once it runs). */
+  log?: { info(record: object, message: string): void };
   close(): Promise<void>;
 }
 
@@ -50,26 +59,46 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
   const vault = new Vault(loadMasterKey(config.masterKey, resolve(config.dataDir, 'master.key')));
   const store = await openStore(config.database);
+  const changes = new ChangeWatcher(store.db, options.changePollMs);
   const client = new UpstreamClient();
   const policy = new ServingPolicy(options.serving);
-  const catalog = new ToolCatalog([builtinSource(options.toolkits ?? builtinToolkits, options.baseUrls ?? {}, client)], (tool) => policy.offers(tool));
-  await loadWorkers({ store, vault, catalog });
-  const secrets = new SecretStore(store.db, vault, options.defaultSecrets);
-  let scheduler: Scheduler | undefined;
-  const base: EngineBase = {
+  const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
+  const credentials = (options.credentials ?? oauthCredentials)({ config, store, vault, changes });
+  const executions = new ExecutionLog(store.db);
+  const builtin = builtinSource(options.toolkits ?? builtinToolkits, client, options.baseUrls);
+  const catalog = new ToolCatalog();
+  const workers = new WorkerRegistry({ db: store.db, vault, changes }, (sources) => catalog.setSources([...sources, builtin]));
+  await workers.load();
+  const engine: Engine = {
     config,
     store,
     vault,
-    client,
-    catalog,
+    changes,
+    apiKeys: new ApiKeyVerifier(store.db, changes),
     secrets,
+    credentials,
+    dispatcher: new Dispatcher(catalog, {
+      credentials: engineCredentials(credentials, secrets),
+      policy,
+      record: (call: CallRecord) => {
+        executions.record(call);
+        engine.log?.info(call, 'tool executed');
+      },
+    }),
+    workers,
+    scheduler: undefined as unknown as Scheduler,
+    executions,
+    policy,
+    discovery: options.discovery ?? false,
     async close() {
-      await scheduler?.stop();
+      await engine.scheduler.stop();
+      await changes.stop();
+      await executions.flush();
       await client.close();
       await store.close();
     },
   };
-  const credentials = (options.credentials ?? oauthCredentials)(base);
-  scheduler = new Scheduler(store.db, store.dialect, catalog, { credentials, secrets, policy }, options.scheduler);
-  return { ...base, credentials, scheduler, policy, discovery: options.discovery ?? false };
+  engine.scheduler = new Scheduler(store.db, store.dialect, engine.dispatcher, options.scheduler);
+  await changes.start();
+  return engine;
 }

@@ -1,76 +1,81 @@
-/** Running one tool for one user: credentials first, then the tool's source, then the engine's response shape. */
-import { randomUUID } from 'node:crypto';
-import { qualifiedName, toolError, type ServingPolicy, type ToolError, type ToolResult } from '@quiver/core';
-import type { AuthorizationResponse, Credentials } from './auth/credentials.js';
-import type { SecretStore } from './secrets.js';
-import type { CatalogEntry } from './tools/catalog.js';
+/**
+ * What becomes of a finished call in the engine: its record in the database (off the response path,
+ * written in small batches) and the API's ExecuteToolResponse.
+ */
+import type { Kysely } from 'kysely';
+import type { CallRecord, Dispatched, ToolError } from '@quiver/core';
+import type { Database, ExecutionTable } from './store/schema.js';
 
-export interface RunOutcome {
-  result: ToolResult;
-  authorization?: AuthorizationResponse;
-  durationMs: number;
-}
+/**
+ * Records every call as a row of `executions`. Rows are written after the answer has gone, at most
+ * `flushMs` later; a process that dies in between (kill -9, power loss) loses the records of the calls
+ * it answered in that window, never the calls' effects. A scheduled execution's row exists already:
+ * its record adds the duration and the error kind.
+ */
+export class ExecutionLog {
+  private pending: ExecutionTable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
 
-export interface RunDependencies {
-  credentials: Credentials;
-  secrets: SecretStore;
-  /** What the engine offers and how calls are guarded and shaped (`quiver serve --read-only`, ...). */
-  policy?: ServingPolicy;
-}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly flushMs = 100,
+    private readonly maxBatch = 200,
+  ) {}
 
-export async function runTool(deps: RunDependencies, entry: CatalogEntry, input: unknown, userId: string | undefined, executionId: string): Promise<RunOutcome> {
-  const started = performance.now();
-  let authorization: AuthorizationResponse | undefined;
-  const run = async (args: unknown) => {
-    const ran = await runWithCredentials(deps, entry, args, userId, executionId);
-    authorization = ran.authorization;
-    return ran.result;
-  };
-  // The policy refuses before any credential is looked up: a refused tool starts no OAuth flow.
-  const result = deps.policy ? await deps.policy.run(entry.tool, input, run) : await run(input);
-  return { result, authorization, durationMs: performance.now() - started };
-}
+  record(call: CallRecord): void {
+    const finished = new Date(Date.parse(call.started_at) + call.duration_ms).toISOString();
+    this.pending.push({
+      id: call.execution_id,
+      tool_name: call.tool,
+      toolkit_name: call.toolkit ?? '',
+      toolkit_version: call.version ?? '',
+      user_id: call.user_id ?? null,
+      execution_type: 'immediate',
+      status: call.success ? 'success' : 'failed',
+      // Immediate inputs are not kept: they may hold personal data, and nothing runs them again.
+      input: '{}',
+      run_at: call.started_at,
+      started_at: call.started_at,
+      finished_at: finished,
+      claimed_by: null,
+      claimed_until: null,
+      duration_ms: call.duration_ms,
+      error_kind: call.kind ?? null,
+      created_at: call.started_at,
+      updated_at: finished,
+    });
+    if (this.pending.length >= this.maxBatch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+  }
 
-/** The user's token and the declared secrets, then the tool's source. */
-async function runWithCredentials(
-  deps: RunDependencies,
-  entry: CatalogEntry,
-  input: unknown,
-  userId: string | undefined,
-  executionId: string,
-): Promise<{ result: ToolResult; authorization?: AuthorizationResponse }> {
-  const { tool, source } = entry;
-  const oauth = tool.requirements.oauth2;
-  let token: string | undefined;
-  if (oauth) {
-    if (!userId) return { result: toolError('TOOL_RUNTIME_CONTEXT_REQUIRED', `${qualifiedName(tool)} acts for a user: pass user_id.`) };
-    const granted = await deps.credentials.token(userId, oauth.provider, oauth.scopes);
-    if ('authorization' in granted) {
-      const { url } = granted.authorization;
-      return {
-        result: toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the user's authorization with ${oauth.provider}${url ? `: ${url}` : '.'}`),
-        authorization: granted.authorization,
-      };
+  /** Writes what is pending; resolves once every record so far is in the database. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length) {
+      this.writing = this.writing.then(() =>
+        this.db
+          .insertInto('executions')
+          .values(batch)
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ duration_ms: eb.ref('excluded.duration_ms'), error_kind: eb.ref('excluded.error_kind') })))
+          .execute()
+          .then(
+            () => undefined,
+            // A database that refuses the batch must not take the engine down; the calls were answered.
+            () => undefined,
+          ),
+      );
     }
-    token = granted.token;
+    return this.writing;
   }
-  const secrets = await deps.secrets.reveal((tool.requirements.secrets ?? []).map((secret) => secret.key));
-  try {
-    return { result: await source.invoke(tool, input, { executionId, userId, token, secrets }) };
-  } catch (cause) {
-    return { result: toolError('TOOL_RUNTIME_FATAL', `${tool.name} failed unexpectedly.`, { developer_message: String((cause as Error)?.stack ?? cause) }) };
-  }
-}
-
-/** One log line per run: the tool and the outcome, never the input, token or secrets. */
-export function logFields(entry: CatalogEntry, outcome: RunOutcome, userId: string | undefined) {
-  const error = 'error' in outcome.result ? outcome.result.error : undefined;
-  return { tool: qualifiedName(entry.tool), user_id: userId, success: !error, ...(error && { kind: error.kind }), duration_ms: Math.round(outcome.durationMs * 10) / 10 };
 }
 
 /** The engine's ExecuteToolResponse for an immediate run. */
-export function executeResponse(outcome: RunOutcome, executionId = randomUUID(), includeStacktrace = false) {
-  const { result, authorization } = outcome;
+export function executeResponse(outcome: Dispatched, includeStacktrace = false) {
+  const { result, authorization, executionId } = outcome;
   const error = 'error' in result ? publicError(result.error, includeStacktrace) : undefined;
   return {
     id: executionId,

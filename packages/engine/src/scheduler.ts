@@ -8,11 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { qualifiedName } from '@quiver/core';
-import { runTool, type RunDependencies } from './executions.js';
+import { qualifiedName, type CatalogEntry, type Dispatcher } from '@quiver/core';
 import type { Dialect } from './store/db.js';
 import type { Database, ExecutionTable } from './store/schema.js';
-import type { CatalogEntry, ToolCatalog } from './tools/catalog.js';
 
 export interface SchedulerOptions {
   /** How often to look for due executions. */
@@ -34,8 +32,7 @@ export class Scheduler {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-    private readonly catalog: ToolCatalog,
-    private readonly deps: RunDependencies,
+    private readonly dispatcher: Dispatcher,
     options: SchedulerOptions = {},
   ) {
     this.options = { pollMs: 250, batch: 8, leaseMs: 10 * 60_000, ...options };
@@ -59,6 +56,8 @@ export class Scheduler {
       finished_at: null,
       claimed_by: null,
       claimed_until: null,
+      duration_ms: null,
+      error_kind: null,
       created_at: now,
       updated_at: now,
     };
@@ -141,10 +140,12 @@ export class Scheduler {
   private async run(execution: ExecutionTable): Promise<void> {
     const attemptId = randomUUID();
     await this.db.insertInto('attempts').values({ id: attemptId, execution_id: execution.id, started_at: new Date().toISOString(), finished_at: null, success: null, system_error_message: null, output: null }).execute();
-    const entry = await this.catalog.find(execution.tool_name, execution.toolkit_version);
-    const outcome = entry
-      ? await runTool(this.deps, entry, JSON.parse(execution.input), execution.user_id ?? undefined, execution.id)
-      : undefined;
+    const dispatched = await this.dispatcher.dispatch(execution.tool_name, JSON.parse(execution.input), {
+      version: execution.toolkit_version,
+      userId: execution.user_id ?? undefined,
+      executionId: execution.id,
+    });
+    const outcome = dispatched.unknown ? undefined : dispatched;
     const success = outcome !== undefined && 'value' in outcome.result;
     const finished = new Date().toISOString();
     await this.db
@@ -166,8 +167,8 @@ export class Scheduler {
 
   async list(limit: number, offset: number) {
     const [rows, total] = await Promise.all([
-      this.db.selectFrom('executions').selectAll().orderBy('created_at', 'desc').limit(limit).offset(offset).execute(),
-      this.db.selectFrom('executions').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+      this.db.selectFrom('executions').selectAll().where('execution_type', '=', 'scheduled').orderBy('created_at', 'desc').limit(limit).offset(offset).execute(),
+      this.db.selectFrom('executions').select((eb) => eb.fn.countAll<number>().as('count')).where('execution_type', '=', 'scheduled').executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toToolExecution), limit, offset, page_count: rows.length, total_count: Number(total.count) };
   }

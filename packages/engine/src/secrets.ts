@@ -1,7 +1,11 @@
-/** Engine-wide secrets, sealed at rest; values leave the store only to run a tool that declares them. */
+/**
+ * Engine-wide secrets, sealed at rest; values leave the store only to run a tool that declares them.
+ * Opened values are kept in memory until a secret changes in any process sharing the database.
+ */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Vault } from './security/vault.js';
+import type { ChangeWatcher } from './store/changes.js';
 import type { Database } from './store/schema.js';
 
 export interface SecretInfo {
@@ -16,12 +20,19 @@ export interface SecretInfo {
 const infoColumns = ['id', 'key', 'description', 'created_at', 'updated_at', 'last_accessed_at'] as const;
 
 export class SecretStore {
+  /** Opened values by key; null where the store has none. */
+  private readonly opened = new Map<string, string | null>();
+  private readonly accessed = new Map<string, number>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly vault: Vault,
+    private readonly changes: ChangeWatcher,
     /** Values used where the store has none (the sandbox's credentials); never listed or stored. */
     private readonly defaults: Record<string, string> = {},
-  ) {}
+  ) {
+    changes.on('secrets', () => this.opened.clear());
+  }
 
   async put(key: string, value: string, description = ''): Promise<SecretInfo> {
     const now = new Date().toISOString();
@@ -32,6 +43,7 @@ export class SecretStore {
     } else {
       await this.db.insertInto('secrets').values({ id: randomUUID(), key, description, value_ciphertext: sealed, created_at: now, updated_at: now, last_accessed_at: null }).execute();
     }
+    this.changes.changed('secrets');
     return (await this.db.selectFrom('secrets').select(infoColumns).where('key', '=', key).executeTakeFirstOrThrow()) as SecretInfo;
   }
 
@@ -41,6 +53,7 @@ export class SecretStore {
 
   async delete(id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('secrets').where('id', '=', id).executeTakeFirst();
+    this.changes.changed('secrets');
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -54,12 +67,31 @@ export class SecretStore {
 
   /** The values of these keys (those that are set), for one tool run. */
   async reveal(keys: readonly string[]): Promise<Record<string, string>> {
-    if (!keys.length) return {};
-    const fallback = Object.fromEntries(keys.filter((key) => key in this.defaults).map((key) => [key, this.defaults[key]!]));
-    const rows = await this.db.selectFrom('secrets').select(['key', 'value_ciphertext']).where('key', 'in', keys).execute();
-    if (rows.length) {
-      await this.db.updateTable('secrets').set({ last_accessed_at: new Date().toISOString() }).where('key', 'in', rows.map((row) => row.key)).execute();
+    const unknown = keys.filter((key) => !this.opened.has(key));
+    if (unknown.length) {
+      const rows = await this.db.selectFrom('secrets').select(['key', 'value_ciphertext']).where('key', 'in', unknown).execute();
+      for (const key of unknown) this.opened.set(key, null);
+      for (const row of rows) this.opened.set(row.key, this.vault.open(row.value_ciphertext));
     }
-    return { ...fallback, ...Object.fromEntries(rows.map((row) => [row.key, this.vault.open(row.value_ciphertext)])) };
+    const values: Record<string, string> = {};
+    for (const key of keys) {
+      const value = this.opened.get(key) ?? this.defaults[key];
+      if (value !== undefined) values[key] = value;
+      if (this.opened.get(key) != null) this.noteAccess(key);
+    }
+    return values;
+  }
+
+  /** Last access to the minute, written off the call's path. */
+  private noteAccess(key: string): void {
+    const now = Date.now();
+    if (now - (this.accessed.get(key) ?? 0) < 60_000) return;
+    this.accessed.set(key, now);
+    this.db
+      .updateTable('secrets')
+      .set({ last_accessed_at: new Date(now).toISOString() })
+      .where('key', '=', key)
+      .execute()
+      .catch(() => this.accessed.delete(key));
   }
 }

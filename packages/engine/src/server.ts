@@ -27,6 +27,7 @@ export async function startEngine(options: EngineOptions & { logger?: FastifySer
   const { config } = options;
   const engine = await openEngine(options);
   const app = await buildApp(engine, allRoutes, { logger: options.logger ?? false });
+  engine.log = app.log;
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

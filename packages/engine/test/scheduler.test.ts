@@ -2,46 +2,13 @@
  * The schedule survives the engine: executions persisted before the answer, run exactly once after a
  * kill -9 and a restart, and shared by several engine processes without running anything twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startEngineProcess, type EngineProcess } from './engine-process.js';
 import { databases, testDatabase } from './harness.js';
-
-const fixture = fileURLToPath(new URL('./fixtures/engine-process.mjs', import.meta.url));
-
-interface EngineProcess {
-  child: ChildProcess;
-  url: string;
-  key: string;
-}
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-
-function startEngineProcess(env: NodeJS.ProcessEnv): Promise<EngineProcess> {
-  const child = spawn(process.execPath, [fixture], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`engine process exited with ${code}`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, ...JSON.parse(line) }));
-  });
-}
-
-async function api(engine: EngineProcess, method: string, path: string, body?: unknown) {
-  const response = await fetch(engine.url + path, {
-    method,
-    headers: { authorization: `Bearer ${engine.key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
 
 const schedule = (engine: EngineProcess, name: string, runAt: Date) =>
   api(engine, 'POST', '/v1/tools/execute', {

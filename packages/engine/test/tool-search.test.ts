@@ -1,8 +1,7 @@
 /** GET /v1/tools/search: a page of hits over every listed tool, built-in and workers'. */
-import { defineToolkit } from '@quiver/core';
+import { defineToolkit, type ToolSource } from '@quiver/core';
 import { crmMarketing, repoHost } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolSource } from '../src/tools/source.js';
 import { startTestEngine, type TestEngine } from './harness.js';
 
 const weather = defineToolkit({
@@ -12,7 +11,7 @@ const weather = defineToolkit({
   baseUrl: 'http://127.0.0.1:9',
   tools: [{ name: 'GetForecast', description: 'Returns the weather forecast for a city.', parameters: [], output: { description: '' }, requirements: {} }],
 });
-const workerSource: ToolSource = { id: 'weather-worker', tools: async () => weather.tools, invoke: async () => ({ value: null }) };
+const workerSource: ToolSource = { id: 'weather-worker', label: 'worker weather-worker', tools: async () => weather.tools, invoke: async () => ({ value: null }) };
 
 let engine: TestEngine;
 beforeAll(async () => {
@@ -57,9 +56,11 @@ describe('GET /v1/tools/search', () => {
   it("indexes a worker's tools once it is added, and forgets them once it is removed", async () => {
     const search = async () => (await engine.api('GET', '/v1/tools/search?q=weather%20forecast&limit=1')).body.items[0]?.tool.qualified_name;
     expect(await search()).not.toBe('WeatherApi.GetForecast');
-    engine.engine.catalog.add(workerSource);
+    const { catalog } = engine.engine.dispatcher;
+    const before = catalog.sourceList;
+    catalog.setSources([workerSource, ...before]);
     expect(await search()).toBe('WeatherApi.GetForecast');
-    engine.engine.catalog.remove(workerSource.id);
+    catalog.setSources(before);
     expect(await search()).not.toBe('WeatherApi.GetForecast');
   });
 });

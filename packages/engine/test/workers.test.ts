@@ -353,7 +353,9 @@ describe('workers registered with the engine', () => {
     const disabled = await api('/v1/workers/crm', { method: 'PATCH', body: { enabled: false } });
     expect(disabled.body).toMatchObject({ id: 'crm', enabled: false, http: { secret: { exists: true } } });
     expect((await api('/v1/tools?toolkit=CrmMarketingApi')).body.total_count).toBe(0);
-    expect((await api('/v1/tools/execute', { body: { tool_name: 'CrmMarketingApi.GetAllMarketingEvents', user_id: 'u1' } })).status).toBe(404);
+    // A disabled worker keeps its toolkit: the call is refused naming the worker, never run elsewhere.
+    const refused = await api('/v1/tools/execute', { body: { tool_name: 'CrmMarketingApi.GetAllMarketingEvents', user_id: 'u1' } });
+    expect(refused.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_RUNTIME_FATAL', message: expect.stringContaining('worker crm is disabled') } } });
 
     const enabled = await api('/v1/workers/crm', { method: 'PATCH', body: { enabled: true, http: { timeout: 7 } } });
     expect(enabled.body).toMatchObject({ enabled: true, http: { uri: worker.url, timeout: 7, retry: 1 } });

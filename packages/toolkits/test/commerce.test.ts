@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of every CommerceTools tool through the real Runtime. The toolkit has no upstream:
+ * End-to-end tests of every CommerceTools tool through the real dispatcher. The toolkit has no upstream:
  * the lookups read its static data and the two mode-driven tools keep users and orders in its SQLite
  * store, here a file in a temporary directory, which a second connection counts to prove that a refused
  * call stored nothing. The last test checks that all six tools were called successfully.
@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type Dispatcher, type ToolError, type ToolResult } from '@quiver/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceTools, openCommerceStore, type CommerceStore } from '../src/commerce/index.js';
 
@@ -30,7 +30,7 @@ let file: string;
 let store: CommerceStore;
 let counter: Database.Database;
 let client: UpstreamClient;
-let runtime: Runtime;
+let runtime: Dispatcher;
 
 beforeAll(() => {
   directory = mkdtempSync(join(tmpdir(), 'quiver-commerce-'));
@@ -48,9 +48,9 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-function runtimeOn(on: CommerceStore): Runtime {
+function runtimeOn(on: CommerceStore): Dispatcher {
   // No upstream: the base URL is empty and the client is never used.
-  return new Runtime(new ToolRegistry([createCommerceTools({ store: on })]), () => ({ baseUrl: '', secrets: {}, client }));
+  return localDispatcher([createCommerceTools({ store: on })], { client });
 }
 
 async function attempt(tool: string, input: unknown, through = runtime): Promise<ToolResult> {
@@ -166,7 +166,7 @@ describe('the catalog', () => {
     const previous = process.env.QUIVER_DATA_DIR;
     process.env.QUIVER_DATA_DIR = dataDir;
     try {
-      const byDefault = new Runtime(new ToolRegistry([createCommerceTools()]), () => ({ baseUrl: '', secrets: {}, client }));
+      const byDefault = localDispatcher([createCommerceTools()], { client });
       await lookup('GetAvailableProducts', {}, byDefault);
       expect(existsSync(dataDir)).toBe(false);
       const user = await createUser({ email: newEmail('default.store'), first_name: 'Dee', last_name: 'Fault' }, byDefault);

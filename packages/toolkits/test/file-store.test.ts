@@ -4,7 +4,7 @@
  * continue alone, and the limits of spec part 8. The last test checks that all 3 tools were called.
  */
 import { readFileSync } from 'node:fs';
-import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
 import { MAX_TOTAL_MATCHES, seedDropboxDemo, startDropboxEmulator, type DropboxEmulator } from '@quiver/sandbox';
 import { fileStore } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ interface Setting {
 }
 
 async function attempt(tool: string, input: unknown, setting: Setting = {}): Promise<ToolResult> {
-  const runtime = new Runtime(new ToolRegistry([fileStore]), () => ({ baseUrl: setting.baseUrl ?? emulator.url, token: setting.token ?? TOKEN, secrets: setting.secrets ?? {}, client }));
+  const runtime = localDispatcher([fileStore], { client, baseUrls: { [fileStore.name]: setting.baseUrl ?? emulator.url }, token: setting.token ?? TOKEN, secrets: setting.secrets ?? {} });
   const result = await runtime.call(`FileStore.${tool}`, input);
   if ('value' in result) covered.add(tool);
   return result;

@@ -1,11 +1,11 @@
 /**
- * The core of the end-to-end test clients: calls one toolkit's tools through the real Runtime with one
+ * The core of the end-to-end test clients: calls one toolkit's tools through the real dispatcher with one
  * set of credentials, and turns results into values or into the errors the tests expect.
  */
-import { Runtime, ToolRegistry, UpstreamClient, type Toolkit, type ToolContext, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type Dispatcher, type Toolkit, type ToolContext, type ToolError, type ToolResult } from '@quiver/core';
 
 export class RuntimeClient {
-  readonly runtime: Runtime;
+  readonly runtime: Dispatcher;
 
   constructor(
     private readonly toolkit: Toolkit,
@@ -15,7 +15,7 @@ export class RuntimeClient {
     // No retries: every call reaches the emulator at most once, so its request log stays exact.
     client: UpstreamClient = new UpstreamClient({ maxRetries: 0 }),
   ) {
-    this.runtime = new Runtime(new ToolRegistry([toolkit]), () => ({ ...context, client }));
+    this.runtime = localDispatcher([toolkit], { client, baseUrls: { [toolkit.name]: context.baseUrl }, token: context.token, secrets: context.secrets });
   }
 
   /** The raw result. A value from a call that went upstream counts the tool as covered. */

@@ -4,7 +4,7 @@
  * generated workspace whose search results the tests know in advance.
  */
 import { readFileSync } from 'node:fs';
-import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type Dispatcher, type ToolError, type ToolResult } from '@quiver/core';
 import type { PylonEmulator } from '@quiver/sandbox';
 import { supportDesk } from '@quiver/toolkits';
 
@@ -17,7 +17,7 @@ export const catalog = JSON.parse(readFileSync(new URL('../src/support-desk/cata
 };
 
 export class SupportClient {
-  private readonly runtime: Runtime;
+  private readonly runtime: Dispatcher;
   private readonly client = new UpstreamClient({ maxRetries: 0 });
 
   constructor(
@@ -25,7 +25,7 @@ export class SupportClient {
     readonly secrets: Record<string, string>,
     private readonly covered: Set<string>,
   ) {
-    this.runtime = new Runtime(new ToolRegistry([supportDesk]), () => ({ baseUrl: emulator.url, secrets, client: this.client }));
+    this.runtime = localDispatcher([supportDesk], { client: this.client, baseUrls: { [supportDesk.name]: emulator.url }, secrets });
   }
 
   async attempt(tool: string, input: unknown): Promise<ToolResult> {

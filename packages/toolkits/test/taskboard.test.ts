@@ -5,7 +5,7 @@
  * checks that all 7 catalog tools were called successfully.
  */
 import { readFileSync } from 'node:fs';
-import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
 import { createClock, startClickupEmulator, type ClickupEmulator } from '@quiver/sandbox';
 import { taskboard } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 async function attempt(tool: string, input: unknown, token: string | undefined = TOKEN): Promise<ToolResult> {
-  const runtime = new Runtime(new ToolRegistry([taskboard]), () => ({ baseUrl: emulator.url, token, secrets: {}, client }));
+  const runtime = localDispatcher([taskboard], { client, baseUrls: { [taskboard.name]: emulator.url }, token });
   const result = await runtime.call(`TaskboardApi.${tool}`, input);
   if ('value' in result && (input as { mode?: string }).mode !== 'get_request_schema') covered.add(tool);
   return result;

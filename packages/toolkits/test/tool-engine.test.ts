@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
 import { createApiKey, engineConfig, revokeApiKey, sandboxCredentials, startEngine, startWorkerServer, type RunningEngine, type WorkerServer } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing, toolEngine } from '@quiver/toolkits';
@@ -35,7 +35,7 @@ let emulator: HubspotEmulator;
 let key: string;
 
 async function attempt(tool: string, input: Record<string, unknown> = {}, secrets: Record<string, string> = { ENGINE_API_KEY: key }): Promise<ToolResult> {
-  const runtime = new Runtime(new ToolRegistry([toolEngine]), () => ({ baseUrl: engine.url, secrets, client }));
+  const runtime = localDispatcher([toolEngine], { client, baseUrls: { [toolEngine.name]: engine.url }, secrets });
   const result = await runtime.call(`${TOOLKIT}.${tool}`, input);
   answers.push(JSON.stringify(result));
   if ('value' in result && input.mode !== 'get_request_schema') covered.add(tool);

@@ -1,8 +1,8 @@
 /**
- * A test client that calls one toolkit's tools through the real Runtime against an emulator, records which
+ * A test client that calls one toolkit's tools through the real dispatcher against an emulator, records which
  * tools answered with a value, and tells what the emulator received meanwhile.
  */
-import { Runtime, ToolRegistry, UpstreamClient, type Toolkit, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type Dispatcher, type Toolkit, type ToolError, type ToolResult } from '@quiver/core';
 import type { RecordedRequest } from '@quiver/sandbox';
 import { expect } from 'vitest';
 
@@ -12,21 +12,21 @@ export interface Upstream {
 }
 
 export class ToolkitClient {
-  private readonly runtime: Runtime;
+  /** Made on the first call: the emulator starts after the client is created. */
+  private dispatcher: Dispatcher | undefined;
 
   constructor(
     private readonly toolkit: Toolkit,
     private readonly upstream: () => Upstream,
-    token: string | undefined,
+    private readonly token: string | undefined,
     private readonly covered: Set<string>,
     // No retries: every call reaches the emulator at most once, so its request log stays exact.
-    client = new UpstreamClient({ maxRetries: 0 }),
-  ) {
-    this.runtime = new Runtime(new ToolRegistry([toolkit]), () => ({ baseUrl: upstream().url, token, secrets: {}, client }));
-  }
+    private readonly client = new UpstreamClient({ maxRetries: 0 }),
+  ) {}
 
   async attempt(tool: string, input: unknown): Promise<ToolResult> {
-    const result = await this.runtime.call(`${this.toolkit.name}.${tool}`, input);
+    this.dispatcher ??= localDispatcher([this.toolkit], { client: this.client, baseUrls: { [this.toolkit.name]: this.upstream().url }, token: this.token });
+    const result = await this.dispatcher.call(`${this.toolkit.name}.${tool}`, input);
     if ('value' in result) this.covered.add(tool);
     return result;
   }

@@ -1,21 +1,16 @@
 /** How the engine gets a user's OAuth token for a tool: the contract the OAuth module fulfils. */
+import { qualifiedName, toolError, type Authorization, type CredentialResolver } from '@quiver/core';
+import type { SecretStore } from '../secrets.js';
 
-export interface AuthorizationResponse {
-  id: string;
-  status: 'not_started' | 'pending' | 'completed' | 'failed';
-  url?: string;
-  scopes: string[];
-  provider_id: string;
-  user_id: string;
-  context?: { token?: string; user_info?: Record<string, unknown> };
-}
+export type AuthorizationResponse = Authorization;
 
 export interface Credentials {
   /**
    * A valid access token of the user for the provider, covering the scopes (refreshed when close to
-   * expiry); or, when there is none, a pending authorization whose URL the user must visit.
+   * expiry); or, when there is none, a pending authorization whose URL the user must visit; or, when
+   * the provider is not configured, what to configure.
    */
-  token(userId: string, providerId: string, scopes: string[]): Promise<{ token: string } | { authorization: AuthorizationResponse }>;
+  token(userId: string, providerId: string, scopes: string[]): Promise<{ token: string } | { authorization: AuthorizationResponse } | { unconfigured: string }>;
   /** What the user holds, read once for a whole listing: does a token cover these scopes? */
   grants(userId: string): Promise<(providerId: string, scopes: string[]) => boolean>;
 }
@@ -23,4 +18,26 @@ export interface Credentials {
 /** The sandbox's credentials: every user holds the token its emulators accept, for every provider. */
 export function sandboxCredentials(token: string): Credentials {
   return { token: async () => ({ token }), grants: async () => () => true };
+}
+
+/** A call's credentials in the engine: the acting user's OAuth token, and the secrets the tool declares. */
+export function engineCredentials(credentials: Credentials, secrets: SecretStore): CredentialResolver {
+  return {
+    async resolve(tool, userId) {
+      const oauth = tool.requirements.oauth2;
+      let token: string | undefined;
+      if (oauth) {
+        if (!userId) return { refused: toolError('TOOL_RUNTIME_CONTEXT_REQUIRED', `${qualifiedName(tool)} acts for a user: pass user_id.`).error };
+        const granted = await credentials.token(userId, oauth.provider, oauth.scopes);
+        if ('unconfigured' in granted) return { refused: toolError('TOOL_REQUIREMENTS_NOT_MET', granted.unconfigured).error };
+        if ('authorization' in granted) {
+          const { url } = granted.authorization;
+          const message = `${qualifiedName(tool)} needs the user's authorization with ${oauth.provider}${url ? `: ${url}` : '.'}`;
+          return { refused: toolError('TOOL_REQUIREMENTS_NOT_MET', message).error, authorization: granted.authorization };
+        }
+        token = granted.token;
+      }
+      return { token, secrets: await secrets.reveal((tool.requirements.secrets ?? []).map((secret) => secret.key)) };
+    },
+  };
 }

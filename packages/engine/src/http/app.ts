@@ -5,7 +5,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
-import { verifyApiKey } from '../security/api-keys.js';
 import { HttpError } from './errors.js';
 
 declare module 'fastify' {
@@ -40,7 +39,7 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public) return;
     const key = apiKeyOf(request.headers.authorization);
-    const id = key ? await verifyApiKey(engine.store.db, key) : undefined;
+    const id = key ? await engine.apiKeys.verify(key) : undefined;
     if (!id) throw new HttpError(401, 'unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
     request.apiKeyId = id;
   });

@@ -4,7 +4,7 @@
  * definition of the one it picks, and calls it by name; each call goes through the same dispatch
  * (selection, read-only, confirmation, validation) as a direct call.
  */
-import { annotationsOf, createToolIndex, functionName, qualifiedName, toMcpTool, toolError, type ServingPolicy, type Tool, type ToolIndex, type ToolResult } from '@quiver/core';
+import { annotationsOf, functionName, toMcpTool, toolError, type Dispatcher, type ServingPolicy, type Tool, type ToolResult } from '@quiver/core';
 
 export const searchToolsName = 'search_tools';
 export const describeToolName = 'describe_tool';
@@ -75,19 +75,20 @@ export function metaTools(offered: readonly Tool[], readOnly: boolean) {
 export const isMetaTool = (name: string): boolean => name === searchToolsName || name === describeToolName || name === callToolName;
 
 export interface MetaContext {
-  /** The tools the server offers. */
-  offered: readonly Tool[];
+  dispatcher: Dispatcher;
+  /** The session's policy: what is offered, and how calls are guarded. */
   policy?: ServingPolicy;
-  callTool: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
+  /** Runs a tool for the session. */
+  call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
 }
 
 /** Runs one meta-tool. */
 export async function callMetaTool(name: string, args: Record<string, unknown>, context: MetaContext): Promise<ToolResult> {
   switch (name) {
     case searchToolsName:
-      return searchTools(args, context.offered);
+      return searchTools(args, context);
     case describeToolName: {
-      const tool = typeof args.name === 'string' ? findTool(context.offered, args.name) : undefined;
+      const tool = typeof args.name === 'string' ? (await context.dispatcher.find(args.name, context.policy))?.tool : undefined;
       if (!tool) return unknownTool(args.name);
       return { value: context.policy ? context.policy.toMcpTool(tool) : toMcpTool(tool) };
     }
@@ -97,38 +98,21 @@ export async function callMetaTool(name: string, args: Record<string, unknown>, 
       if (input === null || typeof input !== 'object' || Array.isArray(input)) {
         return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${callToolName} needs arguments: a JSON object of the tool's parameters.`);
       }
-      return context.callTool(args.name, input as Record<string, unknown>);
+      return context.call(args.name, input as Record<string, unknown>);
     }
   }
 }
 
-async function searchTools(args: Record<string, unknown>, offered: readonly Tool[]): Promise<ToolResult> {
+async function searchTools(args: Record<string, unknown>, { dispatcher, policy }: MetaContext): Promise<ToolResult> {
   const { query, toolkit, limit = defaultLimit } = args;
   if (typeof query !== 'string' || !query.trim()) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${searchToolsName} needs query: what the tool should do.`);
   if (toolkit !== undefined && typeof toolkit !== 'string') return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'toolkit must be a toolkit name.');
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > maxLimit) {
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `limit must be an integer from 1 to ${maxLimit}.`);
   }
-  const hits = (await indexOf(offered)).search(query, { limit: limit as number, toolkit });
+  const hits = await dispatcher.search(query, { limit: limit as number, toolkit }, policy);
   const tools = hits.map(({ tool }) => ({ name: functionName(tool), description: firstSentence(tool.description) }));
   return { value: tools.length ? { tools } : { tools, hint: 'No tool matched; try other words, or no toolkit filter.' } };
-}
-
-/**
- * The index of the offered tools, built once and kept while they stay the same (the engine's MCP
- * endpoint builds a server per request; its catalog changes only when workers come and go).
- */
-let cached: { key: string; index: Promise<ToolIndex> } | undefined;
-
-function indexOf(tools: readonly Tool[]): Promise<ToolIndex> {
-  const key = tools.map(qualifiedName).join('\n');
-  if (cached?.key !== key) cached = { key, index: createToolIndex(tools) };
-  return cached.index;
-}
-
-function findTool(tools: readonly Tool[], name: string): Tool | undefined {
-  const bare = name.split('@')[0];
-  return tools.find((tool) => qualifiedName(tool) === bare || functionName(tool) === bare);
 }
 
 const unknownTool = (name: unknown) =>

@@ -1,37 +1,36 @@
 /** Tools as an MCP server (official SDK, low-level server: our tools bring their own JSON Schemas). */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toMcpTool, type ServingPolicy, type Tool, type ToolResult } from '@quiver/core';
+import { toMcpTool, type Dispatcher, type ServingPolicy, type ToolResult } from '@quiver/core';
 import { callMetaTool, isMetaTool, metaTools } from './discovery.js';
 
 export { metaTools } from './discovery.js';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
 
-export type CallTool = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
-
 export interface McpServerOptions {
-  /**
-   * The policy `callTool` applies: the listing shows only the tools it offers, with its parameters
-   * (`fields`, `confirm`). The server only lists by it; guarding calls is `callTool`'s part.
-   */
-  policy?: ServingPolicy;
   /** List the discovery meta-tools (search, describe, call) instead of every tool. */
   discovery?: boolean;
+  /** The session's user: every call runs as this user. */
+  userId?: string;
+  /** The session's policy, where it differs from the dispatcher's. */
+  policy?: ServingPolicy;
 }
 
-export function createMcpServer(listTools: () => Promise<readonly Tool[]> | readonly Tool[], callTool: CallTool, options: McpServerOptions = {}): Server {
-  const { policy, discovery = false } = options;
-  const offered = async () => (await listTools()).filter((tool) => !policy || policy.offers(tool));
+/** An MCP server over the dispatcher: it lists what the policy offers and sends every call through the dispatcher. */
+export function createMcpServer(dispatcher: Dispatcher, options: McpServerOptions = {}): Server {
+  const { discovery = false, userId } = options;
+  const policy = options.policy ?? dispatcher.policy;
+  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, policy });
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = await offered();
+    const tools = await dispatcher.list(policy);
     return { tools: discovery ? metaTools(tools, policy?.options.readOnly === true) : tools.map((tool) => (policy ? policy.toMcpTool(tool) : toMcpTool(tool))) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args = {} } = request.params;
     // In discovery mode a tool may still be called by its own name: the same guards apply.
-    const result = discovery && isMetaTool(name) ? await callMetaTool(name, args, { offered: await offered(), policy, callTool }) : await callTool(name, args);
+    const result = discovery && isMetaTool(name) ? await callMetaTool(name, args, { dispatcher, policy, call }) : await call(name, args);
     return toCallToolResult(result);
   });
   return server;

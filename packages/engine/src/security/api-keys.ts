@@ -3,7 +3,9 @@
  * leaked database yields no usable key.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
+import type { ChangeWatcher } from '../store/changes.js';
 import type { Database } from '../store/schema.js';
 
 export interface ApiKeyInfo {
@@ -28,6 +30,9 @@ export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyInfo[]> {
   return db.selectFrom('api_keys').select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at']).orderBy('created_at').execute();
 }
 
+/** Revocations made in this process, so that its verifiers forget at once rather than at the next poll. */
+const revocations = new EventEmitter().setMaxListeners(0);
+
 /** Revokes by id or by prefix; true when a key was revoked. */
 export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Promise<boolean> {
   const result = await db
@@ -36,22 +41,53 @@ export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Pr
     .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('prefix', '=', idOrPrefix)]))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+  revocations.emit('revoked', db);
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** The key's id when it is valid and not revoked. */
-export async function verifyApiKey(db: Kysely<Database>, key: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('api_keys')
-    .select(['id', 'last_used_at'])
-    .where('key_hash', '=', hash(key))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  // Last use to the minute is enough, and spares a write on every request.
-  const now = new Date();
-  if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) > 60_000) {
-    await db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', row.id).execute();
+/**
+ * Verifies keys from memory: a key is read from the database once, then known by its hash until any
+ * key is revoked (in this process or another sharing the database, seen within one poll of the
+ * change watcher). Last use is written at most once a minute per key, off the request's path.
+ */
+export class ApiKeyVerifier {
+  private readonly known = new Map<string, string>();
+  private readonly touched = new Map<string, number>();
+  /** Enough for every key an engine has; past it the memory starts over rather than grow. */
+  private readonly maxKnown = 10_000;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    changes: ChangeWatcher,
+  ) {
+    changes.on('api_keys', () => this.known.clear());
+    revocations.on('revoked', (of: Kysely<Database>) => of === db && this.known.clear());
   }
-  return row.id;
+
+  /** The key's id when it is valid and not revoked. */
+  async verify(key: string): Promise<string | undefined> {
+    const keyHash = hash(key);
+    let id = this.known.get(keyHash);
+    if (!id) {
+      const row = await this.db.selectFrom('api_keys').select(['id', 'last_used_at']).where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+      if (!row) return undefined;
+      if (this.known.size >= this.maxKnown) this.known.clear();
+      this.known.set(keyHash, (id = row.id));
+      if (row.last_used_at) this.touched.set(id, Date.parse(row.last_used_at));
+    }
+    this.touch(id);
+    return id;
+  }
+
+  private touch(id: string): void {
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < 60_000) return;
+    this.touched.set(id, now);
+    this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => this.touched.delete(id));
+  }
 }

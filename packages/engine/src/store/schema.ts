@@ -76,6 +76,8 @@ export interface WorkerTable {
   /** JSON of the worker's settings; its secret only as ciphertext, below. */
   config: string;
   secret_ciphertext: string | null;
+  /** JSON array of the toolkits the worker served when last listed; null until then. */
+  toolkits: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -96,6 +98,9 @@ export interface ExecutionTable {
   /** Which engine process holds the execution while it runs, and until when. */
   claimed_by: string | null;
   claimed_until: string | null;
+  /** Immediate executions: how long the call took, and the error kind when it failed. */
+  duration_ms: number | null;
+  error_kind: string | null;
   created_at: string;
   updated_at: string;
 }

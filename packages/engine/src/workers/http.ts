@@ -4,8 +4,7 @@
  * transport failure other than a timeout; an invoke only when the connection was never made, so it
  * never runs twice.
  */
-import { redactError, toolError, type ErrorKind, type Tool, type ToolError, type ToolResult } from '@quiver/core';
-import type { Invocation } from '../tools/source.js';
+import { redactError, toolError, type ErrorKind, type Invocation, type Tool, type ToolError, type ToolResult } from '@quiver/core';
 import { isToolDefinition, toolFromDefinition } from './definitions.js';
 import { signWorkerToken, type InvokeRequest, type InvokeResponse } from './protocol.js';
 import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
@@ -58,13 +57,13 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
     } catch (error) {
       if (!(error instanceof WorkerUnavailable)) throw error;
       const kind: ErrorKind = error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';
-      return toolError(kind, error.timedOut ? 'The worker running this tool did not answer in time.' : 'The worker running this tool could not be reached.', {
+      return toolError(kind, error.timedOut ? `Worker ${worker.id}, which runs this tool, did not answer in time.` : `Worker ${worker.id}, which runs this tool, could not be reached.`, {
         developer_message: error.message,
       });
     }
     const body = await readJson(response);
     if (!response.ok) {
-      return toolError('TOOL_RUNTIME_FATAL', 'The worker running this tool refused the call.', { developer_message: `worker ${worker.id}: ${refusal(response.status, body)}` });
+      return toolError('TOOL_RUNTIME_FATAL', `Worker ${worker.id}, which runs this tool, refused the call.`, { developer_message: `worker ${worker.id}: ${refusal(response.status, body)}` });
     }
     const credentials = [invocation.token ?? '', ...Object.values(invocation.secrets)];
     const result = resultOf(body as InvokeResponse);
@@ -86,6 +85,7 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
 
   return {
     id: worker.id,
+    label: `worker ${worker.id}`,
     tools,
     invoke,
     check,

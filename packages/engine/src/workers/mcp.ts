@@ -98,7 +98,7 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
     }
   }
 
-  return { id: worker.id, tools, invoke, check, authorization };
+  return { id: worker.id, label: `worker ${worker.id}`, tools, invoke, check, authorization };
 
   function unavailable(error: unknown): WorkerUnavailable {
     let reason: string;

@@ -1,20 +1,24 @@
 /**
  * Registered workers, kept in the `workers` table: the settings as JSON, the secret and the MCP
- * headers sealed by the vault. An enabled worker is a source in the engine's tool catalog; the registry
- * keeps the two in step, and `loadWorkers` puts the persisted ones back on start.
+ * headers sealed by the vault. Every worker is a source of the engine's dispatcher, ahead of the
+ * built-in toolkits: a toolkit a worker serves is run by that worker (the first registered, when two
+ * serve it). A disabled worker keeps its toolkits, and their calls are refused naming it, until it is
+ * enabled again or deleted. Changes made by any engine process sharing the database reach the others
+ * through the change watcher.
  */
+import type { ToolSource } from '@quiver/core';
 import type { Kysely } from 'kysely';
 import type { Vault } from '../security/vault.js';
+import type { ChangeWatcher } from '../store/changes.js';
 import type { Database, WorkerTable } from '../store/schema.js';
-import type { ToolCatalog } from '../tools/catalog.js';
 import { httpWorkerSource } from './http.js';
 import { mcpWorkerSource } from './mcp.js';
 import type { WorkerSettings, WorkerSource, WorkerType } from './types.js';
 
 export interface WorkerRegistryDeps {
-  store: { db: Kysely<Database> };
+  db: Kysely<Database>;
   vault: Vault;
-  catalog: ToolCatalog;
+  changes: ChangeWatcher;
 }
 
 /** The parts of the settings that are not sealed. */
@@ -32,9 +36,17 @@ interface Sealed {
 
 export class WorkerRegistry {
   private readonly db: Kysely<Database>;
+  /** The source of each worker, kept while its row is unchanged, so its listing is not asked again. */
+  private sources = new Map<string, { updatedAt: string; source: ToolSource }>();
+  private loading: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: WorkerRegistryDeps) {
-    this.db = deps.store.db;
+  constructor(
+    private readonly deps: WorkerRegistryDeps,
+    /** Receives the workers' sources, in precedence order, whenever they change. */
+    private readonly publish: (sources: ToolSource[]) => void,
+  ) {
+    this.db = deps.db;
+    deps.changes.on('workers', () => void this.load());
   }
 
   async list(): Promise<WorkerSettings[]> {
@@ -51,41 +63,86 @@ export class WorkerRegistry {
   async create(worker: WorkerSettings): Promise<WorkerSettings | undefined> {
     if (await this.get(worker.id)) return undefined;
     const now = new Date().toISOString();
-    await this.db.insertInto('workers').values({ ...this.rowOf(worker), created_at: now, updated_at: now }).execute();
-    this.sync(worker);
+    await this.db.insertInto('workers').values({ ...this.rowOf(worker), toolkits: null, created_at: now, updated_at: now }).execute();
+    await this.changed();
     return worker;
   }
 
   async update(worker: WorkerSettings): Promise<WorkerSettings> {
     await this.db.updateTable('workers').set({ ...this.rowOf(worker), updated_at: new Date().toISOString() }).where('id', '=', worker.id).execute();
-    this.sync(worker);
+    await this.changed();
     return worker;
   }
 
   async delete(id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('workers').where('id', '=', id).executeTakeFirst();
-    this.deps.catalog.remove(id);
+    await this.changed();
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** Puts every enabled worker in the catalog. A worker whose row cannot be read is left out. */
-  async load(): Promise<void> {
-    const rows = await this.db.selectFrom('workers').selectAll().where('enabled', '=', 1).execute();
-    for (const row of rows) {
-      try {
-        this.sync(this.settingsOf(row));
-      } catch {
-        // Sealed with another master key, or damaged: the worker's health route reports it.
+  /** The tools a worker serves now, asked of it; throws WorkerUnavailable when it does not answer. */
+  tools(worker: WorkerSettings) {
+    return workerSource(worker).tools();
+  }
+
+  /** Reads every worker and hands the dispatcher their sources. */
+  load(): Promise<void> {
+    this.loading = this.loading.then(async () => {
+      const rows = await this.db.selectFrom('workers').selectAll().orderBy('created_at').orderBy('id').execute();
+      const next = new Map<string, { updatedAt: string; source: ToolSource }>();
+      for (const row of rows) {
+        const known = this.sources.get(row.id);
+        next.set(row.id, known?.updatedAt === row.updated_at ? known : { updatedAt: row.updated_at, source: this.sourceOf(row) });
       }
+      this.sources = next;
+      this.publish([...next.values()].map((entry) => entry.source));
+    });
+    return this.loading;
+  }
+
+  /** A change of this process: its own dispatcher follows at once, the others at their next poll. */
+  private async changed(): Promise<void> {
+    this.deps.changes.changed('workers');
+    await this.loading;
+  }
+
+  private sourceOf(row: WorkerTable): ToolSource {
+    const toolkits = row.toolkits ? (JSON.parse(row.toolkits) as string[]) : [];
+    const refusing = (disabled: string): ToolSource => ({
+      id: row.id,
+      label: `worker ${row.id}`,
+      toolkits,
+      disabled,
+      tools: async () => [],
+      invoke: async () => {
+        throw new Error(disabled);
+      },
+    });
+    let worker: WorkerSettings;
+    try {
+      worker = this.settingsOf(row);
+    } catch {
+      return refusing(`worker ${row.id} cannot be used: its sealed settings do not open with this engine's master key.`);
     }
+    if (!worker.enabled) return refusing(`worker ${row.id} is disabled: enable it (PATCH /v1/workers/${row.id}) or delete it to serve these tools otherwise.`);
+    const remote = workerSource(worker);
+    return {
+      ...remote,
+      toolkits,
+      tools: async () => {
+        const tools = await remote.tools();
+        const served = [...new Set(tools.map((tool) => tool.toolkit.name))].sort();
+        if (JSON.stringify(served) !== JSON.stringify([...toolkits].sort())) {
+          // Remembered for when the worker is down: its toolkits stay routed to it. Not a change of
+          // settings, so updated_at stays and no process reloads for it.
+          await this.db.updateTable('workers').set({ toolkits: JSON.stringify(served) }).where('id', '=', row.id).execute();
+        }
+        return tools;
+      },
+    };
   }
 
-  private sync(worker: WorkerSettings): void {
-    this.deps.catalog.remove(worker.id);
-    if (worker.enabled) this.deps.catalog.add(workerSource(worker));
-  }
-
-  private rowOf(worker: WorkerSettings): Omit<WorkerTable, 'created_at' | 'updated_at'> {
+  private rowOf(worker: WorkerSettings): Omit<WorkerTable, 'created_at' | 'updated_at' | 'toolkits'> {
     const config: StoredConfig = { uri: worker.uri, timeout: worker.timeout, retry: worker.retry };
     const sealed: Sealed = { ...(worker.secret !== undefined && { secret: worker.secret }), ...(worker.headers && { headers: worker.headers }) };
     return {
@@ -106,9 +163,4 @@ export class WorkerRegistry {
 
 export function workerSource(worker: WorkerSettings): WorkerSource {
   return worker.type === 'mcp' ? mcpWorkerSource(worker) : httpWorkerSource(worker);
-}
-
-/** Called when the engine opens: the persisted workers back in its catalog. */
-export function loadWorkers(deps: WorkerRegistryDeps): Promise<void> {
-  return new WorkerRegistry(deps).load();
 }

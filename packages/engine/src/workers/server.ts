@@ -2,7 +2,7 @@
  * A worker: serves toolkits to an engine over the worker protocol (`quiver worker`). It keeps no
  * credentials of its own: each invoke runs with the token and secrets the engine sends with it.
  */
-import { executeTool, toolError, toToolDefinition, UpstreamClient, type Tool, type Toolkit, type ToolResult } from '@quiver/core';
+import { localDispatcher, staticCredentials, toToolDefinition, UpstreamClient, type Tool, type Toolkit } from '@quiver/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { checkWorkerToken, type InvokeRequest, type InvokeResponse, type WorkerHealth } from './protocol.js';
 
@@ -50,9 +50,10 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
   const { secret, host = '127.0.0.1', port = 8002, baseUrls = {} } = options;
   if (!secret) throw new Error('a worker needs a secret: the engine signs its requests with it');
   const tools = options.toolkits.flatMap((toolkit) => toolkit.tools);
-  const baseUrlOf = Object.fromEntries(options.toolkits.map((toolkit) => [toolkit.name, baseUrls[toolkit.name] ?? toolkit.baseUrl]));
   const definitions = tools.map((tool) => toToolDefinition(tool));
   const client = new UpstreamClient();
+  // The worker's calls run with what the engine sends along; it holds no credentials of its own.
+  const dispatcher = localDispatcher(options.toolkits, { client, baseUrls });
 
   const app = Fastify({ logger: false });
 
@@ -74,25 +75,21 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
   app.get('/worker/tools', async () => definitions);
 
   app.post<{ Body: InvokeRequest }>('/worker/tools/invoke', { schema: { body: invokeBody } }, async (request, reply) => {
-    const started = performance.now();
     const { execution_id, tool: wanted, inputs, context = {} } = request.body;
-    const tool = tools.find(
-      (candidate) => candidate.name === wanted.name && candidate.toolkit.name === wanted.toolkit && (!wanted.version || candidate.toolkit.version === wanted.version),
-    );
-    if (!tool) {
-      return reply.status(404).send({ name: 'not_found', message: `this worker does not serve ${wanted.toolkit}.${wanted.name}${wanted.version ? `@${wanted.version}` : ''}` });
-    }
     const secrets = Object.fromEntries((context.secrets ?? []).map(({ key, value }) => [key, value]));
-    let result: ToolResult;
-    try {
-      result = await executeTool(tool, inputs, { baseUrl: baseUrlOf[tool.toolkit.name]!, token: context.authorization?.token, secrets, client });
-    } catch (cause) {
-      result = toolError('TOOL_RUNTIME_FATAL', `${tool.name} failed unexpectedly.`, { developer_message: String((cause as Error)?.stack ?? cause) });
+    const { result, unknown, durationMs } = await dispatcher.dispatch(`${wanted.toolkit}.${wanted.name}`, inputs, {
+      version: wanted.version,
+      executionId: execution_id,
+      userId: context.user_id,
+      credentials: staticCredentials({ token: context.authorization?.token, secrets }),
+    });
+    if (unknown) {
+      return reply.status(404).send({ name: 'not_found', message: `this worker does not serve ${wanted.toolkit}.${wanted.name}${wanted.version ? `@${wanted.version}` : ''}` });
     }
     const response: InvokeResponse = {
       execution_id,
       finished_at: new Date().toISOString(),
-      duration: Math.round((performance.now() - started) * 100) / 100,
+      duration: Math.round(durationMs * 100) / 100,
       success: !('error' in result),
       output: 'error' in result ? { error: result.error } : { value: result.value },
     };
@@ -102,14 +99,17 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
   await app.listen({ host, port });
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
+  let closing: Promise<void> | undefined;
   return {
     app,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
     tools,
-    async close() {
-      await app.close();
-      await client.close();
-    },
+    // Closing twice (a test's cleanup after the test closed it) is one close.
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await client.close();
+      })()),
   };
 }
 

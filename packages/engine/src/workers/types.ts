@@ -1,6 +1,5 @@
 /** A registered worker's settings, and what the engine can ask of one beyond a ToolSource. */
-import type { ErrorKind } from '@quiver/core';
-import type { ToolSource } from '../tools/source.js';
+import type { ErrorKind, ToolSource } from '@quiver/core';
 
 export type WorkerType = 'http' | 'mcp';
 

@@ -6,6 +6,7 @@ import { qualifiedName } from '@quiver/core';
 import { oauthOf } from '../../auth/oauth.js';
 import type { Routes } from '../app.js';
 import { badRequest, errorSchema, notFound } from '../errors.js';
+import { offeredEntry } from './tools.js';
 
 const authorizationResponse = {
   type: 'object',
@@ -81,8 +82,7 @@ export const authRoutes: Routes = (app, engine) => {
     },
     async (request) => {
       const { tool_name, tool_version, user_id, next_uri } = request.body;
-      const entry = await engine.catalog.find(tool_name, tool_version);
-      if (!entry) throw notFound(`tool ${tool_name}${tool_version ? `@${tool_version}` : ''}`);
+      const entry = await offeredEntry(engine, tool_name, tool_version);
       const requirement = entry.tool.requirements.oauth2;
       if (!requirement) return { id: '', status: 'completed', scopes: [], provider_id: '', user_id: user_id ?? '' };
       if (!user_id) throw badRequest(`${qualifiedName(entry.tool)} acts for a user: pass user_id`);

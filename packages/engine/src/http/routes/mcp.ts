@@ -4,28 +4,15 @@
  * `?discovery=true` lists the discovery meta-tools instead of the tools, `?discovery=false` every tool;
  * without it, the engine's setting (`quiver serve --discovery`) decides.
  */
-import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { toolError } from '@quiver/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { logFields, runTool } from '../../executions.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { Routes } from '../app.js';
 
 export const mcpRoutes: Routes = (app, engine) => {
   async function handle(request: FastifyRequest<{ Querystring: { discovery?: boolean } }>, reply: FastifyReply) {
     const userId = headerValue(request.headers['quiver-user-id']);
-    const server = createMcpServer(
-      async () => (await engine.catalog.all()).map((entry) => entry.tool),
-      async (name, args) => {
-        const entry = await engine.catalog.find(name);
-        if (!entry) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.`);
-        const outcome = await runTool(engine, entry, args, userId, randomUUID());
-        request.log.info(logFields(entry, outcome, userId), 'tool executed over MCP');
-        return outcome.result;
-      },
-      { policy: engine.policy, discovery: request.query.discovery ?? engine.discovery },
-    );
+    const server = createMcpServer(engine.dispatcher, { userId, discovery: request.query.discovery ?? engine.discovery });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {

@@ -1,11 +1,8 @@
 /** Tool listings in the engine's formats, with requirements evaluated for the given user, and execution. */
-import { randomUUID } from 'node:crypto';
-import { formatTool, toToolDefinition, type FormatName, type Tool } from '@quiver/core';
+import { formatTool, toToolDefinition, type CatalogEntry, type FormatName, type Tool } from '@quiver/core';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
-import { executeResponse, logFields, runTool } from '../../executions.js';
-import type { CatalogEntry } from '../../tools/catalog.js';
-import { searchCatalog } from '../../tools/search.js';
+import { executeResponse } from '../../executions.js';
 import { badRequest, notFound } from '../errors.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
@@ -32,26 +29,26 @@ function parseFormats(text: string | undefined): FormatName[] {
   return formats as FormatName[];
 }
 
-async function definitions(engine: Engine, entries: CatalogEntry[], userId: string | undefined, formats: FormatName[]) {
-  const statusOf = await requirementStatus(engine, entries.map((e) => e.tool), userId);
-  return entries.map(({ tool }) => {
+async function definitions(engine: Engine, tools: Tool[], userId: string | undefined, formats: FormatName[]) {
+  const statusOf = await requirementStatus(engine, tools, userId);
+  return tools.map((tool) => {
     const definition = toToolDefinition(tool, statusOf(tool));
     if (!formats.length) return definition;
     return { ...definition, formatted_schema: Object.fromEntries(formats.map((format) => [format, formatTool(tool, format)])) };
   });
 }
 
-async function entryOrThrow(engine: Engine, name: string, version?: string): Promise<CatalogEntry> {
-  const entry = await engine.catalog.find(name, version);
+/** A tool this server offers: one the serving filters leave out is not found, as in the listings. */
+export async function offeredEntry(engine: Engine, name: string, version?: string): Promise<CatalogEntry> {
+  const entry = await engine.dispatcher.find(version ? `${name.split('@')[0]}@${version}` : name);
   if (!entry) throw notFound(`tool ${name}${version ? `@${version}` : ''}`);
   return entry;
 }
 
-/** A tool this server offers: one the serving filters leave out is not found, as in the listings. */
-async function offeredEntry(engine: Engine, name: string): Promise<CatalogEntry> {
-  const entry = await entryOrThrow(engine, name);
-  if (!engine.policy.offers(entry.tool)) throw notFound(`tool ${name}`);
-  return entry;
+/** The offered tools, of one toolkit when named. */
+async function listed(engine: Engine, toolkit: string | undefined): Promise<Tool[]> {
+  const tools = await engine.dispatcher.list();
+  return toolkit ? tools.filter((tool) => tool.toolkit.name.toLowerCase() === toolkit.toLowerCase()) : tools;
 }
 
 export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
@@ -66,7 +63,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const { toolkit, include_format, user_id } = request.query;
-      const all = await engine.catalog.list(toolkit);
+      const all = await listed(engine, toolkit);
       const slice = page(all, request.query);
       return { ...slice, items: await definitions(engine, slice.items, user_id, parseFormats(include_format)) };
     },
@@ -92,7 +89,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
-      const hits = await searchCatalog(engine.catalog, request.query.q, { toolkit: request.query.toolkit });
+      const hits = await engine.dispatcher.search(request.query.q, { toolkit: request.query.toolkit });
       const slice = page(hits, request.query);
       return { ...slice, items: slice.items.map(({ tool, score }) => ({ tool: toolSummary(tool), score })) };
     },
@@ -110,7 +107,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const entry = await offeredEntry(engine, request.params.name);
-      const [definition] = await definitions(engine, [entry], request.query.user_id, parseFormats(request.query.include_format));
+      const [definition] = await definitions(engine, [entry.tool], request.query.user_id, parseFormats(request.query.include_format));
       return definition;
     },
   );
@@ -125,8 +122,8 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
-      const slice = page(await engine.catalog.list(request.query.toolkit), request.query);
-      return { ...slice, items: slice.items.map(({ tool }) => formatTool(tool, request.query.format)) };
+      const slice = page(await listed(engine, request.query.toolkit), request.query);
+      return { ...slice, items: slice.items.map((tool) => formatTool(tool, request.query.format)) };
     },
   );
 
@@ -165,15 +162,14 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const body = request.body;
-      const entry = await entryOrThrow(engine, body.tool_name, body.tool_version);
       if (body.run_at) {
         if (Number.isNaN(Date.parse(body.run_at))) throw badRequest(`run_at must be an ISO 8601 date-time, got '${body.run_at}'`);
+        const entry = await offeredEntry(engine, body.tool_name, body.tool_version);
         return engine.scheduler.schedule(entry, body.input ?? {}, body.user_id, body.run_at);
       }
-      const executionId = randomUUID();
-      const outcome = await runTool(engine, entry, body.input ?? {}, body.user_id, executionId);
-      request.log.info(logFields(entry, outcome, body.user_id), 'tool executed');
-      return executeResponse(outcome, executionId, body.include_error_stacktrace);
+      const outcome = await engine.dispatcher.dispatch(body.tool_name, body.input ?? {}, { version: body.tool_version, userId: body.user_id });
+      if (outcome.unknown) throw notFound(`tool ${body.tool_name}${body.tool_version ? `@${body.tool_version}` : ''}`);
+      return executeResponse(outcome, body.include_error_stacktrace);
     },
   );
 };

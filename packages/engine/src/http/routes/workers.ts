@@ -8,7 +8,7 @@ import { toToolDefinition } from '@quiver/core';
 import type { Routes } from '../app.js';
 import { badRequest, conflict, HttpError, notFound } from '../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
-import { WorkerRegistry, workerSource } from '../../workers/registry.js';
+import { workerSource } from '../../workers/registry.js';
 import { defaultRetry, defaultTimeoutSeconds, type WorkerSettings, type WorkerType } from '../../workers/types.js';
 
 const mask = '********';
@@ -154,7 +154,7 @@ function patched(current: WorkerSettings, body: Omit<WorkerBody, 'id'>): WorkerS
 }
 
 export const workerRoutes: Routes = (app, engine) => {
-  const workers = new WorkerRegistry(engine);
+  const { workers } = engine;
 
   async function existing(id: string): Promise<WorkerSettings> {
     const worker = await workers.get(id);
