@@ -1,5 +1,7 @@
-// The engine's share of a call: POST /v1/tools/execute against the direct upstream call, and
-// executions per second at concurrency 1 and 32, on SQLite and (when reachable) PostgreSQL.
+// The engine's share of a call, against two baselines measured in the same run, in alternating blocks
+// so that drift in the machine's load falls on every side alike: the direct call to the upstream, and a
+// bare pass-through proxy (the cost of any extra HTTP hop). Then executions per second at concurrency
+// 1 and 32. On SQLite and (when reachable) PostgreSQL.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,60 +12,71 @@ import { Agent, request } from 'undici';
 import { median, quantile, round, time } from './stats.mjs';
 
 const fixture = fileURLToPath(new URL('../packages/engine/test/fixtures/engine-process.mjs', import.meta.url));
+const proxyScript = fileURLToPath(new URL('./proxy.mjs', import.meta.url));
 
-function startEngine(env) {
-  const child = spawn(process.execPath, [fixture], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** A child process that prints one JSON line once it is ready. */
+function startProcess(args, env = {}) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`engine exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), stop: () => child.kill('SIGTERM') }));
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+    createInterface({ input: child.stdout }).once('line', (line) => resolve({ ...JSON.parse(line), pid: child.pid, stop: () => child.kill('SIGTERM') }));
   });
 }
 
-export async function engineBench(hubspotUrl, campaignId, database) {
+const summary = (xs) => ({ medianMs: round(median(xs)), p99Ms: round(quantile(xs, 0.99)) });
+
+export async function engineBench(hubspotUrl, campaignId, database, { blocks = 10, perBlock = 100 } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'quiver-bench-'));
-  const engine = await startEngine({ QUIVER_DATA_DIR: dataDir, DATABASE_URL: database ?? join(dataDir, 'quiver.db'), BASE_URLS: JSON.stringify({ CrmMarketingApi: hubspotUrl }) });
+  const engine = await startProcess([fixture], { QUIVER_DATA_DIR: dataDir, DATABASE_URL: database ?? join(dataDir, 'quiver.db'), BASE_URLS: JSON.stringify({ CrmMarketingApi: hubspotUrl }), SCHEDULER_POLL_MS: '250' });
+  const proxy = await startProcess([proxyScript, hubspotUrl]);
   const agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
-  const execute = async () => {
-    const res = await request(`${engine.url}/v1/tools/execute`, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { authorization: `Bearer ${engine.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ tool_name: 'CrmMarketingApi.GetCampaignDetails', user_id: 'bench', input: { campaign_guid: campaignId } }),
-    });
-    const body = await res.body.json();
-    if (!body.success) throw new Error(`execute failed: ${JSON.stringify(body.output)}`);
-  };
-  const direct = async () => {
-    const res = await request(`${hubspotUrl}/marketing/v3/campaigns/${campaignId}`, { dispatcher: agent, headers: { authorization: 'Bearer bench' } });
-    await res.body.json();
+  const path = `/marketing/v3/campaigns/${campaignId}`;
+  const sides = {
+    direct: async () => {
+      const res = await request(`${hubspotUrl}${path}`, { dispatcher: agent, headers: { authorization: 'Bearer bench' } });
+      await res.body.json();
+    },
+    proxy: async () => {
+      const res = await request(`${proxy.url}${path}`, { dispatcher: agent, headers: { authorization: 'Bearer bench' } });
+      await res.body.json();
+    },
+    engine: async () => {
+      const res = await request(`${engine.url}/v1/tools/execute`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${engine.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ tool_name: 'CrmMarketingApi.GetCampaignDetails', user_id: 'bench', input: { campaign_guid: campaignId } }),
+      });
+      const body = await res.body.json();
+      if (!body.success) throw new Error(`execute failed: ${JSON.stringify(body.output)}`);
+    },
   };
   try {
-    await time(execute, 200);
-    await time(direct, 200);
-    const viaEngine = [];
-    const baseline = [];
-    for (let block = 0; block < 5; block++) {
-      baseline.push(...(await time(direct, 100)));
-      viaEngine.push(...(await time(execute, 100)));
-    }
+    for (const side of Object.values(sides)) await time(side, 200);
+    const samples = { direct: [], proxy: [], engine: [] };
+    for (let block = 0; block < blocks; block++) for (const [name, side] of Object.entries(sides)) samples[name].push(...(await time(side, perBlock)));
     const throughput = {};
     for (const concurrency of [1, 32]) {
       const total = 1000;
       let next = 0;
       const started = performance.now();
       await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next++ < total) await execute();
+        while (next++ < total) await sides.engine();
       }));
       throughput[concurrency] = round(total / ((performance.now() - started) / 1000), 0);
     }
     return {
-      execute: { medianMs: round(median(viaEngine)), p99Ms: round(quantile(viaEngine, 0.99)) },
-      direct: { medianMs: round(median(baseline)), p99Ms: round(quantile(baseline, 0.99)) },
-      ratioMedian: round(median(viaEngine) / median(baseline)),
+      execute: summary(samples.engine),
+      proxy: summary(samples.proxy),
+      direct: summary(samples.direct),
+      ratioToProxy: round(median(samples.engine) / median(samples.proxy)),
+      ratioMedian: round(median(samples.engine) / median(samples.direct)),
+      proxyRatioToDirect: round(median(samples.proxy) / median(samples.direct)),
       executionsPerSecond: { concurrency1: throughput[1], concurrency32: throughput[32] },
     };
   } finally {
     await agent.close();
     engine.stop();
+    proxy.stop();
   }
 }

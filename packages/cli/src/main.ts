@@ -47,7 +47,7 @@ addServingOptions(program.command('serve'))
     // Only a warning: a worker registered later may bring the tools named.
     const unmatched = unmatchedNames(serving, builtinTools);
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
-    const { applyAuthProviders, engineConfig, loadAuthProviders, sandboxCredentials, startEngine } = await import('@quiver/engine');
+    const { applyAuthProviders, engineConfig, loadAuthProviders, startEngine } = await import('@quiver/engine');
     const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
     const config = engineConfig(process.env, { host: options.host, port });
     const running = await startEngine({
@@ -55,7 +55,8 @@ addServingOptions(program.command('serve'))
       // JSON lines on standard error; requests are logged without headers, so no key or token appears.
       logger: { level: process.env.QUIVER_LOG_LEVEL ?? 'info', stream: process.stderr },
       baseUrls: configuredBaseUrls(setup.config),
-      ...(setup.sandbox && { credentials: () => sandboxCredentials(setup.sandbox!.token), defaultSecrets: setup.sandbox.secrets }),
+      // In the sandbox the engine is every provider's authorization server, granting the emulators' token.
+      ...(setup.sandbox && { sandbox: { token: setup.sandbox.token }, defaultSecrets: setup.sandbox.secrets }),
       serving,
       discovery: options.discovery,
     });

@@ -4,6 +4,7 @@ import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { resolve } from 'node:path';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
 import { oauthCredentials } from './auth/oauth.js';
+import { SandboxAuthorization } from './auth/sandbox-authorization.js';
 import type { EngineConfig } from './config.js';
 import { ExecutionLog } from './executions.js';
 import { SecretStore } from './secrets.js';
@@ -28,18 +29,25 @@ export interface EngineOptions {
   serving?: ServingOptions;
   /** The MCP endpoint lists the discovery meta-tools unless a request asks otherwise (`?discovery=false`). */
   discovery?: boolean;
+  /**
+   * The sandbox: every OAuth provider exists, served by the engine's own consent page and token
+   * endpoint, which grant the token the sandbox's emulators accept.
+   */
+  sandbox?: { token: string };
   /** How often another process's changes (keys, secrets, tokens, workers) are looked for. Default 500 ms. */
   changePollMs?: number;
 }
 
 /** What the engine's credentials are built from. */
-export type EngineBase = Pick<Engine, 'config' | 'store' | 'vault' | 'changes'>;
+export type EngineBase = Pick<Engine, 'config' | 'store' | 'vault' | 'changes' | 'sandbox'>;
 
 export interface Engine {
   config: EngineConfig;
   store: Store;
   vault: Vault;
   changes: ChangeWatcher;
+  /** Present in the sandbox: the authorization server of every provider. */
+  sandbox?: SandboxAuthorization;
   apiKeys: ApiKeyVerifier;
   secrets: SecretStore;
   credentials: Credentials;
@@ -63,9 +71,11 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const client = new UpstreamClient();
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
-  const credentials = (options.credentials ?? oauthCredentials)({ config, store, vault, changes });
+  const toolkits = options.toolkits ?? builtinToolkits;
+  const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl: () => config.publicUrl, scopes: scopesByProvider(toolkits) });
+  const credentials = (options.credentials ?? oauthCredentials)({ config, store, vault, changes, sandbox });
   const executions = new ExecutionLog(store.db);
-  const builtin = builtinSource(options.toolkits ?? builtinToolkits, client, options.baseUrls);
+  const builtin = builtinSource(toolkits, client, options.baseUrls);
   const catalog = new ToolCatalog();
   const workers = new WorkerRegistry({ db: store.db, vault, changes }, (sources) => catalog.setSources([...sources, builtin]));
   await workers.load();
@@ -74,6 +84,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     store,
     vault,
     changes,
+    sandbox,
     apiKeys: new ApiKeyVerifier(store.db, changes),
     secrets,
     credentials,
@@ -101,4 +112,14 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   engine.scheduler = new Scheduler(store.db, store.dialect, engine.dispatcher, options.scheduler);
   await changes.start();
   return engine;
+}
+
+/** Every scope the toolkits' tools ask of each OAuth provider. */
+function scopesByProvider(toolkits: readonly Toolkit[]): Record<string, string[]> {
+  const scopes: Record<string, Set<string>> = {};
+  for (const tool of toolkits.flatMap((toolkit) => toolkit.tools)) {
+    const oauth = tool.requirements.oauth2;
+    if (oauth) for (const scope of oauth.scopes) (scopes[oauth.provider] ??= new Set()).add(scope);
+  }
+  return Object.fromEntries(Object.entries(scopes).map(([provider, set]) => [provider, [...set].sort()]));
 }

@@ -6,6 +6,7 @@ import { authRoutes } from './http/routes/auth.js';
 import { healthRoutes } from './http/routes/health.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { projectRoutes } from './http/routes/projects.js';
+import { sandboxOAuthRoutes } from './http/routes/sandbox-oauth.js';
 import { scheduledRoutes } from './http/routes/scheduled.js';
 import { secretRoutes } from './http/routes/secrets.js';
 import { toolRoutes } from './http/routes/tools.js';
@@ -13,7 +14,7 @@ import { workerRoutes } from './http/routes/workers.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 
 /** Every route group of the API. */
-export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes];
+export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, sandboxOAuthRoutes];
 
 export interface RunningEngine {
   engine: Engine;

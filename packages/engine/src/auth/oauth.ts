@@ -18,6 +18,7 @@ import type { Vault } from '../security/vault.js';
 import type { AuthorizationTable, ConnectionTable, Database } from '../store/schema.js';
 import type { AuthorizationResponse, Credentials } from './credentials.js';
 import { AuthProviders, invalid, isLoopback, type AuthProvider, type AuthProviderInput } from './providers.js';
+import type { SandboxAuthorization } from './sandbox-authorization.js';
 
 /** How long the browser has to come back from the provider (and the verifier). */
 export const AUTHORIZATION_TTL_MS = 15 * 60_000;
@@ -61,11 +62,22 @@ export class OAuth implements Credentials {
   private readonly vault: Vault;
   private readonly events = new EventEmitter().setMaxListeners(0);
   private readonly refreshing = new Map<string, Promise<string | undefined>>();
+  /**
+   * Opened tokens by user and provider key, for calls that need no database: dropped whenever a
+   * connection or a provider changes, in this process or another sharing the database.
+   */
+  private readonly tokens = new Map<string, { token: string; scopes: string[]; expiresAt: string | null }>();
+  /** In the sandbox, every provider is the engine's own authorization server. */
+  private readonly sandbox: SandboxAuthorization | undefined;
 
   constructor(private readonly engine: EngineBase) {
     this.db = engine.store.db;
     this.vault = engine.vault;
-    this.providers = new AuthProviders(this.db, this.vault, () => this.redirectUri);
+    this.sandbox = engine.sandbox;
+    this.providers = new AuthProviders(this.db, this.vault, () => this.redirectUri, () => engine.changes.changed('auth_providers'));
+    const forget = () => this.tokens.clear();
+    engine.changes.on('connections', forget);
+    engine.changes.on('auth_providers', forget);
   }
 
   /** The callback every provider redirects to; it follows the engine's public URL. */
@@ -75,26 +87,34 @@ export class OAuth implements Credentials {
 
   // ---- Credentials ----------------------------------------------------------------------------
 
-  async token(userId: string, providerKey: string, scopes: string[]): Promise<{ token: string } | { authorization: AuthorizationResponse }> {
-    const provider = await this.providers.resolve(providerKey);
-    if (!provider) return { authorization: { id: '', status: 'failed', scopes, provider_id: providerKey, user_id: userId } };
-    const connection = await this.connection(userId, provider.id);
+  async token(userId: string, providerKey: string, scopes: string[]): Promise<{ token: string } | { authorization: AuthorizationResponse } | { unconfigured: string }> {
+    const cacheKey = `${userId}\n${providerKey}`;
+    const known = this.tokens.get(cacheKey);
+    if (known && covers(known.scopes, scopes) && !expiring({ expires_at: known.expiresAt })) return { token: known.token };
+    const provider = await this.provider(providerKey);
+    if (!provider) return { unconfigured: unconfigured(providerKey) };
+    const connection = (await this.connection(userId, provider.id)) ?? (await this.connectInSandbox(userId, provider, scopes));
     if (connection && covers(scopesOf(connection), scopes)) {
       const token = await this.freshToken(connection, provider);
-      if (token) return { token };
+      if (token) {
+        if (!expiring(connection)) this.tokens.set(cacheKey, { token, scopes: scopesOf(connection), expiresAt: connection.expires_at });
+        return { token };
+      }
     }
     return { authorization: await this.authorize(userId, provider, scopes, undefined, { force: true }) };
   }
 
   async grants(userId: string): Promise<(providerId: string, scopes: string[]) => boolean> {
-    const [resolve, connections] = await Promise.all([
+    const [resolve, connections, authorized] = await Promise.all([
       this.providers.resolver(),
       this.db.selectFrom('connections').selectAll().where('user_id', '=', userId).execute(),
+      this.sandbox ? this.db.selectFrom('authorizations').select('provider_id').distinct().where('user_id', '=', userId).execute() : [],
     ]);
     return (providerKey, scopes) => {
-      const provider = resolve(providerKey);
-      const connection = provider && connections.find((c) => c.provider_id === provider.id);
-      return !!connection && usable(connection) && covers(scopesOf(connection), scopes);
+      const providerId = resolve(providerKey)?.id ?? (this.sandbox && providerKey);
+      const connection = providerId && connections.find((c) => c.provider_id === providerId);
+      if (!connection) return !!providerId && this.sandbox !== undefined && !authorized.some((row) => row.provider_id === providerId);
+      return usable(connection) && covers(scopesOf(connection), scopes);
     };
   }
 
@@ -106,9 +126,9 @@ export class OAuth implements Credentials {
    * shortcut (the token is there but unusable).
    */
   async authorize(userId: string, providerOrKey: AuthProvider | string, wanted: string[], nextUri?: string, { force = false } = {}): Promise<AuthorizationResponse> {
-    const provider = typeof providerOrKey === 'string' ? await this.providers.resolve(providerOrKey) : providerOrKey;
-    if (!provider) throw new HttpError(404, 'not_found', `No auth provider for '${String(providerOrKey)}': add one with POST /v1/admin/auth_providers.`);
-    const connection = await this.connection(userId, provider.id);
+    const provider = typeof providerOrKey === 'string' ? await this.provider(providerOrKey) : providerOrKey;
+    if (!provider) throw new HttpError(404, 'not_found', unconfigured(String(providerOrKey)));
+    const connection = (await this.connection(userId, provider.id)) ?? (await this.connectInSandbox(userId, provider, wanted));
     const held = connection ? scopesOf(connection) : [];
     const now = new Date().toISOString();
     const row = (scopes: string[], status: string): AuthorizationTable => ({
@@ -170,9 +190,8 @@ export class OAuth implements Credentials {
     if (!row) throw new HttpError(400, 'invalid_state', 'The state does not belong to any authorization: start the authorization again.');
     if (row.status !== 'pending' || row.flow_id) throw new HttpError(400, 'invalid_state', `This authorization is ${row.flow_id ? 'awaiting confirmation' : row.status} already.`);
     if (expired(row)) throw await this.fail(row, 'the authorization expired before the provider answered');
-    const providerRow = await this.providers.row(row.provider_id);
-    if (!providerRow) throw await this.fail(row, `the auth provider ${row.provider_id} no longer exists`);
-    const provider = this.providers.open(providerRow);
+    const provider = await this.providerById(row.provider_id);
+    if (!provider) throw await this.fail(row, `the auth provider ${row.provider_id} no longer exists`);
     const { as, client, auth, options } = this.clientOf(provider, 'token');
 
     let params: URLSearchParams;
@@ -287,6 +306,7 @@ export class OAuth implements Credentials {
 
   async deleteConnection(id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('connections').where('id', '=', id).executeTakeFirst();
+    this.engine.changes.changed('connections');
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -296,6 +316,47 @@ export class OAuth implements Credentials {
   }
 
   // ---- Internals --------------------------------------------------------------------------------
+
+  /** By id or service name: the configured providers, then (in the sandbox) the engine's own. */
+  private async provider(key: string): Promise<AuthProvider | undefined> {
+    return (await this.providers.resolve(key)) ?? this.sandbox?.provider(key);
+  }
+
+  /** By the id an authorization or a connection keeps. */
+  private async providerById(id: string): Promise<AuthProvider | undefined> {
+    const row = await this.providers.row(id);
+    return row ? this.providers.open(row) : this.sandbox?.provider(id);
+  }
+
+  /**
+   * In the sandbox a user who never authorized a provider is connected on first use, as if they had
+   * allowed every scope the tools ask of it, so every tool runs straight away. Once that connection is deleted, the user
+   * goes through the consent page like anyone else.
+   */
+  private async connectInSandbox(userId: string, provider: AuthProvider, wanted: string[]): Promise<ConnectionTable | undefined> {
+    if (!this.sandbox) return undefined;
+    const earlier = await this.db.selectFrom('authorizations').select('id').where('user_id', '=', userId).where('provider_id', '=', provider.id).executeTakeFirst();
+    if (earlier) return undefined;
+    const now = new Date().toISOString();
+    const row: AuthorizationTable = {
+      id: randomUUID(),
+      user_id: userId,
+      provider_id: provider.id,
+      scopes: JSON.stringify(wanted),
+      status: 'pending',
+      state: oauth.generateRandomState(),
+      code_verifier_ciphertext: this.vault.seal(oauth.generateRandomCodeVerifier()),
+      next_uri: null,
+      error: null,
+      flow_id: null,
+      grant_ciphertext: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('authorizations').values(row).execute();
+    await this.complete(row, { access_token: this.sandbox.token, expires_at: null, scopes: union(wanted, this.sandbox.scopesOf(provider.id)) });
+    return this.connection(userId, provider.id);
+  }
 
   private connection(userId: string, providerId: string): Promise<ConnectionTable | undefined> {
     return this.db.selectFrom('connections').selectAll().where('user_id', '=', userId).where('provider_id', '=', providerId).executeTakeFirst();
@@ -341,6 +402,7 @@ export class OAuth implements Credentials {
         })
         .where('id', '=', connectionId)
         .execute();
+      this.engine.changes.changed('connections');
       return result.access_token;
     } catch (error) {
       // The grant is gone (revoked, expired, or its refresh token used already): forget the refresh
@@ -397,6 +459,7 @@ export class OAuth implements Credentials {
         .where('id', '=', row.id)
         .execute();
     });
+    this.engine.changes.changed('connections');
     this.events.emit(row.id);
   }
 
@@ -435,8 +498,7 @@ export class OAuth implements Credentials {
     }
     const base: AuthorizationResponse = { id: row.id, status, scopes, provider_id: row.provider_id, user_id: row.user_id };
     if (status !== 'pending' || row.flow_id) return base;
-    const providerRow = known ? undefined : await this.providers.row(row.provider_id);
-    const provider = known ?? (providerRow && this.providers.open(providerRow));
+    const provider = known ?? (await this.providerById(row.provider_id));
     return provider ? { ...base, url: await this.authorizationUrl(row, provider) } : base;
   }
 
@@ -474,6 +536,11 @@ export const oauthCredentials = (engine: EngineBase): Credentials => oauthOf(eng
 export const applyAuthProviders = (engine: EngineBase, inputs: AuthProviderInput[]): Promise<void> => oauthOf(engine).applyProviders(inputs);
 
 // ---- Helpers ----------------------------------------------------------------------------------
+
+/** What to do about a provider that is not configured. */
+const unconfigured = (provider: string) =>
+  `No auth provider '${provider}' is configured: add one with POST /v1/admin/auth_providers (an admin key), ` +
+  `or under "authProviders" in the config file, e.g. {"authProviders": [{"id": "${provider}", "client_id": "...", "client_secret": "..."}]}.`;
 
 const scopesOf = (connection: Pick<ConnectionTable, 'scopes'>) => JSON.parse(connection.scopes) as string[];
 const covers = (granted: string[], wanted: string[]) => wanted.every((scope) => granted.includes(scope));

@@ -40,6 +40,8 @@ export class AuthProviders {
     private readonly vault: Vault,
     /** The callback URL providers must allow (it follows the engine's public URL). */
     private readonly redirectUri: () => string,
+    /** Told of every change, so that tokens opened through a changed provider are forgotten. */
+    private readonly changed: () => void = () => {},
   ) {}
 
   async list(): Promise<AuthProviderTable[]> {
@@ -67,6 +69,7 @@ export class AuthProviders {
       updated_at: now,
     };
     await this.db.insertInto('auth_providers').values(row).execute();
+    this.changed();
     return row;
   }
 
@@ -86,6 +89,7 @@ export class AuthProviders {
       updated_at: new Date().toISOString(),
     };
     await this.db.updateTable('auth_providers').set(next).where('id', '=', id).execute();
+    this.changed();
     return next;
   }
 
@@ -97,6 +101,7 @@ export class AuthProviders {
       await tx.deleteFrom('connections').where('provider_id', '=', id).execute();
       await tx.deleteFrom('auth_providers').where('id', '=', id).execute();
     });
+    this.changed();
     return row;
   }
 
