@@ -47,7 +47,7 @@ addServingOptions(program.command('serve'))
     // Only a warning: a worker registered later may bring the tools named.
     const unmatched = unmatchedNames(serving, builtinTools);
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
-    const { applyAuthProviders, engineConfig, loadAuthProviders, startEngine } = await import('@quiver/engine');
+    const { engineConfig, loadAuthProviders, startEngine } = await import('@quiver/engine');
     const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
     const config = engineConfig(process.env, { host: options.host, port });
     const running = await startEngine({
@@ -61,7 +61,7 @@ addServingOptions(program.command('serve'))
       discovery: options.discovery,
     });
     const file = configFile(options.config);
-    if (file) await applyAuthProviders(running.engine, loadAuthProviders(file));
+    if (file) await running.engine.oauth.applyProviders(loadAuthProviders(file));
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
     const tools = (await running.engine.dispatcher.list()).length;
     const listing = options.discovery ? ' (discovery mode: search, describe and call meta-tools)' : '';

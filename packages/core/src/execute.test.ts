@@ -326,3 +326,44 @@ describe('path segments', () => {
     expect(received[0]!.url).toBe('/api/owners/a%2F..%2Fb%3Fc%23d%25/things');
   });
 });
+
+describe('values that are easy to lose', () => {
+  const fieldsTool = defineToolkit({
+    name: 'Edge',
+    version: '1.0.0',
+    description: 'Edge values.',
+    baseUrl: 'unused',
+    tools: [
+      {
+        name: 'Save',
+        description: 'Saves.',
+        parameters: [
+          param('ids', { type: 'array', items: { type: 'string' } }, { in: 'query', upstream: 'id' }),
+          param('names', { type: 'array', items: { type: 'string' } }, { in: 'query', upstream: 'names', explode: false }),
+          param('draft', { type: 'boolean' }, { in: 'body', upstream: 'draft' }),
+          param('count', { type: 'integer' }, { in: 'body', upstream: 'count' }),
+          param('note', { type: 'string' }, { in: 'body', upstream: 'meta.note' }),
+        ],
+        output: { description: 'Saved.' },
+        requirements: {},
+        http: { method: 'POST', path: '/save' },
+      },
+    ],
+  }).tools[0]!;
+
+  it('sends false, 0 and the empty string in the body, nested ones included', async () => {
+    expect(await executeTool(fieldsTool, { draft: false, count: 0, note: '' }, context)).toEqual({ value: { id: '1' } });
+    expect(JSON.parse(received[0]!.body)).toEqual({ draft: false, count: 0, meta: { note: '' } });
+  });
+
+  it('repeats the key for each item of an exploded query array, joins them with commas otherwise, and sends no empty list', async () => {
+    await executeTool(fieldsTool, { ids: ['a,b', 'c'], names: ['x', 'y'] }, context);
+    await executeTool(fieldsTool, { ids: ['only'], names: [] }, context);
+    const [first, second] = received.map((request) => new URL(request.url, 'http://upstream').searchParams);
+    // A comma inside one item stays inside that item: the upstream sees two values, not three.
+    expect(first!.getAll('id')).toEqual(['a,b', 'c']);
+    expect(first!.getAll('names')).toEqual(['x,y']);
+    expect(second!.getAll('id')).toEqual(['only']);
+    expect(second!.getAll('names')).toEqual([]);
+  });
+});

@@ -28,6 +28,8 @@ export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Reco
         break;
       case 'query': {
         const items = Array.isArray(value) ? value : [value];
+        // An empty list is no value at all, in either form.
+        if (!items.length) break;
         if (parameter.explode === false) query.append(name, items.map(scalar).join(','));
         else for (const item of items) query.append(name, scalar(item));
         break;

@@ -3,7 +3,7 @@ import { builtinSource, Dispatcher, ServingPolicy, ToolCatalog, UpstreamClient, 
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { resolve } from 'node:path';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
-import { oauthCredentials } from './auth/oauth.js';
+import { OAuth } from './auth/oauth.js';
 import { SandboxAuthorization } from './auth/sandbox-authorization.js';
 import type { EngineConfig } from './config.js';
 import { ExecutionLog } from './executions.js';
@@ -19,8 +19,8 @@ export interface EngineOptions {
   config: EngineConfig;
   /** Base URL per built-in toolkit, where it differs from the toolkit's default. */
   baseUrls?: Record<string, string>;
-  /** Where users' OAuth tokens come from; the OAuth module by default. */
-  credentials?: (engine: EngineBase) => Credentials;
+  /** Where users' OAuth tokens come from; the engine's OAuth by default (tests put fixed tokens here). */
+  credentials?: () => Credentials;
   toolkits?: Toolkit[];
   /** Secret values for keys the store does not hold (the sandbox's credentials). */
   defaultSecrets?: Record<string, string>;
@@ -38,9 +38,6 @@ export interface EngineOptions {
   changePollMs?: number;
 }
 
-/** What the engine's credentials are built from. */
-export type EngineBase = Pick<Engine, 'config' | 'store' | 'vault' | 'changes' | 'sandbox'>;
-
 export interface Engine {
   config: EngineConfig;
   store: Store;
@@ -50,6 +47,9 @@ export interface Engine {
   sandbox?: SandboxAuthorization;
   apiKeys: ApiKeyVerifier;
   secrets: SecretStore;
+  /** Users' authorizations, connections and auth providers. */
+  oauth: OAuth;
+  /** Where calls get users' tokens: the OAuth above, unless the engine was opened with others. */
   credentials: Credentials;
   /** The one path of every tool call: the HTTP API, MCP, the scheduler. */
   dispatcher: Dispatcher;
@@ -73,7 +73,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
   const toolkits = options.toolkits ?? builtinToolkits;
   const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl: () => config.publicUrl, scopes: scopesByProvider(toolkits) });
-  const credentials = (options.credentials ?? oauthCredentials)({ config, store, vault, changes, sandbox });
+  const oauth = new OAuth({ db: store.db, vault, changes, config, sandbox });
+  const credentials = options.credentials?.() ?? oauth;
   const executions = new ExecutionLog(store.db);
   const builtin = builtinSource(toolkits, client, options.baseUrls);
   const catalog = new ToolCatalog();
@@ -87,6 +88,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     sandbox,
     apiKeys: new ApiKeyVerifier(store.db, changes),
     secrets,
+    oauth,
     credentials,
     dispatcher: new Dispatcher(catalog, {
       credentials: engineCredentials(credentials, secrets),

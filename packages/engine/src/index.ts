@@ -1,10 +1,10 @@
 export { engineConfig, type EngineConfig } from './config.js';
-export { openEngine, type Engine, type EngineOptions, type EngineBase } from './engine.js';
+export { openEngine, type Engine, type EngineOptions } from './engine.js';
 export { startEngine, allRoutes, type RunningEngine } from './server.js';
 export { buildApp, type Routes } from './http/app.js';
 export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServerOptions } from './mcp/server.js';
 export { sandboxCredentials, type Credentials, type AuthorizationResponse } from './auth/credentials.js';
-export { oauthCredentials, oauthOf, applyAuthProviders } from './auth/oauth.js';
+export { OAuth } from './auth/oauth.js';
 export { loadAuthProviders } from './auth/providers.js';
 export { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';

@@ -84,3 +84,66 @@ describe.each(databases)('scheduled executions on $name', ({ name, skip }) => {
     }
   }, 60_000);
 });
+
+describe.each(databases)('claims on $name, deterministically', ({ name, skip }) => {
+  it.skipIf(skip)('two schedulers ticking at once run each execution once, and never claim a running one', async () => {
+    const { defineToolkit, localDispatcher, UpstreamClient } = await import('@quiver/core');
+    const { openStore } = await import('../src/store/db.js');
+    const { Scheduler } = await import('../src/scheduler.js');
+    const runs = new Map<number, number>();
+    const counter = defineToolkit(
+      {
+        name: 'Counter',
+        version: '1.0.0',
+        description: 'Counts its runs.',
+        baseUrl: 'http://127.0.0.1:9',
+        tools: [{ name: 'Count', description: 'Counts.', parameters: [{ name: 'n', description: 'Which.', required: true, schema: { type: 'integer' } }], output: { description: '' }, requirements: {} }],
+      },
+      {
+        Count: async (input) => {
+          const n = input.n as number;
+          runs.set(n, (runs.get(n) ?? 0) + 1);
+          // Long enough for the other scheduler's tick to overlap this run.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return { value: n };
+        },
+      },
+    );
+    const dataDir = mkdtempSync(join(tmpdir(), 'quiver-claims-'));
+    const db = await testDatabase(name, dataDir);
+    const [storeA, storeB] = [await openStore(db.database), await openStore(db.database)];
+    const client = new UpstreamClient();
+    const dispatcher = localDispatcher([counter], { client });
+    const [a, b] = [new Scheduler(storeA.db, storeA.dialect, dispatcher, { batch: 5 }), new Scheduler(storeB.db, storeB.dialect, dispatcher, { batch: 5 })];
+    try {
+      const entry = (await dispatcher.find('Counter.Count'))!;
+      const due = new Date(Date.now() - 1000).toISOString();
+      const ids: string[] = [];
+      for (let n = 0; n < 40; n++) ids.push((await a.schedule(entry, { n }, undefined, due)).id);
+
+      // One row is running already under another engine's live claim: nobody may claim it.
+      const held = ids.pop()!;
+      await storeA.db
+        .updateTable('executions')
+        .set({ status: 'running', claimed_by: 'another-engine', claimed_until: new Date(Date.now() + 60_000).toISOString() })
+        .where('id', '=', held)
+        .execute();
+
+      for (let round = 0; round < 12; round++) await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+      await Promise.all([a.stop(), b.stop()]);
+
+      expect([...runs.keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: 39 }, (_, n) => n));
+      expect([...runs.values()].every((count) => count === 1)).toBe(true);
+      const attempts = await storeA.db.selectFrom('attempts').select(['execution_id']).execute();
+      expect(attempts).toHaveLength(39);
+      expect(new Set(attempts.map((row) => row.execution_id)).size).toBe(39);
+      const heldRow = await storeA.db.selectFrom('executions').select(['status', 'claimed_by']).where('id', '=', held).executeTakeFirstOrThrow();
+      expect(heldRow).toEqual({ status: 'running', claimed_by: 'another-engine' });
+    } finally {
+      await client.close();
+      await storeA.close();
+      await storeB.close();
+      await db.drop();
+    }
+  }, 60_000);
+});

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
-import { HttpError } from '../http/errors.js';
+import { conflict, invalid } from '../errors.js';
 import type { Vault } from '../security/vault.js';
 import type { AuthProviderTable, Database } from '../store/schema.js';
 import { presets, type EndpointRequest, type OAuth2Settings, type Preset } from './presets.js';
@@ -32,7 +32,6 @@ export interface AuthProvider {
   preset: Preset | undefined;
 }
 
-export const invalid = (message: string) => new HttpError(400, 'bad_request', message);
 
 export class AuthProviders {
   constructor(
@@ -53,7 +52,7 @@ export class AuthProviders {
   }
 
   async create(input: AuthProviderInput): Promise<AuthProviderTable> {
-    if (await this.row(input.id)) throw new HttpError(409, 'conflict', `auth provider ${input.id} exists already`);
+    if (await this.row(input.id)) throw conflict(`auth provider ${input.id} exists already`);
     const providerId = input.provider_id ?? input.id;
     if (!input.oauth2?.client_id) throw invalid('oauth2.client_id is required');
     const oauth2 = settingsOf(providerId, input.oauth2);
@@ -210,7 +209,7 @@ export const isLoopback = (url: URL) => ['localhost', '127.0.0.1', '[::1]'].incl
  * The `authProviders` of an engine config file, checked and completed from the presets, e.g.
  *   { "authProviders": [{ "id": "github", "client_id": "...", "client_secret": "..." }] }
  * Each entry takes the admin API's shape (`oauth2: {client_id, client_secret, ...}`) or, for short,
- * `client_id` and `client_secret` at the top. Apply the result with `applyAuthProviders`.
+ * `client_id` and `client_secret` at the top. Apply the result with `OAuth.applyProviders`.
  */
 export function loadAuthProviders(file: string): AuthProviderInput[] {
   let parsed: unknown;

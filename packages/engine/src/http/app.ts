@@ -5,7 +5,8 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
-import { HttpError } from './errors.js';
+import { Problem } from '../errors.js';
+import { installErrorHandling } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,19 +41,11 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
     if (request.routeOptions.config?.public) return;
     const key = apiKeyOf(request.headers.authorization);
     const id = key ? await engine.apiKeys.verify(key) : undefined;
-    if (!id) throw new HttpError(401, 'unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
+    if (!id) throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
     request.apiKeyId = id;
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number; code?: string; validation?: unknown }, request, reply) => {
-    if (error instanceof HttpError) return reply.status(error.statusCode).send({ name: error.code, message: error.message });
-    if (error.validation) return reply.status(400).send({ name: 'bad_request', message: error.message });
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'unhandled error');
-    return reply.status(status).send({ name: status === 500 ? 'internal_error' : 'bad_request', message: status === 500 ? 'Internal error.' : error.message });
-  });
-
-  app.setNotFoundHandler((request, reply) => reply.status(404).send({ name: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}` }));
+  installErrorHandling(app);
 
   for (const register of routes) await register(app, engine);
   return app;

@@ -4,6 +4,7 @@
  */
 import { localDispatcher, staticCredentials, toToolDefinition, UpstreamClient, type Tool, type Toolkit } from '@quiver/core';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { installErrorHandling } from '../http/errors.js';
 import { checkWorkerToken, type InvokeRequest, type InvokeResponse, type WorkerHealth } from './protocol.js';
 
 export interface WorkerServerOptions {
@@ -64,11 +65,7 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
     if (problem) return reply.status(401).send({ name: 'unauthorized', message: problem });
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, _request, reply) => {
-    const status = error.validation ? 400 : error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
-    return reply.status(status).send({ name: status === 500 ? 'internal_error' : 'bad_request', message: status === 500 ? 'Internal error.' : error.message });
-  });
-  app.setNotFoundHandler((request, reply) => reply.status(404).send({ name: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}` }));
+  installErrorHandling(app);
 
   app.get('/worker/health', async (): Promise<WorkerHealth> => ({ status: 'ok', tool_count: tools.length }));
 

@@ -2,10 +2,10 @@
  * Admin of OAuth: auth providers (client credentials; the secret goes in and never comes out), users'
  * connections, and the session verification setting.
  */
-import { oauthOf } from '../../auth/oauth.js';
 import type { AuthProviderInput, AuthProviderPatch } from '../../auth/providers.js';
 import type { Routes } from '../app.js';
-import { errorSchema, notFound } from '../errors.js';
+import { notFound } from '../../errors.js';
+import { errorSchema } from '../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 
 const request = (required: boolean) => ({
@@ -73,7 +73,7 @@ const verification = {
 } as const;
 
 export const adminAuthRoutes: Routes = (app, engine) => {
-  const oauth = oauthOf(engine);
+  const { oauth } = engine;
   const { providers } = oauth;
 
   app.get<{ Querystring: PageRequest }>(
@@ -146,7 +146,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
         response: { 200: pageOf(connection) },
       },
     },
-    async (request) => page(await oauth.connections(request.query), request.query),
+    async (request) => page(await oauth.listConnections(request.query), request.query),
   );
 
   app.delete<{ Params: { id: string } }>(
@@ -161,7 +161,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
   app.get(
     '/v1/admin/settings/session_verification',
     { schema: { operationId: 'session-verification-settings-get', summary: 'How the engine verifies the browser session that completes an authorization', response: { 200: verification } } },
-    async () => oauth.sessionVerification(),
+    async () => oauth.sessionVerification.get(),
   );
 
   app.put<{ Body: { unsafe_skip_verification?: boolean; verifier_url?: string } }>(
@@ -174,6 +174,6 @@ export const adminAuthRoutes: Routes = (app, engine) => {
         response: { 200: verification, 400: errorSchema },
       },
     },
-    async (request) => oauth.setSessionVerification(request.body),
+    async (request) => oauth.sessionVerification.set(request.body),
   );
 };

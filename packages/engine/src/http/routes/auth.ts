@@ -3,9 +3,9 @@
  * the browser, and the OAuth callback the provider redirects that browser to (public: no API key).
  */
 import { qualifiedName } from '@quiver/core';
-import { oauthOf } from '../../auth/oauth.js';
 import type { Routes } from '../app.js';
-import { badRequest, errorSchema, notFound } from '../errors.js';
+import { invalid, notFound } from '../../errors.js';
+import { errorSchema } from '../errors.js';
 import { offeredEntry } from './tools.js';
 
 const authorizationResponse = {
@@ -30,7 +30,7 @@ interface AuthorizeBody {
 }
 
 export const authRoutes: Routes = (app, engine) => {
-  const oauth = oauthOf(engine);
+  const { oauth } = engine;
 
   app.post<{ Body: AuthorizeBody }>(
     '/v1/auth/authorize',
@@ -61,7 +61,7 @@ export const authRoutes: Routes = (app, engine) => {
     async (request) => {
       const { auth_requirement: requirement, user_id, next_uri } = request.body;
       const key = requirement.id ?? requirement.provider_id;
-      if (!key) throw badRequest('auth_requirement needs an id or a provider_id');
+      if (!key) throw invalid('auth_requirement needs an id or a provider_id');
       return oauth.authorize(user_id, key, requirement.oauth2?.scopes ?? [], checkedNextUri(next_uri));
     },
   );
@@ -85,7 +85,7 @@ export const authRoutes: Routes = (app, engine) => {
       const entry = await offeredEntry(engine, tool_name, tool_version);
       const requirement = entry.tool.requirements.oauth2;
       if (!requirement) return { id: '', status: 'completed', scopes: [], provider_id: '', user_id: user_id ?? '' };
-      if (!user_id) throw badRequest(`${qualifiedName(entry.tool)} acts for a user: pass user_id`);
+      if (!user_id) throw invalid(`${qualifiedName(entry.tool)} acts for a user: pass user_id`);
       return oauth.authorize(user_id, requirement.provider, requirement.scopes, checkedNextUri(next_uri));
     },
   );
@@ -153,5 +153,5 @@ function checkedNextUri(value: string | undefined): string | undefined {
   } catch {
     // fall through
   }
-  throw badRequest(`next_uri must be an http(s) URL, got '${value}'`);
+  throw invalid(`next_uri must be an http(s) URL, got '${value}'`);
 }

@@ -4,7 +4,7 @@
  * every other route.
  */
 import type { Routes } from '../app.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 
 const projectSchema = {

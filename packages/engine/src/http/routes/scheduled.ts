@@ -1,6 +1,6 @@
 /** Scheduled executions: a page of them, and one with its input and attempts. */
 import type { Routes } from '../app.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../../errors.js';
 import { pageQuery, type PageRequest } from '../page.js';
 
 export const scheduledRoutes: Routes = (app, engine) => {

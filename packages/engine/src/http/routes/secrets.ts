@@ -1,6 +1,6 @@
 /** Admin secrets: set, list and delete. A value goes in and never comes out. */
 import type { Routes } from '../app.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../../errors.js';
 
 const secretInfo = {
   type: 'object',

@@ -3,7 +3,7 @@ import { formatTool, toToolDefinition, type CatalogEntry, type FormatName, type 
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse } from '../../executions.js';
-import { badRequest, notFound } from '../errors.js';
+import { invalid, notFound } from '../../errors.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
 
@@ -25,7 +25,7 @@ async function requirementStatus(engine: Engine, tools: Tool[], userId: string |
 function parseFormats(text: string | undefined): FormatName[] {
   const formats = (text ?? '').split(',').map((f) => f.trim()).filter(Boolean);
   const unknown = formats.filter((f) => !['arcade', 'openai', 'anthropic', 'mcp'].includes(f));
-  if (unknown.length) throw badRequest(`unknown format(s): ${unknown.join(', ')}; use arcade, openai, anthropic`);
+  if (unknown.length) throw invalid(`unknown format(s): ${unknown.join(', ')}; use arcade, openai, anthropic`);
   return formats as FormatName[];
 }
 
@@ -163,7 +163,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     async (request) => {
       const body = request.body;
       if (body.run_at) {
-        if (Number.isNaN(Date.parse(body.run_at))) throw badRequest(`run_at must be an ISO 8601 date-time, got '${body.run_at}'`);
+        if (Number.isNaN(Date.parse(body.run_at))) throw invalid(`run_at must be an ISO 8601 date-time, got '${body.run_at}'`);
         const entry = await offeredEntry(engine, body.tool_name, body.tool_version);
         return engine.scheduler.schedule(entry, body.input ?? {}, body.user_id, body.run_at);
       }

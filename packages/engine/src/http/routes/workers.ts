@@ -6,7 +6,7 @@
  */
 import { toToolDefinition } from '@quiver/core';
 import type { Routes } from '../app.js';
-import { badRequest, conflict, HttpError, notFound } from '../errors.js';
+import { conflict, invalid, notFound, Problem } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 import { workerSource } from '../../workers/registry.js';
 import { defaultRetry, defaultTimeoutSeconds, type WorkerSettings, type WorkerType } from '../../workers/types.js';
@@ -97,23 +97,23 @@ function workerResponse(worker: WorkerSettings) {
 /** The type a body means: as given, or from the one connection block it has. */
 function typeOf(body: Omit<WorkerBody, 'id'>): WorkerType {
   const type = body.type ?? (body.mcp && !body.http ? 'mcp' : body.http && !body.mcp ? 'http' : undefined);
-  if (!type) throw badRequest('say which type of worker: type "http" with http{uri, secret}, or type "mcp" with mcp{uri}');
-  if (body[type === 'http' ? 'mcp' : 'http']) throw badRequest(`a ${type} worker takes no ${type === 'http' ? 'mcp' : 'http'} settings`);
+  if (!type) throw invalid('say which type of worker: type "http" with http{uri, secret}, or type "mcp" with mcp{uri}');
+  if (body[type === 'http' ? 'mcp' : 'http']) throw invalid(`a ${type} worker takes no ${type === 'http' ? 'mcp' : 'http'} settings`);
   return type;
 }
 
 function checkConnection(connection: Connection | undefined): void {
   if (!connection) return;
-  if (connection.oauth2 !== undefined) throw badRequest('mcp.oauth2 is not supported: pass a token the MCP server accepts in mcp.headers (Authorization)');
-  if (connection.secrets !== undefined) throw badRequest('mcp.secrets is not supported: pass credentials the MCP server accepts in mcp.headers');
+  if (connection.oauth2 !== undefined) throw invalid('mcp.oauth2 is not supported: pass a token the MCP server accepts in mcp.headers (Authorization)');
+  if (connection.secrets !== undefined) throw invalid('mcp.secrets is not supported: pass credentials the MCP server accepts in mcp.headers');
   if (connection.uri !== undefined) {
     let url: URL;
     try {
       url = new URL(connection.uri);
     } catch {
-      throw badRequest(`uri is not a URL: '${connection.uri}'`);
+      throw invalid(`uri is not a URL: '${connection.uri}'`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('uri must be an http:// or https:// URL');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('uri must be an http:// or https:// URL');
   }
 }
 
@@ -121,8 +121,8 @@ function created(body: WorkerBody): WorkerSettings {
   const type = typeOf(body);
   const connection = body[type];
   checkConnection(connection);
-  if (!connection?.uri) throw badRequest(`${type}.uri is required`);
-  if (type === 'http' && !connection.secret) throw badRequest('http.secret is required: the worker checks the tokens the engine signs with it');
+  if (!connection?.uri) throw invalid(`${type}.uri is required`);
+  if (type === 'http' && !connection.secret) throw invalid('http.secret is required: the worker checks the tokens the engine signs with it');
   return {
     id: body.id,
     type,
@@ -136,9 +136,9 @@ function created(body: WorkerBody): WorkerSettings {
 }
 
 function patched(current: WorkerSettings, body: Omit<WorkerBody, 'id'>): WorkerSettings {
-  if (body.type && body.type !== current.type) throw badRequest(`a worker's type cannot change (${current.id} is ${current.type})`);
+  if (body.type && body.type !== current.type) throw invalid(`a worker's type cannot change (${current.id} is ${current.type})`);
   const other = current.type === 'http' ? 'mcp' : 'http';
-  if (body[other]) throw badRequest(`${current.id} is an ${current.type} worker: it takes no ${other} settings`);
+  if (body[other]) throw invalid(`${current.id} is an ${current.type} worker: it takes no ${other} settings`);
   const change = body[current.type] ?? {};
   checkConnection(change);
   const headers = change.headers && Object.fromEntries(Object.entries(change.headers).map(([name, value]) => [name, value === mask ? (current.headers?.[name] ?? '') : value]));
@@ -176,7 +176,7 @@ export const workerRoutes: Routes = (app, engine) => {
     { schema: { operationId: 'workers-create', summary: 'Register a worker; an enabled one serves its tools at once', body: workerBody, response: { 201: workerSchema } } },
     async (request, reply) => {
       const worker = created(request.body);
-      if (worker.id === 'builtin') throw badRequest("'builtin' names the engine's own tools; choose another id");
+      if (worker.id === 'builtin') throw invalid("'builtin' names the engine's own tools; choose another id");
       const saved = await workers.create(worker);
       if (!saved) throw conflict(`worker ${worker.id} exists already`);
       return reply.status(201).send(workerResponse(saved));
@@ -249,7 +249,7 @@ export const workerRoutes: Routes = (app, engine) => {
       const type = typeOf(request.body);
       const connection = request.body[type];
       checkConnection(connection);
-      if (!connection?.uri) throw badRequest(`${type}.uri is required`);
+      if (!connection?.uri) throw invalid(`${type}.uri is required`);
       const worker: WorkerSettings = { id: connection.uri, type, enabled: true, uri: connection.uri, timeout: connection.timeout ?? 10, retry: 0, secret: connection.secret, headers: connection.headers };
       return workerSource(worker).check();
     },
@@ -271,7 +271,7 @@ export const workerRoutes: Routes = (app, engine) => {
       try {
         tools = await workerSource(worker).tools();
       } catch (error) {
-        throw new HttpError(502, 'worker_unavailable', (error as Error).message);
+        throw new Problem('worker_unavailable', (error as Error).message);
       }
       const slice = page(tools, request.query);
       return { ...slice, items: slice.items.map((tool) => toToolDefinition(tool)) };
