@@ -1,6 +1,6 @@
 /**
  * The GitHub (Enterprise Server 3.8) emulator: the shared HTTP layer (routing, validation,
- * recording) over the operation table read from the description at start, GitHub's auth, errors and
+ * recording) over the generated operation table, GitHub's auth, errors and
  * rate-limit headers, SQLite state for the domains that keep it, and the description's samples for
  * every other operation.
  */
@@ -22,7 +22,6 @@ import { createGitDataTables, gitDataHandlers } from './git-data.js';
 import { createIssueCommentTables, issueCommentHandlers } from './issue-comments.js';
 import { createIssueTables, issueHandlers } from './issues.js';
 import { createLabelTables, labelHandlers } from './labels.js';
-import { buildOperations, type GithubOperations } from './operations.js';
 import { createOrgMembershipTables, orgMembershipHandlers } from './org-membership.js';
 import { createPullTables, pullHandlers } from './pulls.js';
 import { RateLimited, RateLimits, type RateLimitSetting } from './rate-limit.js';
@@ -34,6 +33,7 @@ import { createRunnersTables, runnersHandlers } from './runners.js';
 import { createSamples, type Samples } from './samples.js';
 import { createSecretsTables, secretsHandlers } from './secrets.js';
 import { createStatusesTables, statusesHandlers } from './statuses.js';
+import { githubOperations, type GithubOperations } from './table.js';
 
 export type { RateLimitSetting } from './rate-limit.js';
 
@@ -105,14 +105,11 @@ function createTables(db: Database.Database): void {
   createOrgMembershipTables(db);
 }
 
-/** Read from the description once per process, at the first start: it is the same for every emulator. */
+/** Built once per process, at the first start: samples are the same for every emulator. */
 let described: { operations: GithubOperations; samples: Samples } | undefined;
 
 function description() {
-  if (!described) {
-    const operations = buildOperations();
-    described = { operations, samples: createSamples(operations) };
-  }
+  described ??= { operations: githubOperations, samples: createSamples(githubOperations) };
   return described;
 }
 
