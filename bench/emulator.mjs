@@ -2,5 +2,7 @@
 import { startHubspotEmulator } from '@quiver/sandbox';
 
 const emulator = await startHubspotEmulator();
+// The token run.mjs calls with; the emulator refuses any it has not issued.
+emulator.issueToken('bench-token');
 process.stdout.write(`${JSON.stringify({ url: emulator.url })}\n`);
 process.on('SIGTERM', () => emulator.close().then(() => process.exit(0)));

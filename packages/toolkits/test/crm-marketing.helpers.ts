@@ -21,7 +21,7 @@ export const catalog = JSON.parse(readFileSync(new URL('../src/crm-marketing/cat
   tools: CatalogTool[];
 };
 
-/** Calls tools as one app (one token) and records which tools answered with a value. */
+/** Calls tools as one app (one token, issued by the emulator) and records which tools answered with a value. */
 export class AppClient extends RuntimeClient {
   constructor(
     private readonly emulator: HubspotEmulator,
@@ -29,6 +29,7 @@ export class AppClient extends RuntimeClient {
     covered: Set<string>,
   ) {
     super(crmMarketing, { baseUrl: emulator.url, token, secrets: {} }, covered);
+    emulator.issueToken(token);
   }
 
   /** The emulator's app id for this client's token. */

@@ -22,6 +22,7 @@ const designer = new ToolkitClient(design, () => emulator, 'designer-token', cov
 
 beforeAll(async () => {
   emulator = await startFigmaEmulator({ clock: createClock(START) });
+  emulator.issueToken('designer-token');
 });
 
 afterAll(async () => {
@@ -131,7 +132,7 @@ describe('teams and projects', () => {
     const me = await designer.call('WhoAmI');
     expect(me).toEqual(emulator.userFor('designer-token'));
     expect(me.email).toMatch(/@example\.com$/);
-    const other = new ToolkitClient(design, () => emulator, 'someone-else', covered);
+    const other = new ToolkitClient(design, () => emulator, emulator.issueToken('someone-else'), covered);
     expect((await other.call('WhoAmI')).id).not.toBe(me.id);
   });
 });

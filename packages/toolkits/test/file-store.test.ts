@@ -21,6 +21,7 @@ let emulator: DropboxEmulator;
 
 beforeAll(async () => {
   emulator = await startDropboxEmulator();
+  for (const token of [TOKEN, 'other-account', 'many-files-token']) emulator.issueToken(token);
 });
 
 afterAll(async () => {

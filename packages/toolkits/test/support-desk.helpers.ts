@@ -26,6 +26,7 @@ export class SupportClient {
     private readonly covered: Set<string>,
   ) {
     this.runtime = new Runtime(new ToolRegistry([supportDesk]), () => ({ baseUrl: emulator.url, secrets, client: this.client }));
+    if (secrets.SUPPORT_API_TOKEN) emulator.issueToken(secrets.SUPPORT_API_TOKEN);
   }
 
   async attempt(tool: string, input: unknown): Promise<ToolResult> {

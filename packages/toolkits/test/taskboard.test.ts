@@ -32,6 +32,7 @@ let foreignSpace: string;
 
 beforeAll(async () => {
   emulator = await startClickupEmulator({ clock: createClock(START) });
+  for (const token of [TOKEN, 'teammate-token', 'outsider-token']) emulator.issueToken(token);
   me = emulator.userFor(TOKEN);
   teammate = emulator.userFor('teammate-token');
   team = emulator.createWorkspace('Acme', [me, teammate]);

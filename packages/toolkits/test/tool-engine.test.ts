@@ -73,6 +73,7 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 
 beforeAll(async () => {
   emulator = await startHubspotEmulator();
+  emulator.issueToken('t');
   dataDir = mkdtempSync(join(tmpdir(), 'quiver-tool-engine-'));
   engine = await startEngine({
     config: engineConfig({}, { dataDir, port: 0, host: '127.0.0.1' }),
