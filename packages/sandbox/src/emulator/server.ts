@@ -99,7 +99,7 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
         if (issue) throw new EmulatorError(400, issue.message, issue, label);
       };
       refuse(validator.path(label, params));
-      const arrays = arraysAsDeclared(operation, query);
+      const arrays = arraysAsDeclared(label, operation, query);
       refuse(validator.query(label, arrays));
       const body = await bodyOf(operation, headers['content-type'], raw).catch((error: unknown) => {
         throw error instanceof EmulatorError ? new EmulatorError(error.status, error.message, error.issue, label) : error;
@@ -224,16 +224,23 @@ function withoutAuthorization(headers: Record<string, string>): Record<string, s
 
 /**
  * Array parameters read as their upstream sends them: each repeated key one item (`ids=a&ids=b`, where
- * `ids=a,b` is the one item "a,b"), or, where the table says `explode: false`, comma-separated items
- * (`$select=id,subject`). Other parameters keep the value sent.
+ * `ids=a,b` is the one item "a,b"), or, where the table says `explode: false`, one value whose items are
+ * comma-separated (`$select=id,subject`); such a parameter sent twice is refused, as OData services do.
+ * Other parameters keep the value sent.
  */
-function arraysAsDeclared(operation: Operation, query: Record<string, string | string[]>): Record<string, string | string[]> {
+function arraysAsDeclared(label: string, operation: Operation, query: Record<string, string | string[]>): Record<string, string | string[]> {
   const read = { ...query };
   for (const [name, parameter] of Object.entries(operation.queryParameters)) {
     const value = query[name];
     if (value === undefined || parameter.schema.type !== 'array') continue;
-    const items = [value].flat();
-    read[name] = parameter.explode === false ? items.flatMap((item) => item.split(',')) : items;
+    if (parameter.explode !== false) {
+      read[name] = [value].flat();
+    } else if (Array.isArray(value)) {
+      const message = `query parameter '${name}' must be sent once, its items separated by commas`;
+      throw new EmulatorError(400, message, { message, in: 'query', code: 'INVALID_VALUE', field: name }, label);
+    } else {
+      read[name] = value.split(',');
+    }
   }
   return read;
 }

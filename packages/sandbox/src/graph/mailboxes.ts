@@ -117,8 +117,8 @@ function userOf(db: Database.Database, me: Mailbox) {
 
 export const mailboxHandlers: Record<string, Handler> = {
   'me.user.GetUser': ({ query, me }, { db }) => {
-    const fields = query.$select as string | undefined;
-    const user = { ...userOf(db, me), ...(fields?.split(',').includes('mailboxSettings') && { mailboxSettings: settingsOf(db, me.id) }) };
+    const fields = query.$select as string[] | undefined;
+    const user = { ...userOf(db, me), ...(fields?.includes('mailboxSettings') && { mailboxSettings: settingsOf(db, me.id) }) };
     return { status: 200, body: select(user, fields) };
   },
 };

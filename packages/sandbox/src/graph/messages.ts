@@ -142,13 +142,13 @@ function list(request: GraphRequest, ctx: GraphContext, inFolder?: (message: Mes
     const term = (query.$search as string).replace(/^"(.*)"$/, '$1').toLowerCase();
     messages = messages.filter((m) => [m.subject, m.body.content, m.from?.emailAddress.address ?? ''].some((text) => text.toLowerCase().includes(term)));
   }
-  const orderings = query.$orderby !== undefined ? parseOrderBy(query.$orderby as string) : [{ path: 'receivedDateTime', descending: true }];
+  const orderings = query.$orderby !== undefined ? parseOrderBy(query.$orderby as string[]) : [{ path: 'receivedDateTime', descending: true }];
   messages = messages.sort(comparator(orderings));
   const top = query.$top === undefined ? DEFAULT_TOP : Number(query.$top);
   if (top > MAX_TOP) throw badRequest('ErrorInvalidArgument', `$top must be at most ${MAX_TOP}`);
   const skip = query.$skip === undefined ? 0 : Number(query.$skip);
   const page = messages.slice(skip, skip + top);
-  const body: Record<string, unknown> = { value: page.map((message) => select({ ...message }, query.$select as string | undefined)) };
+  const body: Record<string, unknown> = { value: page.map((message) => select({ ...message }, query.$select as string[] | undefined)) };
   if (String(query.$count) === 'true') body['@odata.count'] = messages.length;
   if (skip + top < messages.length) body['@odata.nextLink'] = nextLink(request, ctx, skip + top);
   return { status: 200, body };
@@ -172,7 +172,7 @@ export const messageHandlers: Record<string, Handler> = {
 
   'me.mailFolders.ListMessages': (request, ctx) => list(request, ctx, folderFilter(ctx.db, request.me, request.params['mailFolder-id']!)),
 
-  'me.GetMessages': ({ params, query, me }, { db }) => ({ status: 200, body: select({ ...messageOf(db, me, params['message-id']!) }, query.$select as string | undefined) }),
+  'me.GetMessages': ({ params, query, me }, { db }) => ({ status: 200, body: select({ ...messageOf(db, me, params['message-id']!) }, query.$select as string[] | undefined) }),
 
   'me.CreateMessages': ({ body, me }, ctx) => {
     const fields = pick<Message>(body as Record<string, unknown>, [...DRAFT_FIELDS, ...STATE_FIELDS]);
