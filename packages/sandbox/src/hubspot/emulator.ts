@@ -16,7 +16,10 @@ import { createCrmTables } from './crm.js';
 import { createSendTables, emailSendHandlers } from './email-sends.js';
 import { createEmailTables, emailHandlers } from './emails.js';
 import { renderHubspotError } from './errors.js';
-import { createEventTables, eventHandlers } from './events.js';
+import { eventAttendanceHandlers } from './event-attendance.js';
+import { eventListHandlers } from './event-lists.js';
+import { createEventTables } from './event-store.js';
+import { eventHandlers } from './events.js';
 import { createFormTables, formHandlers, submitForm, type FormSubmission } from './forms.js';
 import { checkSmtpPassword, createSmtpTokenTables, smtpTokenHandlers } from './smtp-tokens.js';
 import { operationTable } from './table.js';
@@ -46,6 +49,8 @@ export const hubspotHandlers: Record<string, Handler> = combineHandlers(
   emailSendHandlers,
   smtpTokenHandlers,
   eventHandlers,
+  eventAttendanceHandlers,
+  eventListHandlers,
 );
 
 function createTables(db: Database.Database): void {

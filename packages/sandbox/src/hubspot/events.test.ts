@@ -4,7 +4,12 @@ import { createClock } from '../emulator/clock.js';
 import { createValidator } from '../emulator/validation.js';
 import { HubspotError, type HubspotContext, type HubspotResponse } from './context.js';
 import { createContact, createList, findContactByEmail, getContact, getList } from './crm.js';
-import { createEventTables, eventHandlers, timelineEvents } from './events.js';
+import { eventAttendanceHandlers, timelineEvents } from './event-attendance.js';
+import { eventListHandlers } from './event-lists.js';
+import { createEventTables } from './event-store.js';
+import { eventHandlers as eventRecordHandlers } from './events.js';
+
+const eventHandlers = { ...eventRecordHandlers, ...eventAttendanceHandlers, ...eventListHandlers };
 import { operationTable } from './table.js';
 
 // The HTTP layer's own check of each answer against the generated operation table (closed objects).
