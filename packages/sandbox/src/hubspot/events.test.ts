@@ -85,7 +85,7 @@ function call(label: string, { params = {}, query = {}, body, appId = APP }: Cal
   const handler = eventHandlers[label];
   const operation = operationTable.operations[label];
   if (!handler || !operation) throw new Error(`no handler or operation for ${label}`);
-  const response: HubspotResponse = handler({ operation: label, params, query, body, appId }, ctx);
+  const response: HubspotResponse = handler({ operation: label, path: operation.path, params, query, headers: {}, body, appId }, ctx);
   const json = response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body));
   if (response.status === 207) {
     expectPartialResult(json);

@@ -118,7 +118,8 @@ export function caller(ctx: GithubContext, handlers: Record<string, Handler>, lo
   const run = (operation: string, request: Partial<GithubRequest> = {}) => {
     const handler = handlers[operation];
     if (!handler) throw new Error(`no handler for ${operation}`);
-    return handler({ operation, params: {}, query: {}, body: undefined, user: ctx.user(login), ...request }, ctx);
+    const path = table.operations[operation]?.path ?? '';
+    return handler({ operation, path, params: {}, query: {}, headers: {}, body: undefined, user: ctx.user(login), ...request }, ctx);
   };
   const call = ((operation, request) => {
     const response = run(operation, request);
