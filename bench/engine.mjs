@@ -33,11 +33,11 @@ export async function engineBench(hubspotUrl, campaignId, database, { blocks = 1
   const path = `/marketing/v3/campaigns/${campaignId}`;
   const sides = {
     direct: async () => {
-      const res = await request(`${hubspotUrl}${path}`, { dispatcher: agent, headers: { authorization: 'Bearer bench' } });
+      const res = await request(`${hubspotUrl}${path}`, { dispatcher: agent, headers: { authorization: 'Bearer bench-token' } });
       await res.body.json();
     },
     proxy: async () => {
-      const res = await request(`${proxy.url}${path}`, { dispatcher: agent, headers: { authorization: 'Bearer bench' } });
+      const res = await request(`${proxy.url}${path}`, { dispatcher: agent, headers: { authorization: 'Bearer bench-token' } });
       await res.body.json();
     },
     engine: async () => {

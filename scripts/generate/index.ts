@@ -5,6 +5,7 @@ import { generateRepoHost } from './repo-host.js';
 import { generateToolEngine } from './tool-engine.js';
 import { generateDesign } from './design.js';
 import { figmaEmulator } from './figma-emulator.js';
+import { githubEmulator } from './github-emulator.js';
 import { generateMailClient } from './mail-client.js';
 import { graphEmulator } from './graph-emulator.js';
 import { generateCommerce } from './commerce.js';
@@ -19,4 +20,4 @@ import { customerioEmulator } from './customerio-emulator.js';
 /** One generator per generated artefact; each reads the reference material and returns file contents. */
 export type Generator = (sharedDir: string) => GeneratedFile[];
 
-export const generators: Generator[] = [generateCrmMarketing, hubspotEmulator, generateRepoHost, generateToolEngine, generateTaskboard, clickupEmulator, generateFileStore, generateSupportDesk, pylonEmulator, generateTracking, customerioEmulator, generateCommerce, generateDesign, figmaEmulator, generateMailClient, graphEmulator];
+export const generators: Generator[] = [generateCrmMarketing, hubspotEmulator, generateRepoHost, githubEmulator, generateToolEngine, generateTaskboard, clickupEmulator, generateFileStore, generateSupportDesk, pylonEmulator, generateTracking, customerioEmulator, generateCommerce, generateDesign, figmaEmulator, generateMailClient, graphEmulator];

@@ -14,7 +14,7 @@ export interface SetupOptions {
 
 export interface Setup {
   config: QuiverConfig;
-  /** The sandbox's token and secrets, when the sandbox runs: every emulator accepts them. */
+  /** The sandbox's token and secrets, when the sandbox runs: every emulator has issued them. */
   sandbox?: { token: string; secrets: Record<string, string> };
   close(): Promise<void>;
 }

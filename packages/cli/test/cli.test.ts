@@ -9,6 +9,7 @@ type Emulator = Awaited<ReturnType<typeof startHubspotEmulator>>;
 let emulator: Emulator;
 beforeAll(async () => {
   emulator = await startHubspotEmulator();
+  for (const token of ['cli-token', 'env-token', 'file-token', 'very-secret-token']) emulator.issueToken(token);
 });
 afterAll(() => emulator.close());
 

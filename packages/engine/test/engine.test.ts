@@ -33,6 +33,7 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
   beforeAll(async () => {
     if (skip) return;
     hubspot = await startHubspotEmulator();
+    hubspot.issueToken('test-token');
     engine = await startTestEngine(name, { toolkits: [crmMarketing, probeToolkit], baseUrls: { CrmMarketingApi: hubspot.url } });
   });
   afterAll(async () => {

@@ -31,6 +31,7 @@ describe.each(databases)('scheduled executions on $name', ({ name, skip }) => {
   let hubspot: HubspotEmulator;
   beforeAll(async () => {
     hubspot = await startHubspotEmulator();
+    hubspot.issueToken('test-token');
   });
   afterAll(() => hubspot?.close());
 

@@ -33,6 +33,7 @@ describe.each(databases)('worker routing on $name', ({ name, skip }) => {
   beforeAll(async () => {
     if (skip) return;
     [builtinUpstream, workerUpstream] = await Promise.all([startHubspotEmulator(), startHubspotEmulator()]);
+    for (const upstream of [builtinUpstream, workerUpstream]) upstream.issueToken('test-token');
     worker = await startWorkerServer({ toolkits: [crmMarketing], secret, port: 0, baseUrls: { CrmMarketingApi: workerUpstream.url } });
     engine = await startTestEngine(name, { toolkits: [crmMarketing, taskboard], baseUrls: { CrmMarketingApi: builtinUpstream.url } });
   });
@@ -111,6 +112,7 @@ describe('engine processes sharing PostgreSQL', () => {
   beforeAll(async () => {
     if (!havePostgres) return;
     [builtinUpstream, workerUpstream] = await Promise.all([startHubspotEmulator(), startHubspotEmulator()]);
+    for (const upstream of [builtinUpstream, workerUpstream]) upstream.issueToken('test-token');
     worker = await startWorkerServer({ toolkits: [crmMarketing], secret, port: 0, baseUrls: { CrmMarketingApi: workerUpstream.url } });
   });
   afterAll(async () => {

@@ -47,6 +47,7 @@ describe('worker protocol server', () => {
 
   beforeAll(async () => {
     hubspot = await startHubspotEmulator();
+    hubspot.issueToken('user-token');
     worker = await startWorkerServer({ toolkits: crm, secret, port: 0, baseUrls: { CrmMarketingApi: hubspot.url } });
   });
   afterAll(async () => {
@@ -259,6 +260,7 @@ describe('workers registered with the engine', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'quiver-workers-'));
     hubspot = await startHubspotEmulator();
+    hubspot.issueToken('t');
     worker = await startWorkerServer({ toolkits: crm, secret, port: 0, baseUrls: { CrmMarketingApi: hubspot.url } });
     mcp = await startMcpServer();
     engine = await start();

@@ -1,4 +1,4 @@
-/** Every emulator at once, for `--sandbox`: base URLs by toolkit and a token they all accept. */
+/** Every emulator at once, for `--sandbox`: base URLs by toolkit and a token each of them has issued. */
 import { seedClickupDemo } from './clickup/demo.js';
 import { startClickupEmulator } from './clickup/index.js';
 import { demoSiteId, seedCustomerioDemo } from './customerio/demo.js';
@@ -16,7 +16,7 @@ import { startPylonEmulator } from './pylon/index.js';
 
 export interface Sandbox {
   baseUrls: Record<string, string>;
-  /** The OAuth token every emulator accepts. */
+  /** The OAuth token every emulator has issued (they refuse any other). */
   token: string;
   /** Values for the secrets that secret-based toolkits declare, as the emulators expect them. */
   secrets: Record<string, string>;
@@ -28,6 +28,7 @@ export const sandboxToken = 'quiver-sandbox-token';
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
 export async function startSandbox(): Promise<Sandbox> {
   const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([startHubspotEmulator(), startGithubEmulator(), startCustomerioEmulator(), startClickupEmulator(), startDropboxEmulator(), startPylonEmulator(), startFigmaEmulator(), startGraphEmulator()]);
+  for (const emulator of [hubspot, clickup, dropbox, pylon, figma, graph]) emulator.issueToken(sandboxToken);
   await seedHubspotDemo(hubspot.url, sandboxToken);
   // On the code host the sandbox token is octocat, the owner of the demo repository.
   await seedGithubDemo(github.url, github.tokenFor('octocat', sandboxToken));

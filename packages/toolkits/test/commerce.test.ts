@@ -8,11 +8,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { localDispatcher, UpstreamClient, type Dispatcher, type ToolError, type ToolResult } from '@quiver/core';
+import { UpstreamClient, type ToolError } from '@quiver/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceTools, openCommerceStore, type CommerceStore } from '../src/commerce/index.js';
+import { ToolClient } from './tool-client.helpers.js';
 
-const TOOLKIT = 'CommerceTools';
 
 // Ids from the shop's static data.
 const MAYA = { id: '0372b1bb-5ae6-4c91-837d-797114c89c70', email: 'maya.patel@example.com' }; // gold, San Francisco
@@ -30,7 +30,7 @@ let file: string;
 let store: CommerceStore;
 let counter: Database.Database;
 let client: UpstreamClient;
-let runtime: Dispatcher;
+let runtime: ToolClient;
 
 beforeAll(() => {
   directory = mkdtempSync(join(tmpdir(), 'quiver-commerce-'));
@@ -48,23 +48,10 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-function runtimeOn(on: CommerceStore): Dispatcher {
-  // No upstream: the base URL is empty and the client is never used.
-  return localDispatcher([createCommerceTools({ store: on })], { client });
-}
+/** The shop on this store. No upstream: the client is never used. */
+const runtimeOn = (on?: CommerceStore) => new ToolClient(createCommerceTools(on && { store: on }), { covered, client });
 
-async function attempt(tool: string, input: unknown, through = runtime): Promise<ToolResult> {
-  const result = await through.call(`${TOOLKIT}.${tool}`, input);
-  const schemaOnly = (input as { mode?: unknown } | null)?.mode === 'get_request_schema';
-  if ('value' in result && !schemaOnly) covered.add(tool);
-  return result;
-}
-
-async function call(tool: string, input: Record<string, unknown> = {}, through = runtime): Promise<any> {
-  const result = await attempt(tool, input, through);
-  if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message}`);
-  return result.value;
-}
+const call = (tool: string, input: Record<string, unknown> = {}, through = runtime) => through.call(tool, input);
 
 /** A lookup's string output, parsed. */
 async function lookup(tool: string, input: Record<string, unknown> = {}, through = runtime): Promise<any> {
@@ -73,11 +60,7 @@ async function lookup(tool: string, input: Record<string, unknown> = {}, through
   return JSON.parse(value as string);
 }
 
-async function fail(tool: string, input: unknown): Promise<ToolError> {
-  const result = await attempt(tool, input);
-  if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-  return result.error;
-}
+const fail = (tool: string, input: unknown): Promise<ToolError> => runtime.fail(tool, input);
 
 const rows = () => ({
   users: (counter.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n,
@@ -166,7 +149,7 @@ describe('the catalog', () => {
     const previous = process.env.QUIVER_DATA_DIR;
     process.env.QUIVER_DATA_DIR = dataDir;
     try {
-      const byDefault = localDispatcher([createCommerceTools()], { client });
+      const byDefault = runtimeOn();
       await lookup('GetAvailableProducts', {}, byDefault);
       expect(existsSync(dataDir)).toBe(false);
       const user = await createUser({ email: newEmail('default.store'), first_name: 'Dee', last_name: 'Fault' }, byDefault);

@@ -1,11 +1,11 @@
 /**
  * Shared helpers for the CrmMarketingApi end-to-end tests: one client per app (token) that calls tools
- * through the real Runtime against the HubSpot emulator, and builders for valid request bodies.
+ * through the real dispatcher against the HubSpot emulator, and builders for valid request bodies.
  */
 import { readFileSync } from 'node:fs';
 import type { HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing } from '@quiver/toolkits';
-import { RuntimeClient } from './runtime-client.helpers.js';
+import { ToolClient } from './tool-client.helpers.js';
 
 export const TOOLKIT = 'CrmMarketingApi';
 
@@ -21,14 +21,15 @@ export const catalog = JSON.parse(readFileSync(new URL('../src/crm-marketing/cat
   tools: CatalogTool[];
 };
 
-/** Calls tools as one app (one token) and records which tools answered with a value. */
-export class AppClient extends RuntimeClient {
+/** Calls tools as one app (one token, issued by the emulator) and records which tools answered with a value. */
+export class AppClient extends ToolClient {
   constructor(
     private readonly emulator: HubspotEmulator,
     readonly token: string,
     covered: Set<string>,
   ) {
-    super(crmMarketing, { baseUrl: emulator.url, token, secrets: {} }, covered);
+    super(crmMarketing, { upstream: emulator, token, covered });
+    emulator.issueToken(token);
   }
 
   /** The emulator's app id for this client's token. */

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createClock, sampleFile, startFigmaEmulator, type FigmaEmulator } from '@quiver/sandbox';
 import { design } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ToolkitClient } from './toolkit-client.helpers.js';
+import { ToolClient } from './tool-client.helpers.js';
 
 const catalog = JSON.parse(readFileSync(new URL('../src/design/catalog.json', import.meta.url), 'utf8')) as {
   tools: Array<{ name: string; parameters: Array<{ name: string }>; requirements: { oauth2: { provider: string; scopes: string[] } } }>;
@@ -18,10 +18,11 @@ const DAY = 86_400_000;
 const START = Date.UTC(2025, 2, 3, 9);
 const covered = new Set<string>();
 let emulator: FigmaEmulator;
-const designer = new ToolkitClient(design, () => emulator, 'designer-token', covered);
+const designer = new ToolClient(design, { upstream: () => emulator, token: 'designer-token', covered, verbose: true });
 
 beforeAll(async () => {
   emulator = await startFigmaEmulator({ clock: createClock(START) });
+  emulator.issueToken('designer-token');
 });
 
 afterAll(async () => {
@@ -131,7 +132,7 @@ describe('teams and projects', () => {
     const me = await designer.call('WhoAmI');
     expect(me).toEqual(emulator.userFor('designer-token'));
     expect(me.email).toMatch(/@example\.com$/);
-    const other = new ToolkitClient(design, () => emulator, 'someone-else', covered);
+    const other = new ToolClient(design, { upstream: () => emulator, token: emulator.issueToken('someone-else'), covered, verbose: true });
     expect((await other.call('WhoAmI')).id).not.toBe(me.id);
   });
 });
@@ -347,7 +348,7 @@ describe('bad input is refused before anything is sent', () => {
   });
 
   it('a call without a Figma token is refused with the scopes it needs', async () => {
-    const anonymous = new ToolkitClient(design, () => emulator, undefined, new Set());
+    const anonymous = new ToolClient(design, { upstream: () => emulator, verbose: true });
     const error = await anonymous.refuse('GetComments', { file_key: 'FILEA' });
     expect(error).toMatchObject({ kind: 'TOOL_REQUIREMENTS_NOT_MET', message: expect.stringContaining('figma OAuth token with scopes: file_comments:read') });
   });

@@ -4,11 +4,12 @@
  * continue alone, and the limits of spec part 8. The last test checks that all 3 tools were called.
  */
 import { readFileSync } from 'node:fs';
-import { localDispatcher, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { UpstreamClient, type ToolError } from '@quiver/core';
 import { MAX_TOTAL_MATCHES, seedDropboxDemo, startDropboxEmulator, type DropboxEmulator } from '@quiver/sandbox';
 import { fileStore } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contentUrl, contentUrlSecret } from '../src/file-store/dropbox.js';
+import { ToolClient } from './tool-client.helpers.js';
 
 const catalog = JSON.parse(readFileSync(new URL('../src/file-store/catalog.json', import.meta.url), 'utf8')) as {
   tools: Array<{ name: string; requirements: { oauth2: { scopes: string[] }; secrets?: Array<{ key: string; optional?: boolean }> } }>;
@@ -21,6 +22,7 @@ let emulator: DropboxEmulator;
 
 beforeAll(async () => {
   emulator = await startDropboxEmulator();
+  for (const token of [TOKEN, 'other-account', 'many-files-token']) emulator.issueToken(token);
 });
 
 afterAll(async () => {
@@ -36,24 +38,12 @@ interface Setting {
   secrets?: Record<string, string>;
 }
 
-async function attempt(tool: string, input: unknown, setting: Setting = {}): Promise<ToolResult> {
-  const runtime = localDispatcher([fileStore], { client, baseUrls: { [fileStore.name]: setting.baseUrl ?? emulator.url }, token: setting.token ?? TOKEN, secrets: setting.secrets ?? {} });
-  const result = await runtime.call(`FileStore.${tool}`, input);
-  if ('value' in result) covered.add(tool);
-  return result;
-}
+/** A client for one setting (the emulator and the usual account unless it says otherwise). */
+const clientFor = ({ token = TOKEN, baseUrl, secrets }: Setting = {}) =>
+  new ToolClient(fileStore, { upstream: baseUrl ? { url: baseUrl } : () => emulator, token, secrets, covered, client, verbose: true });
 
-async function call(tool: string, input: Record<string, unknown>, setting?: Setting): Promise<any> {
-  const result = await attempt(tool, input, setting);
-  if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message} (${result.error.developer_message})`);
-  return result.value;
-}
-
-async function fail(tool: string, input: unknown, setting?: Setting): Promise<ToolError> {
-  const result = await attempt(tool, input, setting);
-  if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-  return result.error;
-}
+const call = (tool: string, input: Record<string, unknown>, setting?: Setting) => clientFor(setting).call(tool, input);
+const fail = (tool: string, input: unknown, setting?: Setting): Promise<ToolError> => clientFor(setting).fail(tool, input);
 
 async function expectNothingSent<T>(work: () => Promise<T>): Promise<T> {
   const before = emulator.requests.length;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createClock, startGraphEmulator, type GraphEmulator } from '@quiver/sandbox';
 import { mailClient } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ToolkitClient } from './toolkit-client.helpers.js';
+import { ToolClient } from './tool-client.helpers.js';
 
 const catalog = JSON.parse(readFileSync(new URL('../src/mail-client/catalog.json', import.meta.url), 'utf8')) as {
   tools: Array<{ name: string; requirements: { oauth2: { provider: string; scopes: string[] } } }>;
@@ -18,9 +18,9 @@ const START = Date.UTC(2025, 4, 12, 8);
 const covered = new Set<string>();
 let emulator: GraphEmulator;
 const upstream = () => emulator;
-const ada = new ToolkitClient(mailClient, upstream, 'ada-token', covered);
-const grace = new ToolkitClient(mailClient, upstream, 'grace-token', covered);
-const alan = new ToolkitClient(mailClient, upstream, 'alan-token', covered);
+const ada = new ToolClient(mailClient, { upstream, token: 'ada-token', covered, verbose: true });
+const grace = new ToolClient(mailClient, { upstream, token: 'grace-token', covered, verbose: true });
+const alan = new ToolClient(mailClient, { upstream, token: 'alan-token', covered, verbose: true });
 
 const ADA = 'ada@contoso.example';
 const GRACE = 'grace@contoso.example';
@@ -57,7 +57,7 @@ async function graph(token: string, method: string, path: string, body?: unknown
   return text ? JSON.parse(text) : undefined;
 }
 
-async function folder(client: ToolkitClient, name: string, extra: Record<string, unknown> = {}): Promise<any[]> {
+async function folder(client: ToolClient, name: string, extra: Record<string, unknown> = {}): Promise<any[]> {
   return (await client.call('ListEmailsInFolder', { well_known_folder_name: name, limit: 100, ...extra })).messages;
 }
 
@@ -440,7 +440,7 @@ describe('bad input is refused before anything is sent', () => {
   });
 
   it('a call without a Microsoft token is refused with the scopes it needs', async () => {
-    const anonymous = new ToolkitClient(mailClient, upstream, undefined, new Set());
+    const anonymous = new ToolClient(mailClient, { upstream, verbose: true });
     const error = await anonymous.refuse('SendDraftEmail', { message_id: 'm' });
     expect(error).toMatchObject({ kind: 'TOOL_REQUIREMENTS_NOT_MET', message: expect.stringContaining('microsoft OAuth token with scopes: Mail.Read, Mail.Send') });
   });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { UpstreamClient, validate, type ToolError, type UpstreamRequest } from '@quiver/core';
 import type { GithubEmulator, RecordedRequest } from '@quiver/sandbox';
 import { repoHost } from '@quiver/toolkits';
-import { RuntimeClient } from './runtime-client.helpers.js';
+import { ToolClient } from './tool-client.helpers.js';
 
 export const TOOLKIT = 'RepoHostApi';
 
@@ -66,7 +66,7 @@ export class RecordingUpstream extends UpstreamClient {
 }
 
 /** Calls RepoHostApi tools as one GitHub user (one token). */
-export class RepoHostClient extends RuntimeClient {
+export class RepoHostClient extends ToolClient {
   readonly upstream: RecordingUpstream;
 
   constructor(
@@ -75,7 +75,7 @@ export class RepoHostClient extends RuntimeClient {
     options: ClientOptions = {},
   ) {
     const upstream = new RecordingUpstream({ maxRetries: options.maxRetries ?? 0, retryBaseDelayMs: 10 });
-    super(repoHost, { baseUrl: options.baseUrl ?? emulator.url, token, secrets: options.secrets ?? {} }, undefined, upstream);
+    super(repoHost, { upstream: { url: options.baseUrl ?? emulator.url, requests: emulator.requests }, token, secrets: options.secrets, client: upstream, verbose: true });
     this.upstream = upstream;
   }
 
@@ -84,13 +84,6 @@ export class RepoHostClient extends RuntimeClient {
     return this.upstream.statuses.at(-1);
   }
 
-  protected override detail(error: ToolError): string {
-    return ` (${error.developer_message ?? ''})`;
-  }
-
-  close(): Promise<void> {
-    return this.upstream.close();
-  }
 }
 
 /** The requests the emulator received while `work` ran, and its result. */

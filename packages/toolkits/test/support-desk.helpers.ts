@@ -1,12 +1,12 @@
 /**
  * Shared pieces of the SupportDesk end-to-end tests: a client that calls the tools through the real
- * Runtime against the Pylon emulator with the API token as a secret, and the issues planted in the
+ * dispatcher against the Pylon emulator with the API token as a secret, and the issues planted in the
  * generated workspace whose search results the tests know in advance.
  */
 import { readFileSync } from 'node:fs';
-import { localDispatcher, UpstreamClient, type Dispatcher, type ToolError, type ToolResult } from '@quiver/core';
 import type { PylonEmulator } from '@quiver/sandbox';
 import { supportDesk } from '@quiver/toolkits';
+import { ToolClient } from './tool-client.helpers.js';
 
 export const TOOLKIT = 'SupportDesk';
 export const DAY = 86_400_000;
@@ -16,37 +16,10 @@ export const catalog = JSON.parse(readFileSync(new URL('../src/support-desk/cata
   tools: Array<{ name: string; parameters: Array<{ name: string; required: boolean; schema: { type: string; enum?: string[] } }> }>;
 };
 
-export class SupportClient {
-  private readonly runtime: Dispatcher;
-  private readonly client = new UpstreamClient({ maxRetries: 0 });
-
-  constructor(
-    emulator: PylonEmulator,
-    readonly secrets: Record<string, string>,
-    private readonly covered: Set<string>,
-  ) {
-    this.runtime = localDispatcher([supportDesk], { client: this.client, baseUrls: { [supportDesk.name]: emulator.url }, secrets });
-  }
-
-  async attempt(tool: string, input: unknown): Promise<ToolResult> {
-    const result = await this.runtime.call(`${TOOLKIT}.${tool}`, input);
-    if ('value' in result) this.covered.add(tool);
-    return result;
-  }
-
-  async call(tool: string, input: Record<string, unknown> = {}): Promise<any> {
-    const result = await this.attempt(tool, input);
-    if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message}`);
-    return result.value;
-  }
-
-  async fail(tool: string, input: unknown): Promise<ToolError> {
-    const result = await this.attempt(tool, input);
-    if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-    return result.error;
-  }
-
-  close = () => this.client.close();
+/** A SupportDesk client with these secrets; the API token among them is one the emulator issued. */
+export function supportClient(emulator: PylonEmulator, secrets: Record<string, string>, covered: Set<string>): ToolClient {
+  if (secrets.SUPPORT_API_TOKEN) emulator.issueToken(secrets.SUPPORT_API_TOKEN);
+  return new ToolClient(supportDesk, { upstream: emulator, secrets, covered });
 }
 
 /**

@@ -8,12 +8,13 @@
  */
 import { ISSUE_STATES, startPylonEmulator, supportWorkspace, TEAM_PAGE_SIZE, type LoadedWorkspace, type PylonEmulator, type PylonIssue } from '@quiver/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, DAY, planted, SupportClient, type PlantedName } from './support-desk.helpers.js';
+import { catalog, DAY, planted, supportClient, type PlantedName } from './support-desk.helpers.js';
+import type { ToolClient } from './tool-client.helpers.js';
 
 const TOKEN = 'pylon-api-token-0123456789';
 const covered = new Set<string>();
 let emulator: PylonEmulator;
-let desk: SupportClient;
+let desk: ToolClient;
 let workspace: LoadedWorkspace;
 const issues = {} as Record<PlantedName, PylonIssue>;
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
   for (const [name, { age, ...issue }] of Object.entries(planted)) {
     issues[name as PlantedName] = emulator.addIssue({ ...issue, created_at: now - age * DAY, tags: ['planted'] });
   }
-  desk = new SupportClient(emulator, { SUPPORT_API_TOKEN: TOKEN }, covered);
+  desk = supportClient(emulator, { SUPPORT_API_TOKEN: TOKEN }, covered);
 });
 
 afterAll(async () => {
@@ -56,13 +57,13 @@ describe('WhoAmI', () => {
     emulator.serviceAccountFor(TOKEN, 'Support automation');
     const me = await desk.call('WhoAmI');
     expect(me.data).toEqual({ id: emulator.serviceAccountFor(TOKEN).id, name: 'Support automation' });
-    const other = new SupportClient(emulator, { SUPPORT_API_TOKEN: 'another-token-value' }, covered);
+    const other = supportClient(emulator, { SUPPORT_API_TOKEN: 'another-token-value' }, covered);
     expect((await other.call('WhoAmI')).data.id).not.toBe(me.data.id);
     await other.close();
   });
 
   it('needs the API token, and sends nothing without it', async () => {
-    const bare = new SupportClient(emulator, {}, covered);
+    const bare = supportClient(emulator, {}, covered);
     const error = await expectNothingSent(() => bare.fail('WhoAmI', {}));
     expect(error).toMatchObject({ kind: 'TOOL_REQUIREMENTS_NOT_MET', message: expect.stringContaining('SUPPORT_API_TOKEN') });
     await bare.close();
@@ -368,7 +369,7 @@ describe('teams', () => {
 
   it('follows team pages while matching names', async () => {
     const crowded = await startPylonEmulator();
-    const client = new SupportClient(crowded, { SUPPORT_API_TOKEN: TOKEN }, covered);
+    const client = supportClient(crowded, { SUPPORT_API_TOKEN: TOKEN }, covered);
     for (let i = 0; i < TEAM_PAGE_SIZE; i++) crowded.addTeam(`Regional Team ${i}`);
     const last = crowded.addTeam('Night Shift');
     const found = await client.call('GetTeamAndAssignment', { lookup_by: 'name', value: 'night shift', auto_accept_matches: true });
@@ -417,7 +418,7 @@ describe('contacts', () => {
 
   it('scans at most max_pages pages of 100 (10 by default)', async () => {
     const crowded = await startPylonEmulator();
-    const client = new SupportClient(crowded, { SUPPORT_API_TOKEN: TOKEN }, covered);
+    const client = supportClient(crowded, { SUPPORT_API_TOKEN: TOKEN }, covered);
     for (let i = 0; i < 1050; i++) crowded.addContact({ name: `Customer ${i}`, email: `customer${i}@example.test` });
     crowded.addContact({ name: 'Wilhelmina Oyelaran', email: 'w.oyelaran@example.test' });
     const limited = await client.call('SearchContacts', { query: 'Wilhelmina Oyelaran', max_pages: 2 });

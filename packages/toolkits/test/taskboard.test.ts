@@ -5,10 +5,11 @@
  * checks that all 7 catalog tools were called successfully.
  */
 import { readFileSync } from 'node:fs';
-import { localDispatcher, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import type { ToolError } from '@quiver/core';
 import { createClock, startClickupEmulator, type ClickupEmulator } from '@quiver/sandbox';
 import { taskboard } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolClient } from './tool-client.helpers.js';
 
 const catalog = JSON.parse(readFileSync(new URL('../src/taskboard/catalog.json', import.meta.url), 'utf8')) as {
   tools: Array<{ name: string; parameters: Array<{ name: string; in?: string }>; requestBody?: { schema: unknown } }>;
@@ -19,7 +20,6 @@ const HOUR = 3_600_000;
 const TOKEN = 'taskboard-member-token';
 const covered = new Set<string>();
 // No retries: every call reaches the emulator at most once, so its request log stays exact.
-const client = new UpstreamClient({ maxRetries: 0 });
 
 let emulator: ClickupEmulator;
 let me: number;
@@ -32,6 +32,7 @@ let foreignSpace: string;
 
 beforeAll(async () => {
   emulator = await startClickupEmulator({ clock: createClock(START) });
+  for (const token of [TOKEN, 'teammate-token', 'outsider-token']) emulator.issueToken(token);
   me = emulator.userFor(TOKEN);
   teammate = emulator.userFor('teammate-token');
   team = emulator.createWorkspace('Acme', [me, teammate]);
@@ -41,30 +42,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator?.close();
-  await client.close();
+  await Promise.all([...clients.values()].map((client) => client.close()));
 });
 
-async function attempt(tool: string, input: unknown, token: string | undefined = TOKEN): Promise<ToolResult> {
-  const runtime = localDispatcher([taskboard], { client, baseUrls: { [taskboard.name]: emulator.url }, token });
-  const result = await runtime.call(`TaskboardApi.${tool}`, input);
-  if ('value' in result && (input as { mode?: string }).mode !== 'get_request_schema') covered.add(tool);
-  return result;
-}
+/** One client per token: the user the emulator knows by it. */
+const clients = new Map<string | undefined, ToolClient>();
+const as = (token: string | undefined = TOKEN) => clients.get(token) ?? clients.set(token, new ToolClient(taskboard, { upstream: () => emulator, token, covered, verbose: true })).get(token)!;
 
-async function call(tool: string, input: Record<string, unknown>): Promise<any> {
-  const result = await attempt(tool, input);
-  if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message} (${result.error.developer_message})`);
-  return result.value;
-}
-
-async function fail(tool: string, input: unknown, token?: string): Promise<ToolError> {
-  const result = await attempt(tool, input, token);
-  if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-  return result.error;
-}
-
-const execute = (tool: string, params: Record<string, unknown>, body: unknown) => call(tool, { mode: 'execute', ...params, request_body: JSON.stringify(body) });
-const failExecute = (tool: string, params: Record<string, unknown>, body: unknown) => fail(tool, { mode: 'execute', ...params, request_body: JSON.stringify(body) });
+const call = (tool: string, input: Record<string, unknown>) => as().call(tool, input);
+const fail = (tool: string, input: unknown, token?: string): Promise<ToolError> => as(token).fail(tool, input);
+const execute = (tool: string, params: Record<string, unknown>, body: unknown) => as().execute(tool, params, body);
+const failExecute = (tool: string, params: Record<string, unknown>, body: unknown) => as().failExecute(tool, params, body);
 
 /** Runs `work` and returns what the emulator received meanwhile, as "METHOD path?query". */
 async function sentDuring(work: () => Promise<unknown>): Promise<string[]> {

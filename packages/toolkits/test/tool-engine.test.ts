@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of every ToolEngineApi tool: the tools, called through the core Runtime, against a
+ * End-to-end tests of every ToolEngineApi tool: the tools, called through the dispatcher, against a
  * running engine started here (its HTTP API on a loopback port), which in turn runs CrmMarketingApi
  * tools against the HubSpot emulator, registers a real worker, and completes OAuth flows with a small
  * authorization server. Each tool is called at least once with its answer or its effect asserted; the
@@ -10,11 +10,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localDispatcher, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { UpstreamClient, type ToolError } from '@quiver/core';
 import { createApiKey, engineConfig, revokeApiKey, sandboxCredentials, startEngine, startWorkerServer, type RunningEngine, type WorkerServer } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing, toolEngine } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolClient } from './tool-client.helpers.js';
 
 const TOOLKIT = 'ToolEngineApi';
 const catalog = JSON.parse(readFileSync(new URL('../src/tool-engine/catalog.json', import.meta.url), 'utf8')) as { tools: Array<{ name: string }> };
@@ -34,27 +35,15 @@ let engine: RunningEngine;
 let emulator: HubspotEmulator;
 let key: string;
 
-async function attempt(tool: string, input: Record<string, unknown> = {}, secrets: Record<string, string> = { ENGINE_API_KEY: key }): Promise<ToolResult> {
-  const runtime = localDispatcher([toolEngine], { client, baseUrls: { [toolEngine.name]: engine.url }, secrets });
-  const result = await runtime.call(`${TOOLKIT}.${tool}`, input);
-  answers.push(JSON.stringify(result));
-  if ('value' in result && input.mode !== 'get_request_schema') covered.add(tool);
-  return result;
-}
+/** A client with the engine's API key as its secret, unless the test gives other secrets. */
+const withSecrets = (secrets: Record<string, string> = { ENGINE_API_KEY: key }) =>
+  new ToolClient(toolEngine, { upstream: { url: engine.url }, secrets, covered, results: answers, client });
 
 /** The value; an error fails the test with the tool's own message. */
-async function call(tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>): Promise<any> {
-  const result = await attempt(tool, input, secrets);
-  if ('error' in result) throw new Error(`${tool} failed: ${result.error.kind}: ${result.error.message}`);
-  return result.value;
-}
+const call = (tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>) => withSecrets(secrets).call(tool, input);
 
 /** The error of a call that must fail. */
-async function fail(tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>): Promise<ToolError> {
-  const result = await attempt(tool, input, secrets);
-  if (!('error' in result)) throw new Error(`${tool} should have failed but answered ${JSON.stringify(result.value)}`);
-  return result.error;
-}
+const fail = (tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>): Promise<ToolError> => withSecrets(secrets).fail(tool, input);
 
 /** ExecuteTool in mode execute with the engine's execute body. */
 const execute = (body: Record<string, unknown>) => call('ExecuteTool', { mode: 'execute', request_body: JSON.stringify(body) });
@@ -73,6 +62,7 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 
 beforeAll(async () => {
   emulator = await startHubspotEmulator();
+  emulator.issueToken('t');
   dataDir = mkdtempSync(join(tmpdir(), 'quiver-tool-engine-'));
   engine = await startEngine({
     config: engineConfig({}, { dataDir, port: 0, host: '127.0.0.1' }),
@@ -113,7 +103,7 @@ describe('tool listings', () => {
   // Fails until core can send an array query parameter as one comma-joined value (include_format=openai,anthropic):
   // today it repeats the key (include_format=openai&include_format=anthropic), which the engine refuses with 400.
   it('GetToolsList includes several formats at once, sent as one comma-separated include_format', async () => {
-    const result = await attempt('GetToolsList', { toolkit_name: TOOLKIT, items_per_page: 1, include_formats: ['openai', 'anthropic'] });
+    const result = await withSecrets().attempt('GetToolsList', { toolkit_name: TOOLKIT, items_per_page: 1, include_formats: ['openai', 'anthropic'] });
     expect(result, 'needs core support for comma-joined array query parameters').toHaveProperty('value');
     const [tool] = (result as { value: { items: any[] } }).value.items;
     expect(Object.keys(tool.formatted_schema)).toEqual(['openai', 'anthropic']);

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { trackingApi } from '@quiver/toolkits';
-import { RuntimeClient } from './runtime-client.helpers.js';
+import { ToolClient } from './tool-client.helpers.js';
 
 export const TOOLKIT = 'TrackingApi';
 
@@ -19,7 +19,7 @@ export interface TrackCredentials {
 }
 
 /** Calls tools with one workspace's credentials against one host, and records which tools answered with a value. */
-export class TrackClient extends RuntimeClient {
+export class TrackClient extends ToolClient {
   constructor(
     baseUrl: string,
     readonly credentials: Partial<TrackCredentials>,
@@ -28,7 +28,7 @@ export class TrackClient extends RuntimeClient {
     const secrets: Record<string, string> = {};
     if (credentials.siteId !== undefined) secrets.TRACKING_SITE_ID = credentials.siteId;
     if (credentials.apiKey !== undefined) secrets.TRACKING_API_KEY = credentials.apiKey;
-    super(trackingApi, { baseUrl, secrets }, covered);
+    super(trackingApi, { upstream: { url: baseUrl }, secrets, covered });
   }
 }
 

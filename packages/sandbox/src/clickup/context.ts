@@ -1,24 +1,20 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
 
-/**
- * The contract between the ClickUp emulator's HTTP layer and its domain modules. The layer has matched
- * the operation, identified the user and validated path, query and body before a handler runs.
- */
-export interface ClickupRequest {
-  params: Record<string, string>;
-  query: Record<string, string | string[]>;
-  body: any;
-  /** The calling user's id (each distinct token is one user). */
+/** Who calls: each issued token is one user. */
+export interface ClickupCaller {
   userId: number;
 }
+
+export type ClickupRequest = EmulatorRequest<ClickupCaller>;
 
 export interface ClickupContext {
   db: Database.Database;
   clock: Clock;
 }
 
-export type Handler = (request: ClickupRequest, ctx: ClickupContext) => { status: number; body?: unknown };
+export type Handler = ServiceHandler<ClickupCaller, ClickupContext>;
 
 /** ClickUp's error: `{ err, ECODE }` with an HTTP status. */
 export class ClickupError extends Error {

@@ -13,7 +13,7 @@ let space: string;
 
 beforeAll(async () => {
   emulator = await startClickupEmulator();
-  call = clientFor(emulator.url, 'member');
+  call = clientFor(emulator.url, emulator.issueToken('member'));
 });
 afterAll(() => emulator.close());
 beforeEach(() => {

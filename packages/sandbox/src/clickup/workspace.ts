@@ -37,7 +37,7 @@ export function createWorkspaceTables(db: Database.Database): void {
   `);
 }
 
-/** The user a token is, registered on first sight. */
+/** The user an issued token is, registered on first use. */
 export function userFor(db: Database.Database, token: string): number {
   const digest = createHash('sha256').update(token).digest('hex');
   const known = db.prepare('SELECT id FROM users WHERE token_digest = ?').get(digest) as { id: number } | undefined;
@@ -47,12 +47,12 @@ export function userFor(db: Database.Database, token: string): number {
   return next;
 }
 
-/** The token of `Authorization: <token>` (ClickUp's own form) or `Authorization: Bearer <token>`. */
-export function tokenOf(authorization: string | undefined): string {
-  const token = /^(?:Bearer\s+)?(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new ClickupError(401, 'OAUTH_017', 'Authorization header required');
-  return token;
-}
+/** The token of `Authorization: <token>` (ClickUp's own form) or `Authorization: Bearer <token>`, or undefined. */
+export const readToken = (headers: Record<string, string>): string | undefined => /^(?:Bearer\s+)?(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+
+/** ClickUp's 401s: OAUTH_017 without a token, OAUTH_019 for one it did not issue. */
+export const unauthorized = (token: string | undefined) =>
+  token === undefined ? new ClickupError(401, 'OAUTH_017', 'Authorization header required') : new ClickupError(401, 'OAUTH_019', 'Oauth token not found');
 
 export interface User {
   id: number;

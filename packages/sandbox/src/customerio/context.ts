@@ -1,39 +1,25 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
+import type { EmulatorResponse } from '../emulator/server.js';
 
-/**
- * The contract between the Customer.io emulator's HTTP layer and its domain modules. The HTTP layer
- * has already authenticated the workspace, matched the operation and validated path, query and body.
- */
-export interface TrackRequest {
-  /** Operation label from operations.json, e.g. "identify". */
-  operation: string;
-  /** Path parameters by upstream name, URL-decoded. */
-  params: Record<string, string>;
-  query: Record<string, string | string[]>;
-  /** Parsed JSON body, valid against the operation's request schema; undefined when none was sent. */
-  body: any;
-  /** The environment id of the workspace the credentials belong to. */
+/** Who calls: the workspace (by environment id) the credentials belong to. */
+export interface TrackCaller {
   workspace: number;
 }
 
-export interface TrackResponse {
-  status: number;
-  body?: unknown;
-}
+export type TrackRequest = EmulatorRequest<TrackCaller>;
+export type TrackResponse = EmulatorResponse;
 
 export interface TrackContext {
   db: Database.Database;
   clock: Clock;
 }
 
-export type Handler = (req: TrackRequest, ctx: TrackContext) => TrackResponse;
+export type Handler = ServiceHandler<TrackCaller, TrackContext>;
 
 /** Thrown by handlers; rendered as Customer.io's error body. */
 export class TrackError extends Error {
-  /** The operation that refused, set by the HTTP layer: the error's shape depends on it. */
-  operation?: string;
-
   constructor(
     readonly status: number,
     message: string,

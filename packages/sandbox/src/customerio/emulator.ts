@@ -1,17 +1,14 @@
 /**
- * The Customer.io Track API emulator: the shared HTTP layer (routing, validation, recording) over the
- * generated operation table, served on two hosts, the US one (track.customer.io) and the EU one
- * (track-eu.customer.io), over one SQLite state. Credentials are HTTP Basic (site id and API key);
- * each site id is a workspace in one region.
+ * The Customer.io Track API emulator: the generated operation table served on two hosts, the US one
+ * (track.customer.io) and the EU one (track-eu.customer.io), over one state, on the shared emulator
+ * layer. Credentials are HTTP Basic (site id and API key); each site id is a workspace in one region.
  */
 import type Database from 'better-sqlite3';
-import { createClock, type Clock } from '../emulator/clock.js';
-import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
+import { defineEmulator, type Emulator, type EmulatorOptions } from '../emulator/define.js';
 import { combineHandlers } from '../emulator/handlers.js';
-import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { createActivityTables } from './activities.js';
 import { createCampaignTables } from './campaigns.js';
-import { TrackError, type Handler, type TrackContext } from './context.js';
+import type { Handler, TrackCaller, TrackContext } from './context.js';
 import { createDeliveryTables, deliveryHandlers } from './deliveries.js';
 import { createDeviceTables, deviceHandlers } from './devices.js';
 import { entityHandlers } from './entities.js';
@@ -25,30 +22,19 @@ import { profileHandlers } from './profiles.js';
 import { createSegmentTables, segmentHandlers } from './segments.js';
 import { operationTable } from './table.js';
 import { workspaceView, type WorkspaceView } from './view.js';
-import { authenticate, createWorkspaceTables, regionHandlers, registerWorkspace, type Credentials, type Region } from './workspaces.js';
+import { authenticate, createWorkspaceTables, credentialOf, readCredentials, regionHandlers, registerWorkspace, unauthorized, type Credentials, type Region } from './workspaces.js';
 
-export interface CustomerioEmulatorOptions {
-  /** The clock handlers read; tests pass one they control. Default: real time. */
-  clock?: Clock;
-  /** SQLite file for state that outlives the process. Default: in memory. */
-  dbPath?: string;
-}
+export type CustomerioEmulatorOptions = EmulatorOptions;
 
-export interface CustomerioEmulator {
-  /** The US host's base URL (track.customer.io). */
-  url: string;
+/** The Customer.io emulator's own methods, besides the shared ones (`url` is the US host's). */
+export interface CustomerioTools {
   /** The EU host's base URL (track-eu.customer.io). */
   euUrl: string;
-  /** Every request either host received, refused ones included: the US host's, then the EU host's. */
-  readonly requests: RecordedRequest[];
-  clock: Clock;
-  db: Database.Database;
-  /** The workspace of these credentials (created on first use), to seed and inspect. */
+  /** The workspace of these credentials (created, and the credentials issued, on first use), to seed and inspect. */
   workspace(credentials: Credentials): WorkspaceView;
-  /** Empties all state and the request logs. */
-  reset(): void;
-  close(): Promise<void>;
 }
+
+export type CustomerioEmulator = Emulator & CustomerioTools;
 
 export const customerioHandlers: Record<string, Handler> = combineHandlers(
   'Customer.io',
@@ -77,48 +63,27 @@ function createTables(db: Database.Database): void {
   createFormTables(db);
 }
 
-export async function startCustomerioEmulator(options: CustomerioEmulatorOptions = {}): Promise<CustomerioEmulator> {
-  checkHandlers('Customer.io', operationTable, customerioHandlers);
-  const clock = options.clock ?? createClock();
-  const { db, inTransaction } = serviceDatabase(options.dbPath);
+export const startCustomerioEmulator = defineEmulator<TrackCaller, TrackContext, CustomerioTools>({
+  name: 'Customer.io',
+  operations: operationTable,
+  handlers: customerioHandlers,
+  createTables,
   // Deleting a person deletes what belongs to them (devices, events, memberships, ...).
-  db.pragma('foreign_keys = ON');
-  createTables(db);
-  const ctx: TrackContext = { db, clock };
-
-  const host = (region: Region) =>
-    startEmulator<number>({
-      operations: operationTable,
-      authenticate: (headers) => inTransaction(() => authenticate(db, headers.authorization, region).environmentId),
-      handle: ({ label, params, query, body }, workspace) => {
-        try {
-          return inTransaction(() => customerioHandlers[label]!({ operation: label, params, query, body, workspace }, ctx));
-        } catch (error) {
-          if (error instanceof TrackError) error.operation = label;
-          throw error;
-        }
-      },
-      renderError: renderTrackError,
-    });
-  const [us, eu] = await Promise.all([host('us'), host('eu')]);
-
-  return {
-    url: us.url,
-    euUrl: eu.url,
-    get requests() {
-      return [...us.requests, ...eu.requests];
+  foreignKeys: true,
+  hosts: ['us', 'eu'] satisfies Region[],
+  context: ({ db, clock }) => ({ db, clock }),
+  credentials: {
+    read: readCredentials,
+    refuse: unauthorized,
+    principal: (credential, { db }, host) => ({ workspace: authenticate(db, credential, host as Region).environmentId }),
+  },
+  renderError: renderTrackError,
+  api: ({ db, urls, inTransaction, issue }, ctx) => ({
+    euUrl: urls.eu!,
+    workspace: (credentials) => {
+      const workspace = inTransaction(() => registerWorkspace(db, credentials));
+      issue(credentialOf(credentials));
+      return workspaceView(ctx, workspace, inTransaction);
     },
-    clock,
-    db,
-    workspace: (credentials) => workspaceView(ctx, inTransaction(() => registerWorkspace(db, credentials)), inTransaction),
-    reset() {
-      resetTables(db, createTables);
-      us.requests.length = 0;
-      eu.requests.length = 0;
-    },
-    async close() {
-      await Promise.all([us.close(), eu.close()]);
-      db.close();
-    },
-  };
-}
+  }),
+});

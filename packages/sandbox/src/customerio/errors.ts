@@ -7,9 +7,10 @@ import { TrackError } from './context.js';
 
 const V2_OPERATIONS = new Set(['entity', 'batch']);
 
-export function renderTrackError(error: unknown): EmulatorResponse {
-  if (error instanceof TrackError) return errorResponse(error.status, error.message, error.field, error.operation);
-  if (error instanceof EmulatorError) return errorResponse(error.status, error.message, error.issue?.field, error.label, error.issue?.code);
+/** `operation`, once routing found it, decides the shape. */
+export function renderTrackError(error: unknown, operation: string | undefined): EmulatorResponse {
+  if (error instanceof TrackError) return errorResponse(error.status, error.message, error.field, operation);
+  if (error instanceof EmulatorError) return errorResponse(error.status, error.message, error.issue?.field, operation, error.issue?.code);
   // A fault in the emulator itself; say so plainly rather than pass it off as Customer.io's.
   return { status: 500, body: { meta: { error: `emulator fault: ${error instanceof Error ? error.message : String(error)}` } } };
 }

@@ -27,6 +27,7 @@ describe('credentials', () => {
   });
 
   it('accepts the sandbox token as an API key', async () => {
+    cio.emulator.issueToken('quiver-sandbox:quiver-sandbox-token');
     const reply = await basicClient(cio.emulator.url, basic('quiver-sandbox', 'quiver-sandbox-token'))('GET', '/api/v1/accounts/region');
     expect(reply).toMatchObject({ status: 200, body: { region: 'us', url: 'https://track.customer.io' } });
   });
@@ -46,6 +47,7 @@ describe('regions', () => {
   });
 
   it('makes a site id first seen on the EU host an EU workspace', async () => {
+    cio.emulator.issueToken('site-new:key-new');
     const reply = await basicClient(cio.emulator.euUrl, basic('site-new', 'key-new'))('GET', '/api/v1/accounts/region');
     expect(reply.body.region).toBe('eu');
     expect(cio.emulator.requests.map((request) => request.path)).toEqual(['/api/v1/accounts/region']);

@@ -1,8 +1,8 @@
 /**
- * Workspaces and their Track API credentials (HTTP Basic: site id and API key). A site id seen for the
- * first time becomes a new workspace in the region of the host it called, so any credentials work the
- * way each HubSpot token is an app; a known site id with another API key is refused. Customer.io
- * forwards an EU workspace's calls to the US host, but a US workspace cannot call the EU host.
+ * Workspaces and their Track API credentials (HTTP Basic: site id and API key). Credentials are issued
+ * by registering their workspace (or through the emulator's issueToken with `site_id:api_key`, when the
+ * workspace comes into being in the region of the host first called); any others are refused.
+ * Customer.io forwards an EU workspace's calls to the US host, but a US workspace cannot call the EU host.
  */
 import type Database from 'better-sqlite3';
 import { TrackError, type Handler } from './context.js';
@@ -63,21 +63,33 @@ export function workspaceById(db: Database.Database, environmentId: number): Wor
   return toWorkspace(db.prepare('SELECT * FROM workspaces WHERE environment_id = ?').get(environmentId) as Row);
 }
 
-const unauthorized = (why: string) => new TrackError(401, `Unauthorized request: ${why}`);
+/** Customer.io's 401: `Unauthorized request`, with why, in the v1 error body. */
+const unauthorizedBecause = (why: string) => new TrackError(401, `Unauthorized request: ${why}`);
 
-/** The workspace an `Authorization: Basic base64(site_id:api_key)` header names, on the host of `hostRegion`. */
-export function authenticate(db: Database.Database, authorization: string | undefined, hostRegion: Region): Workspace {
-  const encoded = /^Basic\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!encoded) throw unauthorized('send the site id and API key as HTTP Basic credentials');
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  const siteId = decoded.slice(0, colon);
-  const apiKey = decoded.slice(colon + 1);
-  if (colon < 1 || !apiKey) throw unauthorized('the credentials must be site_id:api_key');
+export function unauthorized(credential: string | undefined, { db }: { db: Database.Database }): TrackError {
+  if (credential === undefined) return unauthorizedBecause('send the site id and API key as HTTP Basic credentials');
+  const known = bySite(db, credential.slice(0, credential.indexOf(':')));
+  return unauthorizedBecause(known ? 'the API key does not belong to this site id' : 'unknown site id or API key');
+}
+
+/** `site_id:api_key` from an `Authorization: Basic base64(site_id:api_key)` header; undefined when it is not that. */
+export function readCredentials(headers: Record<string, string>): string | undefined {
+  const encoded = /^Basic\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+  const decoded = encoded && Buffer.from(encoded, 'base64').toString('utf8');
+  return decoded && /^[^:]+:.+$/s.test(decoded) ? decoded : undefined;
+}
+
+export const credentialOf = ({ siteId, apiKey }: Credentials): string => `${siteId}:${apiKey}`;
+
+/** The workspace issued credentials name, on the host of `hostRegion`. */
+export function authenticate(db: Database.Database, credential: string, hostRegion: Region): Workspace {
+  const colon = credential.indexOf(':');
+  const siteId = credential.slice(0, colon);
+  const apiKey = credential.slice(colon + 1);
   const known = bySite(db, siteId);
   if (!known) return registerWorkspace(db, { siteId, apiKey, region: hostRegion });
-  if (known.api_key !== apiKey) throw unauthorized('the API key does not belong to this site id');
-  if (known.region === 'us' && hostRegion === 'eu') throw unauthorized('these credentials belong to the US region; call https://track.customer.io');
+  if (known.api_key !== apiKey) throw unauthorizedBecause('the API key does not belong to this site id');
+  if (known.region === 'us' && hostRegion === 'eu') throw unauthorizedBecause('these credentials belong to the US region; call https://track.customer.io');
   return toWorkspace(known);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Accounts: each distinct token is one Dropbox account with its own files, and carries scopes (every
+ * Accounts: each issued token is one Dropbox account with its own files, and carries scopes (every
  * scope the tools use unless a test narrows them). Only a digest of the token is stored.
  */
 import { createHash } from 'node:crypto';
@@ -29,9 +29,5 @@ export function requireScope(db: Database.Database, accountId: number, scope: st
   if (!(JSON.parse(scopes) as string[]).includes(scope)) throw new DropboxError(401, { '.tag': 'missing_scope', required_scope: scope });
 }
 
-/** `Authorization: Bearer <token>`; anything else is an invalid token to Dropbox. */
-export function bearerToken(authorization: string | undefined): string {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new DropboxError(401, { '.tag': 'invalid_access_token' });
-  return token;
-}
+/** Dropbox refuses a missing, malformed or unknown token alike: 401, `invalid_access_token`. */
+export const unauthorized = () => new DropboxError(401, { '.tag': 'invalid_access_token' });

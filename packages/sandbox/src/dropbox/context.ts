@@ -1,28 +1,23 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
+import type { EmulatorResponse } from '../emulator/server.js';
 
-/**
- * The contract between the Dropbox emulator's HTTP layer and its domain modules. The layer has matched
- * the route, identified the account and validated the JSON body before a handler runs.
- */
-export interface DropboxRequest {
-  body: any;
-  headers: Record<string, string>;
+/** Who calls: each issued token is one account. */
+export interface DropboxCaller {
   accountId: number;
 }
+
+export type DropboxRequest = EmulatorRequest<DropboxCaller>;
 
 export interface DropboxContext {
   db: Database.Database;
   clock: Clock;
 }
 
-export interface DropboxResponse {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type DropboxResponse = EmulatorResponse;
 
-export type Handler = (request: DropboxRequest, ctx: DropboxContext) => DropboxResponse;
+export type Handler = ServiceHandler<DropboxCaller, DropboxContext>;
 
 /**
  * A route-specific error: 409 with `{ error_summary, error }`, the error a tagged union

@@ -12,7 +12,7 @@ let call: Call;
 
 beforeAll(async () => {
   emulator = await startDropboxEmulator();
-  call = clientFor(emulator.url, 'account');
+  call = clientFor(emulator.url, emulator.issueToken('account'));
 });
 afterAll(() => emulator.close());
 beforeEach(() => {

@@ -4,8 +4,12 @@ export type JsonSchema = { [keyword: string]: unknown };
 
 export interface QueryParameter {
   required: boolean;
-  /** Array parameters are sent as repeated keys (`ids=a&ids=b`). */
   schema: JsonSchema;
+  /**
+   * How an array parameter travels, as OpenAPI's `explode` says: repeated keys (`ids=a&ids=b`) unless
+   * this is false, when it is one comma-separated value (`ids=a,b`). Either way a handler reads an array.
+   */
+  explode?: false;
 }
 
 export interface Operation {

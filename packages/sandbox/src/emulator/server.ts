@@ -22,8 +22,11 @@ export interface RecordedRequest {
 export interface OperationCall {
   label: string;
   operation: Operation;
+  /** The request path as sent. */
+  path: string;
   /** URL-decoded, by upstream name. */
   params: Record<string, string>;
+  /** By upstream name; an array parameter is always an array (see arraysAsDeclared), anything else its one value. */
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
   body: unknown;
@@ -53,8 +56,11 @@ export interface EmulatorService<Principal> {
   /** Runs before routing, so every path demands credentials. Throws to refuse. */
   authenticate(headers: Record<string, string>): Principal;
   handle(call: OperationCall, principal: Principal): EmulatorResponse | Promise<EmulatorResponse>;
-  /** Renders an EmulatorError, or anything `authenticate` or `handle` threw, as the service's error. */
-  renderError(error: unknown): EmulatorResponse;
+  /**
+   * Renders an EmulatorError, or anything `authenticate` or `handle` threw, as the service's error;
+   * `label` names the operation once routing has found it (some services shape errors by operation).
+   */
+  renderError(error: unknown, label: string | undefined): EmulatorResponse;
 }
 
 export interface RunningEmulator {
@@ -79,6 +85,7 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
     const raw = await readText(message);
     requests.push({ method: message.method ?? 'GET', path, query, headers: withoutAuthorization(headers), body: parseLoosely(raw) });
 
+    let label: string | undefined;
     try {
       const principal = service.authenticate(headers);
       const found = route(message.method ?? 'GET', path);
@@ -86,21 +93,23 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       if (found.kind === 'wrong-method') {
         throw new EmulatorError(405, `${message.method} is not allowed on ${path}; allowed: ${found.allowed.join(', ')}`);
       }
-      const { label, operation, params } = found;
+      const { operation, params } = found;
+      label = found.label;
       const refuse = (issue: Issue | undefined) => {
         if (issue) throw new EmulatorError(400, issue.message, issue, label);
       };
       refuse(validator.path(label, params));
-      refuse(validator.query(label, query));
+      const arrays = arraysAsDeclared(label, operation, query);
+      refuse(validator.query(label, arrays));
       const body = await bodyOf(operation, headers['content-type'], raw).catch((error: unknown) => {
         throw error instanceof EmulatorError ? new EmulatorError(error.status, error.message, error.issue, label) : error;
       });
       if (body !== undefined) refuse(validator.body(label, body));
 
-      const response = await service.handle({ label, operation, params, query, headers, body }, principal);
+      const response = await service.handle({ label, operation, path, params, query: arrays, headers, body }, principal);
       return checkAnswer(label, operation, response);
     } catch (error) {
-      return service.renderError(error);
+      return service.renderError(error, label);
     }
   }
 
@@ -211,6 +220,29 @@ function headersOf(message: IncomingMessage): Record<string, string> {
 function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
   const { authorization: _, ...rest } = headers;
   return rest;
+}
+
+/**
+ * Array parameters read as their upstream sends them: each repeated key one item (`ids=a&ids=b`, where
+ * `ids=a,b` is the one item "a,b"), or, where the table says `explode: false`, one value whose items are
+ * comma-separated (`$select=id,subject`); such a parameter sent twice is refused, as OData services do.
+ * Other parameters keep the value sent.
+ */
+function arraysAsDeclared(label: string, operation: Operation, query: Record<string, string | string[]>): Record<string, string | string[]> {
+  const read = { ...query };
+  for (const [name, parameter] of Object.entries(operation.queryParameters)) {
+    const value = query[name];
+    if (value === undefined || parameter.schema.type !== 'array') continue;
+    if (parameter.explode !== false) {
+      read[name] = [value].flat();
+    } else if (Array.isArray(value)) {
+      const message = `query parameter '${name}' must be sent once, its items separated by commas`;
+      throw new EmulatorError(400, message, { message, in: 'query', code: 'INVALID_VALUE', field: name }, label);
+    } else {
+      read[name] = value.split(',');
+    }
+  }
+  return read;
 }
 
 /** Repeated keys become arrays: `ids=a&ids=b` → { ids: ['a', 'b'] }. */

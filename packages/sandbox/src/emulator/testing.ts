@@ -21,7 +21,10 @@ export interface CallOptions {
 
 export type Call = (method: string, path: string, options?: CallOptions) => Promise<Reply>;
 
-export function clientFor(baseUrl: string, token = 'test-token'): Call {
+/** The token clients send unless told otherwise; a test issues it (`emulator.issueToken(TEST_TOKEN)`) before use. */
+export const TEST_TOKEN = 'test-token';
+
+export function clientFor(baseUrl: string, token = TEST_TOKEN): Call {
   return async (method, path, { query = {}, body, headers = {}, rawBody } = {}) => {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {

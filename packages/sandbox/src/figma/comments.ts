@@ -38,14 +38,14 @@ function render(db: Database.Database, row: CommentRow) {
 const ORIGIN = { x: 0, y: 0 };
 
 export const commentHandlers: Record<string, Handler> = {
-  getComments: ({ params }, _user, { db }) => {
+  getComments: ({ params }, { db }) => {
     const file = fileOf(db, params.file_key!);
     // Newest first, as Figma's comment panel lists them.
     const rows = db.prepare('SELECT * FROM comments WHERE file_key = ? ORDER BY id DESC').all(file.key) as CommentRow[];
     return { status: 200, body: { comments: rows.map((row) => render(db, row)) } };
   },
 
-  postComment: ({ params, body }, user, { db, clock }) => {
+  postComment: ({ params, body, user }, { db, clock }) => {
     const file = fileOf(db, params.file_key!);
     const { message, comment_id: parentId, client_meta: position } = body as { message: string; comment_id?: string; client_meta?: Record<string, unknown> };
     if (!message.trim()) throw badRequest('message must not be empty');

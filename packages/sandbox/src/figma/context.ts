@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
-import type { EmulatorResponse, OperationCall } from '../emulator/server.js';
+import type { Handler as ServiceHandler } from '../emulator/define.js';
 
-/** The contract between the Figma emulator's HTTP layer and its domain modules. */
 export interface FigmaContext {
   db: Database.Database;
   clock: Clock;
@@ -17,17 +16,18 @@ export interface FigmaUser {
   img_url: string;
 }
 
-/** The call has passed routing, authentication and validation against the operation. */
-export type Handler = (call: OperationCall, user: FigmaUser, ctx: FigmaContext) => EmulatorResponse;
+/** Who calls: each issued token is one user. */
+export interface FigmaCaller {
+  user: FigmaUser;
+}
+
+export type Handler = ServiceHandler<FigmaCaller, FigmaContext>;
 
 /**
  * Figma answers errors in two shapes: `{ status, err }` on file, image, comment and user routes, and
  * `{ status, error: true, message }` on the library routes (components, component sets, styles).
  */
 export class FigmaError extends Error {
-  /** The operation that refused, which decides the error's shape; set by the HTTP layer. */
-  label?: string;
-
   constructor(
     readonly status: number,
     message: string,

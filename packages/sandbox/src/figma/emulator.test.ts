@@ -14,7 +14,7 @@ let call: Call;
 
 beforeAll(async () => {
   emulator = await startFigmaEmulator({ clock: createClock(Date.UTC(2025, 0, 1)) });
-  call = clientFor(emulator.url, 'figma-token');
+  call = clientFor(emulator.url, emulator.issueToken('figma-token'));
 });
 
 afterAll(() => emulator.close());

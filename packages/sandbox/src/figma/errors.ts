@@ -4,8 +4,9 @@ import { FigmaError } from './context.js';
 
 const LIBRARY_ROUTES = /^get(Team|File)?(Component|ComponentSet|Style)s?$/;
 
-export function renderFigmaError(error: unknown): EmulatorResponse {
-  if (error instanceof FigmaError || error instanceof EmulatorError) return errorResponse(error.status, error.message, error.label);
+/** `operation`, once routing found it, decides the shape. */
+export function renderFigmaError(error: unknown, operation: string | undefined): EmulatorResponse {
+  if (error instanceof FigmaError || error instanceof EmulatorError) return errorResponse(error.status, error.message, operation);
   // Anything else is a fault in the emulator itself; say so plainly rather than pass it off as Figma's.
   return { status: 500, body: { status: 500, err: `emulator fault: ${error instanceof Error ? error.message : String(error)}` } };
 }

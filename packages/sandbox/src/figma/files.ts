@@ -77,13 +77,13 @@ function libraryOf(db: Database.Database, file: StoredFile, root: FigmaNode) {
 }
 
 export const fileHandlers: Record<string, Handler> = {
-  getFile: ({ params, query }, _user, { db }) => {
+  getFile: ({ params, query }, { db }) => {
     const file = fileOf(db, params.file_key!);
     const document = limitDepth(file.document, depthOf(query));
     return { status: 200, body: { ...header(file), document, ...libraryOf(db, file, document) } };
   },
 
-  getFileNodes: ({ params, query }, _user, { db }) => {
+  getFileNodes: ({ params, query }, { db }) => {
     const file = fileOf(db, params.file_key!);
     const depth = depthOf(query);
     const nodes = Object.fromEntries(
@@ -97,14 +97,14 @@ export const fileHandlers: Record<string, Handler> = {
     return { status: 200, body: { ...header(file), nodes } };
   },
 
-  getTeamProjects: ({ params }, _user, { db }) => {
+  getTeamProjects: ({ params }, { db }) => {
     const team = db.prepare('SELECT name FROM teams WHERE id = ?').get(params.team_id) as { name: string } | undefined;
     if (!team) throw notFound('Team');
     const projects = db.prepare('SELECT id, name FROM projects WHERE team_id = ? ORDER BY name, id').all(params.team_id);
     return { status: 200, body: { name: team.name, projects } };
   },
 
-  getProjectFiles: ({ params }, _user, { db }) => {
+  getProjectFiles: ({ params }, { db }) => {
     const project = db.prepare('SELECT name FROM projects WHERE id = ?').get(params.project_id) as { name: string } | undefined;
     if (!project) throw notFound('Project');
     const files = db.prepare('SELECT key, name, thumbnail_url, last_modified FROM files WHERE project_id = ? ORDER BY name, key').all(params.project_id);

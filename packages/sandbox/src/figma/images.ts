@@ -14,7 +14,7 @@ export const EXPORT_LIFETIME_MS = 14 * 86_400_000;
 const MAX_PIXELS = 32_000_000;
 
 export const imageHandlers: Record<string, Handler> = {
-  getImages: ({ params, query }, _user, { db, clock, imagesUrl }) => {
+  getImages: ({ params, query }, { db, clock, imagesUrl }) => {
     const file = fileOf(db, params.file_key!);
     const format = ((query.format as string | undefined) ?? 'png') as ImageFormat;
     const vector = format === 'svg' || format === 'pdf';

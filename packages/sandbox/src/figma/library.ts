@@ -56,7 +56,7 @@ function containingFrame(db: Database.Database, row: ItemRow) {
 const envelope = (meta: unknown) => ({ status: 200, body: { status: 200, error: false, meta } });
 
 function byKey(kind: Kind, what: string): Handler {
-  return ({ params }, _user, { db }) => {
+  return ({ params }, { db }) => {
     const row = db.prepare('SELECT * FROM library_items WHERE kind = ? AND key = ?').get(kind, params.key) as ItemRow | undefined;
     if (!row) throw notFound(what);
     return envelope(render(db, row));
@@ -64,7 +64,7 @@ function byKey(kind: Kind, what: string): Handler {
 }
 
 function ofFile(kind: Kind): Handler {
-  return ({ params }, _user, { db }) => {
+  return ({ params }, { db }) => {
     const file = fileOf(db, params.file_key!);
     const rows = db.prepare('SELECT * FROM library_items WHERE kind = ? AND file_key = ? ORDER BY seq').all(kind, file.key) as ItemRow[];
     return envelope({ [kind]: rows.map((row) => render(db, row)) });
@@ -72,7 +72,7 @@ function ofFile(kind: Kind): Handler {
 }
 
 function ofTeam(kind: Kind): Handler {
-  return ({ params, query }, _user, { db }) => {
+  return ({ params, query }, { db }) => {
     if (!db.prepare('SELECT 1 FROM teams WHERE id = ?').get(params.team_id)) throw notFound('Team');
     if (query.after !== undefined && query.before !== undefined) throw badRequest('after and before are exclusive; give one');
     const size = query.page_size === undefined ? DEFAULT_PAGE_SIZE : Number(query.page_size);

@@ -1,12 +1,9 @@
-/** Each bearer token is a Figma user, created on first sight; a call without one is refused as Figma does. */
+/** Each issued token is a Figma user, created on first use; a call without one is refused as Figma does. */
 import type Database from 'better-sqlite3';
 import { FigmaError, type FigmaUser, type Handler } from './context.js';
 
-export function bearerToken(authorization: string | undefined): string {
-  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new FigmaError(403, 'Invalid token');
-  return token;
-}
+/** Figma refuses a missing or unknown token with 403 (not 401): `{ status: 403, err: "Invalid token" }`. */
+export const unauthorized = () => new FigmaError(403, 'Invalid token');
 
 export function userFor(db: Database.Database, token: string): FigmaUser {
   const existing = db.prepare('SELECT id, handle, email, img_url FROM users WHERE token = ?').get(token) as FigmaUser | undefined;
@@ -24,5 +21,5 @@ export function userById(db: Database.Database, id: string): FigmaUser {
 }
 
 export const userHandlers: Record<string, Handler> = {
-  getMe: (_call, user) => ({ status: 200, body: user }),
+  getMe: ({ user }) => ({ status: 200, body: user }),
 };

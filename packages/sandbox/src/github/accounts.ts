@@ -1,6 +1,6 @@
 /**
- * Accounts and the tokens that act as them. Every distinct token is a user: a token handed out by
- * `tokenFor(login)` acts as that login, and a token the emulator has never seen becomes the next of
+ * Accounts and the tokens that act as them. Every issued token is a user: a token handed out by
+ * `tokenFor(login)` acts as that login, and one issued without a login becomes the next of
  * `user1`, `user2`, ... Users (and organizations, which are accounts too) come into being on first
  * mention, so any login a request names exists.
  */
@@ -20,7 +20,7 @@ export function createAccountTables(db: Database.Database): void {
     CREATE TABLE IF NOT EXISTS tokens (
       token TEXT PRIMARY KEY,
       user_id INTEGER NOT NULL,
-      -- 1 for a token first seen in a request, which made up a user for it
+      -- 1 for a token issued without a login, which made up a user for it on first use
       seen INTEGER NOT NULL DEFAULT 0
     );
   `);
@@ -50,10 +50,14 @@ export function tokenFor(db: Database.Database, login: string, now: number, toke
   return fresh;
 }
 
-/** The user an `Authorization: Bearer …` or `token …` header acts as; 401 without one. */
-export function authenticate(db: Database.Database, authorization: string | undefined, now: number): GithubUser {
-  const token = /^(?:bearer|token)\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new GithubError(401, 'Requires authentication');
+/** The token of an `Authorization: Bearer …` or `token …` header, or undefined. */
+export const readToken = (headers: Record<string, string>): string | undefined => /^(?:bearer|token)\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+
+/** GitHub's 401s: "Requires authentication" without a token, "Bad credentials" for one it did not issue. */
+export const unauthorized = (token: string | undefined) => new GithubError(401, token === undefined ? 'Requires authentication' : 'Bad credentials');
+
+/** The user an issued token acts as: the login it was issued for, else the next of user1, user2, ... */
+export function userOfToken(db: Database.Database, token: string, now: number): GithubUser {
   const known = db.prepare('SELECT users.id, users.login FROM tokens JOIN users ON users.id = tokens.user_id WHERE token = ?').get(token) as GithubUser | undefined;
   if (known) return known;
   let number = (db.prepare('SELECT COUNT(*) AS n FROM tokens WHERE seen = 1').get() as { n: number }).n + 1;

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
+import type { EmulatorResponse } from '../emulator/server.js';
 
 /**
  * The contract between the GitHub emulator's HTTP layer and its domain modules. The HTTP layer has
@@ -11,24 +13,13 @@ export interface GithubUser {
   id: number;
 }
 
-export interface GithubRequest {
-  /** The ghes-3.8 operationId, e.g. "repos/create-commit-status". */
-  operation: string;
-  /** Path parameters by their upstream name, URL-decoded. */
-  params: Record<string, string>;
-  /** Query parameters; repeated keys become arrays. */
-  query: Record<string, string | string[]>;
-  /** Parsed body (already valid against the operation's request schema), or undefined. */
-  body: any;
-  /** The user the bearer token belongs to. */
+/** Who calls: the user the token acts as. */
+export interface GithubCaller {
   user: GithubUser;
 }
 
-export interface GithubResponse {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type GithubRequest = EmulatorRequest<GithubCaller>;
+export type GithubResponse = EmulatorResponse;
 
 /** A repository row as every domain module sees it. */
 export interface Repository {
@@ -55,7 +46,7 @@ export interface GithubContext {
   sample(operation: string, status?: number): any;
 }
 
-export type Handler = (req: GithubRequest, ctx: GithubContext) => GithubResponse;
+export type Handler = ServiceHandler<GithubCaller, GithubContext>;
 
 /** Thrown by handlers; the HTTP layer renders it as GitHub does: `{message, errors?, documentation_url}`. */
 export class GithubError extends Error {

@@ -137,7 +137,7 @@ describe('deployment branch policies', () => {
     const created = call('repos/create-deployment-branch-policy', { params: env, body: { name: 'release/*' } });
     expect(created).toMatchObject({ status: 200, body: { name: 'release/*' } });
     const repeated = deploymentsHandlers['repos/create-deployment-branch-policy']!(
-      { operation: 'repos/create-deployment-branch-policy', params: env, query: {}, body: { name: 'release/*' }, user: ctx.user('octocat') },
+      { operation: 'repos/create-deployment-branch-policy', path: '', params: env, query: {}, headers: {}, body: { name: 'release/*' }, user: ctx.user('octocat') },
       ctx,
     );
     expect(repeated.status).toBe(303);

@@ -1,20 +1,17 @@
 /**
- * The GitHub (Enterprise Server 3.8) emulator: the shared HTTP layer (routing, validation,
- * recording) over the operation table read from the description at start, GitHub's auth, errors and
- * rate-limit headers, SQLite state for the domains that keep it, and the description's samples for
- * every other operation.
+ * The GitHub (Enterprise Server 3.8) emulator: the generated operation table, GitHub's tokens, errors
+ * and rate-limit headers, SQLite state for the domains that keep it, and the description's samples for
+ * every other operation, over the shared emulator layer.
  */
 import type Database from 'better-sqlite3';
-import { createClock, type Clock } from '../emulator/clock.js';
-import { resetTables, serviceDatabase } from '../emulator/database.js';
+import { defineEmulator, type Emulator, type EmulatorOptions } from '../emulator/define.js';
 import { combineHandlers } from '../emulator/handlers.js';
-import { startEmulator, type RecordedRequest } from '../emulator/server.js';
-import { account, accountHandlers, authenticate, createAccountTables, tokenFor } from './accounts.js';
+import { account, accountHandlers, createAccountTables, readToken, tokenFor, unauthorized, userOfToken } from './accounts.js';
 import { checksHandlers, createChecksTables } from './checks.js';
 import { collaboratorHandlers, createCollaboratorTables } from './collaborators.js';
 import { commitCommentHandlers, createCommitCommentTables } from './commit-comments.js';
 import { createOrganizationTables } from './common.js';
-import type { GithubContext, GithubUser, Handler } from './context.js';
+import type { GithubCaller, GithubContext, Handler } from './context.js';
 import { createDeploymentsTables, deploymentsHandlers } from './deployments.js';
 import { renderGithubError } from './errors.js';
 import { genericAnswer } from './generic.js';
@@ -22,7 +19,6 @@ import { createGitDataTables, gitDataHandlers } from './git-data.js';
 import { createIssueCommentTables, issueCommentHandlers } from './issue-comments.js';
 import { createIssueTables, issueHandlers } from './issues.js';
 import { createLabelTables, labelHandlers } from './labels.js';
-import { buildOperations, type GithubOperations } from './operations.js';
 import { createOrgMembershipTables, orgMembershipHandlers } from './org-membership.js';
 import { createPullTables, pullHandlers } from './pulls.js';
 import { RateLimited, RateLimits, type RateLimitSetting } from './rate-limit.js';
@@ -34,32 +30,25 @@ import { createRunnersTables, runnersHandlers } from './runners.js';
 import { createSamples, type Samples } from './samples.js';
 import { createSecretsTables, secretsHandlers } from './secrets.js';
 import { createStatusesTables, statusesHandlers } from './statuses.js';
+import { githubOperations } from './table.js';
 
 export type { RateLimitSetting } from './rate-limit.js';
 
-export interface GithubEmulatorOptions {
-  /** The clock handlers read; tests pass one they control. Default: real time. */
-  clock?: Clock;
-  /** SQLite file for state that outlives the process. Default: in memory. */
-  dbPath?: string;
-}
+export type GithubEmulatorOptions = EmulatorOptions;
 
-export interface GithubEmulator {
-  /** Base URL, e.g. http://127.0.0.1:43121; operation paths (without /api/v3) go after it. */
-  url: string;
-  /** Every request received, in order, refused ones included. */
-  requests: RecordedRequest[];
-  clock: Clock;
-  /** The state, for tests to seed or inspect directly. */
-  db: Database.Database;
-  /** A token that acts as `login` (created on demand); pass `token` to make that string act as the login. */
+/** The GitHub emulator's own methods, besides the shared ones. */
+export interface GithubTools {
+  /**
+   * A token that acts as `login` (created on demand), issued: the login's first token, or `token`
+   * itself when given. A token issued with `issueToken()` alone acts as the next of user1, user2, ...
+   */
   tokenFor(login: string, token?: string): string;
   /** Switches rate limiting: `off`, `primary` (403) or `secondary` (429), optionally after `remaining` more requests. */
   rateLimit(setting: RateLimitSetting): void;
-  /** Empties all state (users and tokens too) and the request log, and starts a fresh rate-limit budget with the switch off. */
-  reset(): void;
-  close(): Promise<void>;
 }
+
+/** `reset()` also forgets users and which login each token acts as, and starts a fresh rate-limit budget with the switch off. */
+export type GithubEmulator = Emulator & GithubTools;
 
 export const githubHandlers: Record<string, Handler> = combineHandlers(
   'GitHub',
@@ -105,75 +94,53 @@ function createTables(db: Database.Database): void {
   createOrgMembershipTables(db);
 }
 
-/** Read from the description once per process, at the first start: it is the same for every emulator. */
-let described: { operations: GithubOperations; samples: Samples } | undefined;
+/** Built once per process, at the first start: samples are the same for every emulator. */
+let samples: Samples | undefined;
 
-function description() {
-  if (!described) {
-    const operations = buildOperations();
-    described = { operations, samples: createSamples(operations) };
-  }
-  return described;
+/** What handlers see, and the rate-limit budget the HTTP side keeps. */
+interface GithubState extends GithubContext {
+  samples: Samples;
+  limits: RateLimits;
 }
 
-export async function startGithubEmulator(options: GithubEmulatorOptions = {}): Promise<GithubEmulator> {
-  const { operations, samples } = description();
-  checkHandlersNameOperations(operations);
-  const clock = options.clock ?? createClock();
-  const { db, inTransaction } = serviceDatabase(options.dbPath);
-  createTables(db);
-  const limits = new RateLimits(clock);
-
-  /** The context a handler sees: repositories as the caller may see them (a private one they cannot is absent). */
-  const contextFor = (viewer: GithubUser): GithubContext => ({
-    db,
-    clock,
-    repository: (owner, name) => toRepository(visibleRepositoryRow(db, owner, name, viewer)),
-    user: (login) => account(db, login, clock.now()),
-    sample: (label, status) => samples.sample(label, status),
-  });
-
-  const server = await startEmulator<GithubUser>({
-    operations: operations.table,
-    authenticate(headers) {
-      const user = inTransaction(() => authenticate(db, headers.authorization, clock.now()));
+export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, GithubTools>({
+  name: 'GitHub',
+  operations: githubOperations.table,
+  handlers: githubHandlers,
+  // Operations without state behind them answer the description's sample.
+  fallback: (request, ctx) => genericAnswer(ctx.samples, githubOperations.table.operations[request.operation]!, request),
+  createTables,
+  context({ db, clock }) {
+    const known = (samples ??= createSamples(githubOperations));
+    return {
+      db,
+      clock,
+      samples: known,
+      limits: new RateLimits(clock),
+      repository: () => {
+        throw new Error('GitHub emulator: a repository is read as some caller sees it (see scope)');
+      },
+      user: (login) => account(db, login, clock.now()),
+      sample: (label, status) => known.sample(label, status),
+    };
+  },
+  credentials: {
+    read: readToken,
+    refuse: unauthorized,
+    principal(token, { db, clock, limits }) {
+      const user = userOfToken(db, token, clock.now());
       limits.take(user.id);
-      return user;
+      return { user };
     },
-    handle({ label, operation, params, query, body }, user) {
-      const handler = githubHandlers[label];
-      const request = { operation: label, params, query, body, user };
-      const response = inTransaction(() => (handler ? handler(request, contextFor(user)) : genericAnswer(samples, operation, request)));
-      return { ...response, headers: { ...limits.headers(), ...response.headers } };
-    },
-    renderError(error) {
-      if (error instanceof RateLimited) return { status: error.status, body: error.body, headers: error.headers };
-      const response = renderGithubError(error, operations.tags);
-      return { ...response, headers: { ...limits.headers(), ...response.headers } };
-    },
-  });
-
-  return {
-    url: server.url,
-    requests: server.requests,
-    clock,
-    db,
-    tokenFor: (login, token) => inTransaction(() => tokenFor(db, login, clock.now(), token)),
+    tokenPrefix: 'ghp_',
+  },
+  // Repositories as the caller may see them: a private one they cannot is absent.
+  scope: (ctx, { user }) => ({ ...ctx, repository: (owner, name) => toRepository(visibleRepositoryRow(ctx.db, owner, name, user)) }),
+  renderError: (error) => (error instanceof RateLimited ? { status: error.status, body: error.body, headers: error.headers } : renderGithubError(error, githubOperations.tags)),
+  headers: ({ limits }) => limits.headers(),
+  api: ({ db, clock, inTransaction, issue }, { limits }) => ({
+    tokenFor: (login, token) => issue(inTransaction(() => tokenFor(db, login, clock.now(), token))),
     rateLimit: (setting) => limits.set(setting),
-    reset() {
-      resetTables(db, createTables);
-      limits.reset();
-      server.requests.length = 0;
-    },
-    async close() {
-      await server.close();
-      db.close();
-    },
-  };
-}
-
-/** Fails loudly at startup rather than leave a handler unreachable (a misspelt or placeholder operation). */
-function checkHandlersNameOperations({ table }: GithubOperations): void {
-  const unknown = Object.keys(githubHandlers).filter((label) => !table.operations[label]);
-  if (unknown.length) throw new Error(`GitHub emulator: handlers for operations ghes-3.8 does not serve: ${unknown.join(', ')}`);
-}
+  }),
+  reset: ({ limits }) => limits.reset(),
+});

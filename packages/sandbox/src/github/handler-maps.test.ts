@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { checksHandlers } from './checks.js';
 import { deploymentsHandlers } from './deployments.js';
@@ -10,8 +8,9 @@ import { runnersHandlers } from './runners.js';
 import { secretsHandlers } from './secrets.js';
 import { statusesHandlers } from './statuses.js';
 
-const description = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@octokit/openapi/generated/ghes-3.8.json'), 'utf8'));
-const operationIds = new Set(Object.values<any>(description.paths).flatMap((item) => Object.values<any>(item).map((op) => op?.operationId)));
+import { githubOperations } from './table.js';
+
+const operationIds = new Set(Object.keys(githubOperations.table.operations));
 
 describe('handler maps', () => {
   it.each(Object.entries({ checksHandlers, deploymentsHandlers, gitDataHandlers, orgMembershipHandlers, repoSettingsHandlers, runnersHandlers, secretsHandlers, statusesHandlers }))(

@@ -21,6 +21,8 @@ describe('auth', () => {
 
   it('takes "Bearer" and "token" schemes; each token is a user, strangers numbered in order of first sight', async () => {
     const url = hub.emulator.url;
+    hub.emulator.issueToken('first-stranger');
+    hub.emulator.issueToken('second-stranger');
     expect((await clientFor(url, 'first-stranger')('GET', '/user')).body.login).toBe('user1');
     const second = await fetch(`${url}/user`, { headers: { authorization: 'token second-stranger' } });
     expect(((await second.json()) as { login: string }).login).toBe('user2');

@@ -10,12 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema, Operation } from '../emulator/operations.js';
 import { closeObjects } from '../emulator/validation.js';
 import { githubHandlers, startGithubEmulator, type GithubEmulator } from './emulator.js';
-import { buildOperations } from './operations.js';
 import { createSamples, synthesize } from './samples.js';
+import { githubOperations as operations } from './table.js';
 import { clientFor } from './testing.js';
 
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
-const operations = buildOperations();
 const { table } = operations;
 const samples = createSamples(operations);
 const ajv = new Ajv({ strict: false, allErrors: true, inlineRefs: false, code: { optimize: false } });

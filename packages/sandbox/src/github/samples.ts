@@ -9,7 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { JsonSchema, Operation } from '../emulator/operations.js';
 import { closeObjects } from '../emulator/validation.js';
-import type { GithubOperations } from './operations.js';
+import type { GithubOperations } from './table.js';
 
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
 

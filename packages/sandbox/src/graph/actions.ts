@@ -91,7 +91,7 @@ const overrides = (body: ActionBody): Partial<Message> =>
   Object.fromEntries(DRAFT_FIELDS.filter((field) => body.Message?.[field] !== undefined).map((field) => [field, body.Message![field]]));
 
 function answerNow(kind: 'reply' | 'replyAll'): Handler {
-  return ({ params, body }, me, ctx) => {
+  return ({ params, body, me }, ctx) => {
     const action = body as ActionBody;
     const original = originalOf(ctx, me, params['message-id']!, action);
     const composed = newMessage(ctx, me, '', { ...answer(me, original, kind, action.Comment ?? ''), ...overrides(action) });
@@ -101,7 +101,7 @@ function answerNow(kind: 'reply' | 'replyAll'): Handler {
 }
 
 function answerDraft(kind: Kind): Handler {
-  return ({ params, body }, me, ctx) => {
+  return ({ params, body, me }, ctx) => {
     const action = (body ?? {}) as ActionBody;
     const original = originalOf(ctx, me, params['message-id']!, action);
     const fields = { ...answer(me, original, kind, action.Comment ?? '', action.ToRecipients ?? []), ...overrides(action) };
@@ -111,7 +111,7 @@ function answerDraft(kind: Kind): Handler {
 }
 
 export const actionHandlers: Record<string, Handler> = {
-  'me.sendMail': ({ body }, me, ctx) => {
+  'me.sendMail': ({ body, me }, ctx) => {
     const { Message: fields, SaveToSentItems } = body as { Message: Partial<Message>; SaveToSentItems?: boolean | null };
     const composed = newMessage(ctx, me, '', Object.fromEntries(DRAFT_FIELDS.filter((f) => fields[f] !== undefined).map((f) => [f, fields[f]])));
     dispatch(ctx, me, { ...composed, from: addressOf(me), sender: addressOf(me) }, SaveToSentItems !== false);
@@ -119,7 +119,7 @@ export const actionHandlers: Record<string, Handler> = {
   },
 
   /** The draft leaves Drafts; its sent copy (a new item, with a new id) is in Sent Items. */
-  'me.messages.message.send': ({ params }, me, ctx) => {
+  'me.messages.message.send': ({ params, me }, ctx) => {
     const draft = messageOf(ctx.db, me, params['message-id']!);
     if (!draft.isDraft) throw badRequest('ErrorInvalidOperation', 'Only a draft can be sent; this message has been sent already.');
     dispatch(ctx, me, draft);

@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
-import type { EmulatorResponse, OperationCall } from '../emulator/server.js';
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
 
-/** The contract between the Graph emulator's HTTP layer and its domain modules. */
 export interface GraphContext {
   db: Database.Database;
   clock: Clock;
@@ -17,7 +16,14 @@ export interface Mailbox {
   mail: string;
 }
 
-export type Handler = (call: OperationCall, me: Mailbox, ctx: GraphContext) => EmulatorResponse;
+/** Who calls: the signed-in user the token belongs to. */
+export interface GraphCaller {
+  me: Mailbox;
+}
+
+export type GraphRequest = EmulatorRequest<GraphCaller>;
+
+export type Handler = ServiceHandler<GraphCaller, GraphContext>;
 
 /** Graph's error: `{ error: { code, message, innerError } }` with an HTTP status. */
 export class GraphError extends Error {

@@ -36,8 +36,8 @@ describe('auth and validation', () => {
     expect(reply).toMatchObject({ status: 401, body: { error: { code: 'InvalidAuthenticationToken', message: 'Access token is empty.' } } });
   });
 
-  it('gives an unknown token a mailbox of its own', async () => {
-    const me = await clientFor(emulator.url, 'newcomer')('GET', '/me');
+  it('gives an issued token without a mailbox one of its own', async () => {
+    const me = await clientFor(emulator.url, emulator.issueToken('newcomer'))('GET', '/me');
     expect(me.body.mail).toMatch(/^user\d+@contoso\.example$/);
   });
 

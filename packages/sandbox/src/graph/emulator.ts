@@ -1,27 +1,20 @@
 /**
- * The Microsoft Graph mail emulator: the shared HTTP layer (routing, validation against Graph's published
- * description, recording) over the generated operation table, Graph's auth and error shape, SQLite state
- * (mailboxes, folders, messages), OData query options, and the mail actions.
+ * The Microsoft Graph mail emulator: the operation table generated from Graph's published description,
+ * Graph's tokens and error shape, mailboxes, folders and messages, OData query options and the mail
+ * actions, over the shared emulator layer.
  */
 import type Database from 'better-sqlite3';
-import { createClock, type Clock } from '../emulator/clock.js';
-import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
+import { bearerToken, defineEmulator, type Emulator, type EmulatorOptions } from '../emulator/define.js';
 import { combineHandlers } from '../emulator/handlers.js';
-import { startEmulator, type RecordedRequest } from '../emulator/server.js';
 import { actionHandlers } from './actions.js';
-import type { GraphContext, Handler, Mailbox } from './context.js';
+import type { GraphCaller, GraphContext, Handler, Mailbox } from './context.js';
 import { renderGraphError } from './errors.js';
-import { bearerToken, createMailbox, defaultSettings, mailboxFor, mailboxHandlers, updateSettings, type MailboxProfile } from './mailboxes.js';
+import { createMailbox, defaultSettings, mailboxFor, mailboxHandlers, unauthorized, updateSettings, type MailboxProfile } from './mailboxes.js';
 import { folderOf, insertMessage, messageHandlers, newMessage, type Message } from './messages.js';
 import { createTables } from './store.js';
 import { operationTable } from './table.js';
 
-export interface GraphEmulatorOptions {
-  /** The clock handlers read (message times); tests pass one they control. Default: real time. */
-  clock?: Clock;
-  /** SQLite file for state that outlives the process. Default: in memory. */
-  dbPath?: string;
-}
+export type GraphEmulatorOptions = EmulatorOptions;
 
 /** A message arriving from outside the emulator, as a test or the sandbox demo places it. */
 export interface IncomingMessage {
@@ -38,14 +31,9 @@ export interface IncomingMessage {
   folder?: 'inbox' | 'junkemail' | 'archive' | 'deleteditems';
 }
 
-export interface GraphEmulator {
-  /** Base URL, e.g. http://127.0.0.1:43121, standing for https://graph.microsoft.com/v1.0. */
-  url: string;
-  /** Every request received, in order, refused ones included. */
-  requests: RecordedRequest[];
-  clock: Clock;
-  db: Database.Database;
-  /** Creates the mailbox a token signs in to; a token used without one gets `userN@contoso.example`. */
+/** The Graph emulator's own methods, besides the shared ones. */
+export interface GraphTools {
+  /** Creates the mailbox a token signs in to, and issues the token; an issued token used without one gets `userN@contoso.example`. */
   addMailbox(token: string, profile: MailboxProfile): Mailbox;
   /** The mailbox a token signs in to (created on first sight). */
   mailboxFor(token: string): Mailbox;
@@ -53,35 +41,22 @@ export interface GraphEmulator {
   receive(token: string, message: IncomingMessage): Message;
   /** Changes mailbox settings (automatic replies, time zone, ...) of the token's mailbox. */
   updateMailboxSettings(token: string, change: Partial<ReturnType<typeof defaultSettings>>): void;
-  /** Empties all state and the request log. */
-  reset(): void;
-  close(): Promise<void>;
 }
+
+export type GraphEmulator = Emulator & GraphTools;
 
 export const graphHandlers: Record<string, Handler> = combineHandlers('Graph', mailboxHandlers, messageHandlers, actionHandlers);
 
-export async function startGraphEmulator(options: GraphEmulatorOptions = {}): Promise<GraphEmulator> {
-  checkHandlers('Graph', operationTable, graphHandlers);
-  const clock = options.clock ?? createClock();
-  const { db, inTransaction } = serviceDatabase(options.dbPath);
-  createTables(db);
-  let url = '';
-  const ctx: GraphContext = { db, clock, baseUrl: () => url };
-
-  const server = await startEmulator<Mailbox>({
-    operations: operationTable,
-    authenticate: (headers) => inTransaction(() => mailboxFor(db, bearerToken(headers.authorization))),
-    handle: (call, me) => inTransaction(() => graphHandlers[call.label]!(call, me, ctx)),
-    renderError: (error) => renderGraphError(error, clock.now),
-  });
-  url = server.url;
-
-  return {
-    url,
-    requests: server.requests,
-    clock,
-    db,
-    addMailbox: (token, profile) => inTransaction(() => createMailbox(db, token, profile)),
+export const startGraphEmulator = defineEmulator<GraphCaller, GraphContext, GraphTools>({
+  name: 'Graph',
+  operations: operationTable,
+  handlers: graphHandlers,
+  createTables,
+  context: ({ db, clock, urls }) => ({ db, clock, baseUrl: () => urls.default! }),
+  credentials: { read: bearerToken, refuse: unauthorized, principal: (token, { db }) => ({ me: mailboxFor(db, token) }) },
+  renderError: (error, _operation, { clock }) => renderGraphError(error, clock.now),
+  api: ({ db, clock, inTransaction, issue }, ctx) => ({
+    addMailbox: (token, profile) => inTransaction(() => createMailbox(db, issue(token), profile)),
     mailboxFor: (token) => inTransaction(() => mailboxFor(db, token)),
     receive: (token, incoming) =>
       inTransaction(() => {
@@ -104,13 +79,5 @@ export async function startGraphEmulator(options: GraphEmulatorOptions = {}): Pr
         return insertMessage(db, me.id, message);
       }),
     updateMailboxSettings: (token, change) => inTransaction(() => updateSettings(ctx, mailboxFor(db, token).id, change)),
-    reset() {
-      resetTables(db, createTables);
-      server.requests.length = 0;
-    },
-    async close() {
-      await server.close();
-      db.close();
-    },
-  };
-}
+  }),
+});

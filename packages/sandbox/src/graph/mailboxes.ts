@@ -61,11 +61,12 @@ interface MailboxRow {
   settings: string;
 }
 
-export function bearerToken(authorization: string | undefined): string {
-  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new GraphError(401, 'InvalidAuthenticationToken', 'Access token is empty.');
-  return token;
-}
+/**
+ * Graph's 401s, code InvalidAuthenticationToken: "Access token is empty." without one; for one it did
+ * not issue, what its token validation says of an opaque string (it expects a JWT).
+ */
+export const unauthorized = (token: string | undefined) =>
+  new GraphError(401, 'InvalidAuthenticationToken', token === undefined ? 'Access token is empty.' : 'IDX14100: JWT is not well formed, there are no dots (.).');
 
 export function createMailbox(db: Database.Database, token: string, profile: MailboxProfile): Mailbox {
   const id = userId();
@@ -115,9 +116,9 @@ function userOf(db: Database.Database, me: Mailbox) {
 }
 
 export const mailboxHandlers: Record<string, Handler> = {
-  'me.user.GetUser': ({ query }, me, { db }) => {
-    const fields = query.$select as string | undefined;
-    const user = { ...userOf(db, me), ...(fields?.split(',').includes('mailboxSettings') && { mailboxSettings: settingsOf(db, me.id) }) };
+  'me.user.GetUser': ({ query, me }, { db }) => {
+    const fields = query.$select as string[] | undefined;
+    const user = { ...userOf(db, me), ...(fields?.includes('mailboxSettings') && { mailboxSettings: settingsOf(db, me.id) }) };
     return { status: 200, body: select(user, fields) };
   },
 };

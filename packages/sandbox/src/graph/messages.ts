@@ -3,8 +3,7 @@
  * $orderby, $search, $select and paging), read, create a draft, and update.
  */
 import type Database from 'better-sqlite3';
-import type { OperationCall } from '../emulator/server.js';
-import { badRequest, isoTime, itemNotFound, type GraphContext, type Handler, type Mailbox } from './context.js';
+import { badRequest, isoTime, itemNotFound, type GraphContext, type GraphRequest, type Handler, type Mailbox } from './context.js';
 import { conversationId, itemId } from './ids.js';
 import { comparator, matches, parseFilter, parseOrderBy, select } from './odata.js';
 
@@ -130,8 +129,8 @@ function folderFilter(db: Database.Database, me: Mailbox, idOrName: string): (me
 const DEFAULT_TOP = 10;
 const MAX_TOP = 1000;
 
-function list(call: OperationCall, me: Mailbox, ctx: GraphContext, inFolder?: (message: Message) => boolean) {
-  const { query } = call;
+function list(request: GraphRequest, ctx: GraphContext, inFolder?: (message: Message) => boolean) {
+  const { query, me } = request;
   const rows = ctx.db.prepare('SELECT data FROM messages WHERE mailbox_id = ? ORDER BY seq DESC').pluck().all(me.id) as string[];
   let messages = rows.map((data) => JSON.parse(data) as Message);
   if (inFolder) messages = messages.filter(inFolder);
@@ -143,23 +142,23 @@ function list(call: OperationCall, me: Mailbox, ctx: GraphContext, inFolder?: (m
     const term = (query.$search as string).replace(/^"(.*)"$/, '$1').toLowerCase();
     messages = messages.filter((m) => [m.subject, m.body.content, m.from?.emailAddress.address ?? ''].some((text) => text.toLowerCase().includes(term)));
   }
-  const orderings = query.$orderby !== undefined ? parseOrderBy(query.$orderby as string) : [{ path: 'receivedDateTime', descending: true }];
+  const orderings = query.$orderby !== undefined ? parseOrderBy(query.$orderby as string[]) : [{ path: 'receivedDateTime', descending: true }];
   messages = messages.sort(comparator(orderings));
   const top = query.$top === undefined ? DEFAULT_TOP : Number(query.$top);
   if (top > MAX_TOP) throw badRequest('ErrorInvalidArgument', `$top must be at most ${MAX_TOP}`);
   const skip = query.$skip === undefined ? 0 : Number(query.$skip);
   const page = messages.slice(skip, skip + top);
-  const body: Record<string, unknown> = { value: page.map((message) => select({ ...message }, query.$select as string | undefined)) };
+  const body: Record<string, unknown> = { value: page.map((message) => select({ ...message }, query.$select as string[] | undefined)) };
   if (String(query.$count) === 'true') body['@odata.count'] = messages.length;
-  if (skip + top < messages.length) body['@odata.nextLink'] = nextLink(call, ctx, skip + top);
+  if (skip + top < messages.length) body['@odata.nextLink'] = nextLink(request, ctx, skip + top);
   return { status: 200, body };
 }
 
 /** The same request with the next offset: what a client follows to read on. */
-function nextLink(call: OperationCall, ctx: GraphContext, skip: number): string {
-  const path = call.operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(call.params[name]!));
+function nextLink({ path, query }: GraphRequest, ctx: GraphContext, skip: number): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(call.query)) if (name !== '$skip') search.set(name, String(value));
+  // Graph's query options that take several values take them comma-separated.
+  for (const [name, value] of Object.entries(query)) if (name !== '$skip') search.set(name, [value].flat().join(','));
   search.set('$skip', String(skip));
   return `${ctx.baseUrl()}${path}?${search}`;
 }
@@ -169,19 +168,19 @@ function pick<T extends object>(source: Record<string, unknown>, fields: readonl
 }
 
 export const messageHandlers: Record<string, Handler> = {
-  'me.ListMessages': (call, me, ctx) => list(call, me, ctx),
+  'me.ListMessages': (request, ctx) => list(request, ctx),
 
-  'me.mailFolders.ListMessages': (call, me, ctx) => list(call, me, ctx, folderFilter(ctx.db, me, call.params['mailFolder-id']!)),
+  'me.mailFolders.ListMessages': (request, ctx) => list(request, ctx, folderFilter(ctx.db, request.me, request.params['mailFolder-id']!)),
 
-  'me.GetMessages': ({ params, query }, me, { db }) => ({ status: 200, body: select({ ...messageOf(db, me, params['message-id']!) }, query.$select as string | undefined) }),
+  'me.GetMessages': ({ params, query, me }, { db }) => ({ status: 200, body: select({ ...messageOf(db, me, params['message-id']!) }, query.$select as string[] | undefined) }),
 
-  'me.CreateMessages': ({ body }, me, ctx) => {
+  'me.CreateMessages': ({ body, me }, ctx) => {
     const fields = pick<Message>(body as Record<string, unknown>, [...DRAFT_FIELDS, ...STATE_FIELDS]);
     const draft = newMessage(ctx, me, folderOf(ctx.db, me, 'drafts'), { ...fields, isDraft: true, sentDateTime: null });
     return { status: 201, body: insertMessage(ctx.db, me.id, draft) };
   },
 
-  'me.UpdateMessages': ({ params, body }, me, ctx) => {
+  'me.UpdateMessages': ({ params, body, me }, ctx) => {
     const message = messageOf(ctx.db, me, params['message-id']!);
     const change = body as Record<string, unknown>;
     const draftOnly = DRAFT_FIELDS.filter((field) => change[field] !== undefined);

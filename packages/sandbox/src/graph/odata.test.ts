@@ -42,13 +42,13 @@ describe('$orderby and $select', () => {
       { subject: 'a', sender: { emailAddress: { address: 'y@x' } } },
       { subject: 'b', sender: { emailAddress: { address: 'a@x' } } },
     ];
-    const sorted = [...rows].sort(comparator(parseOrderBy('subject desc,sender/emailAddress/address')));
+    const sorted = [...rows].sort(comparator(parseOrderBy(['subject desc', 'sender/emailAddress/address'])));
     expect(sorted.map((r) => r.sender.emailAddress.address)).toEqual(['a@x', 'z@x', 'y@x']);
-    expect(() => parseOrderBy('subject sideways')).toThrow(/Invalid \$orderby/);
+    expect(() => parseOrderBy(['subject sideways'])).toThrow(/Invalid \$orderby/);
   });
 
   it('keeps the selected fields and the id', () => {
-    expect(select(message, 'subject,isRead')).toEqual({ id: 'm1', subject: "Ada's budget", isRead: false });
+    expect(select(message, ['subject', 'isRead'])).toEqual({ id: 'm1', subject: "Ada's budget", isRead: false });
     expect(select(message, undefined)).toBe(message);
   });
 });

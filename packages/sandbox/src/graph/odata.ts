@@ -187,9 +187,9 @@ export interface Ordering {
   descending: boolean;
 }
 
-/** `receivedDateTime desc,subject` → the keys in order. */
-export function parseOrderBy(text: string): Ordering[] {
-  return text.split(',').map((part) => {
+/** `['receivedDateTime desc', 'subject']` (the items of `$orderby=receivedDateTime desc,subject`) → the keys in order. */
+export function parseOrderBy(items: string[]): Ordering[] {
+  return items.map((part) => {
     const [path, direction = 'asc', ...rest] = part.trim().split(/\s+/);
     if (!path || rest.length || !['asc', 'desc'].includes(direction)) throw new GraphError(400, 'BadRequest', `Invalid $orderby: '${part}'`);
     return { path, descending: direction === 'desc' };
@@ -207,8 +207,8 @@ export function comparator(orderings: Ordering[]): (a: unknown, b: unknown) => n
 }
 
 /** Only the selected top-level properties, and the id, which Graph always returns. */
-export function select<T extends Record<string, unknown>>(record: T, fields: string | undefined): Partial<T> {
+export function select<T extends Record<string, unknown>>(record: T, fields: string[] | undefined): Partial<T> {
   if (!fields) return record;
-  const wanted = new Set(['id', ...fields.split(',').map((field) => field.trim())]);
+  const wanted = new Set(['id', ...fields.map((field) => field.trim())]);
   return Object.fromEntries(Object.entries(record).filter(([key]) => wanted.has(key))) as Partial<T>;
 }

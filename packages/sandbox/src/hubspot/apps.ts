@@ -1,5 +1,5 @@
 /**
- * Apps, as HubSpot tells them apart: each distinct access token is its own app, numbered in the
+ * Apps, as HubSpot tells them apart: each issued access token is its own app, numbered in the
  * order first seen from 1000001. Only a digest of the token is stored.
  */
 import { createHash } from 'node:crypto';
@@ -21,11 +21,12 @@ export function appIdFor(db: Database.Database, token: string): number {
   return next;
 }
 
-/** The token of an `Authorization: Bearer <token>` header; anything else is refused with a 401. */
-export function bearerToken(authorization: string | undefined): string {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!token) {
-    throw new HubspotError(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found: send an access token as "Authorization: Bearer <token>"');
-  }
-  return token;
-}
+/** HubSpot's 401, category INVALID_AUTHENTICATION, for a request without a bearer token or with one it did not issue. */
+export const unauthorized = (token: string | undefined) =>
+  new HubspotError(
+    401,
+    'INVALID_AUTHENTICATION',
+    token === undefined
+      ? 'Authentication credentials not found: send an access token as "Authorization: Bearer <token>"'
+      : 'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+  );

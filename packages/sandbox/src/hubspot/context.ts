@@ -1,36 +1,22 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
+import type { EmulatorResponse } from '../emulator/server.js';
 
-/**
- * The contract between the HubSpot emulator's HTTP layer and its domain modules.
- * The HTTP layer has already matched the operation, checked auth, and validated the
- * path, query and body against the operation before a handler runs.
- */
-export interface HubspotRequest {
-  /** Upstream operation label from operations.json, e.g. "post-/marketing/v3/campaigns/{campaignGuid}/budget". */
-  operation: string;
-  /** Path parameters by their upstream name, URL-decoded. */
-  params: Record<string, string>;
-  /** Query parameters by upstream name; repeated keys become arrays. */
-  query: Record<string, string | string[]>;
-  /** Parsed JSON body (already valid against the operation's request schema), or undefined. */
-  body: any;
-  /** The calling app, derived from the bearer token (each distinct token is a distinct app). */
+/** The calling app: HubSpot tells apps apart by their access token. */
+export interface HubspotCaller {
   appId: number;
 }
 
-export interface HubspotResponse {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type HubspotRequest = EmulatorRequest<HubspotCaller>;
+export type HubspotResponse = EmulatorResponse;
 
 export interface HubspotContext {
   db: Database.Database;
   clock: Clock;
 }
 
-export type Handler = (req: HubspotRequest, ctx: HubspotContext) => HubspotResponse;
+export type Handler = ServiceHandler<HubspotCaller, HubspotContext>;
 
 /** Thrown by handlers; the HTTP layer renders it as a HubSpot-style JSON error. */
 export class HubspotError extends Error {

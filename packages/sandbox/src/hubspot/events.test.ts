@@ -4,7 +4,12 @@ import { createClock } from '../emulator/clock.js';
 import { createValidator } from '../emulator/validation.js';
 import { HubspotError, type HubspotContext, type HubspotResponse } from './context.js';
 import { createContact, createList, findContactByEmail, getContact, getList } from './crm.js';
-import { createEventTables, eventHandlers, timelineEvents } from './events.js';
+import { eventAttendanceHandlers, timelineEvents } from './event-attendance.js';
+import { eventListHandlers } from './event-lists.js';
+import { createEventTables } from './event-store.js';
+import { eventHandlers as eventRecordHandlers } from './events.js';
+
+const eventHandlers = { ...eventRecordHandlers, ...eventAttendanceHandlers, ...eventListHandlers };
 import { operationTable } from './table.js';
 
 // The HTTP layer's own check of each answer against the generated operation table (closed objects).
@@ -80,7 +85,7 @@ function call(label: string, { params = {}, query = {}, body, appId = APP }: Cal
   const handler = eventHandlers[label];
   const operation = operationTable.operations[label];
   if (!handler || !operation) throw new Error(`no handler or operation for ${label}`);
-  const response: HubspotResponse = handler({ operation: label, params, query, body, appId }, ctx);
+  const response: HubspotResponse = handler({ operation: label, path: operation.path, params, query, headers: {}, body, appId }, ctx);
   const json = response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body));
   if (response.status === 207) {
     expectPartialResult(json);

@@ -22,7 +22,9 @@ describe('auth', () => {
     }
   });
 
-  it('treats each distinct token as its own app, numbered from 1000001 in order of first sight', async () => {
+  it('treats each issued token as its own app, numbered from 1000001 in order of first sight', async () => {
+    hub.emulator.issueToken('token-a');
+    hub.emulator.issueToken('token-b');
     const first = await clientFor(hub.emulator.url, 'token-a')('POST', '/marketing/v3/emails/', { body: { name: 'A' } });
     const second = await clientFor(hub.emulator.url, 'token-b')('POST', '/marketing/v3/emails/', { body: { name: 'B' } });
     expect(first.body.createdById).toBe('1000001');

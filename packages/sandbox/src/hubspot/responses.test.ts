@@ -12,7 +12,7 @@ import { closeObjects } from '../emulator/validation.js';
 import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
 import { operationTable } from './table.js';
 import { formDefinition } from './samples.js';
-import { clientFor, type CallOptions, type Reply } from './testing.js';
+import { clientFor, TEST_TOKEN, type CallOptions, type Reply } from './testing.js';
 
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -26,6 +26,7 @@ const checked = new Map<string, number>();
 
 beforeAll(async () => {
   emulator = await startHubspotEmulator({ clock: createClock(Date.UTC(2025, 2, 1)) });
+  emulator.issueToken(TEST_TOKEN);
 });
 afterAll(() => emulator.close());
 

@@ -1,5 +1,5 @@
 /**
- * Helpers for tests that drive the emulator over HTTP as a tool would: a client (bearer token,
+ * Helpers for tests that drive the emulator over HTTP as a tool would: a client (an issued bearer token,
  * JSON bodies, array query values as repeated keys) and one emulator per test file.
  * Test-only: not part of the built package.
  */
@@ -9,8 +9,8 @@ import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const DAY = 86_400_000;
-export { clientFor, type Call, type CallOptions, type Reply } from '../emulator/testing.js';
-import { clientFor, type Call } from '../emulator/testing.js';
+export { clientFor, TEST_TOKEN, type Call, type CallOptions, type Reply } from '../emulator/testing.js';
+import { clientFor, TEST_TOKEN, type Call } from '../emulator/testing.js';
 
 /**
  * One emulator for the test file, with a fresh state and the clock at `start` before each test.
@@ -20,7 +20,7 @@ export function useEmulator(start = Date.UTC(2025, 0, 15)): { emulator: HubspotE
   const hub = {} as { emulator: HubspotEmulator; call: Call };
   beforeAll(async () => {
     hub.emulator = await startHubspotEmulator({ clock: createClock(start) });
-    hub.call = clientFor(hub.emulator.url);
+    hub.call = clientFor(hub.emulator.url, hub.emulator.issueToken(TEST_TOKEN));
   });
   afterAll(() => hub.emulator.close());
   beforeEach(() => {

@@ -26,12 +26,9 @@ export function serviceAccountFor(db: Database.Database, token: string, name?: s
   return account;
 }
 
-/** The token of an `Authorization: Bearer <token>` header; anything else is refused with a 401. */
-export function bearerToken(authorization: string | undefined): string {
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (!token) throw new PylonError(401, 'Unauthorized: send the API token as "Authorization: Bearer <token>"');
-  return token;
-}
+/** Pylon's 401, in its error body: without a bearer token, or with one it did not issue. */
+export const unauthorized = (token: string | undefined) =>
+  new PylonError(401, token === undefined ? 'Unauthorized: send the API token as "Authorization: Bearer <token>"' : 'Unauthorized: invalid API token');
 
 export const accountHandlers: Record<string, Handler> = {
   GetMe: ({ account }) => ok({ id: account.id, name: account.name }),

@@ -1,20 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
-
-/**
- * The contract between the Pylon emulator's HTTP layer and its domain modules. The HTTP layer has
- * already matched the operation, checked the token, and validated path, query and body.
- */
-export interface PylonRequest {
-  /** Operation label from operations.json, e.g. "GetIssues". */
-  operation: string;
-  params: Record<string, string>;
-  query: Record<string, string | string[]>;
-  /** Parsed JSON body, already valid against the operation's schema, or undefined. */
-  body: any;
-  /** Who the API token belongs to. */
-  account: ServiceAccount;
-}
+import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
+import type { EmulatorResponse } from '../emulator/server.js';
 
 /** Pylon API tokens belong to service accounts, not to people. */
 export interface ServiceAccount {
@@ -22,17 +9,20 @@ export interface ServiceAccount {
   name: string;
 }
 
-export interface PylonResponse {
-  status: number;
-  body?: unknown;
+/** Who calls: the service account the API token belongs to. */
+export interface PylonCaller {
+  account: ServiceAccount;
 }
+
+export type PylonRequest = EmulatorRequest<PylonCaller>;
+export type PylonResponse = EmulatorResponse;
 
 export interface PylonContext {
   db: Database.Database;
   clock: Clock;
 }
 
-export type Handler = (req: PylonRequest, ctx: PylonContext) => PylonResponse;
+export type Handler = ServiceHandler<PylonCaller, PylonContext>;
 
 /** Thrown by handlers; rendered as Pylon's error body `{ errors: [message], request_id }`. */
 export class PylonError extends Error {

@@ -1,17 +1,14 @@
 /**
- * The Pylon emulator: the shared HTTP layer (routing, validation, recording) over the generated
- * operation table, Pylon's bearer-token auth and error shape, SQLite state, and one handler per
- * operation. Pylon has no API for creating users or teams, so tests and the sandbox seed the
+ * The Pylon emulator: the generated operation table, one handler per operation, Pylon's API tokens
+ * and error shape, over the shared emulator layer. Pylon has no API for creating users or teams, so tests and the sandbox seed the
  * workspace through the methods below.
  */
 import type Database from 'better-sqlite3';
-import { createClock, type Clock } from '../emulator/clock.js';
-import { checkHandlers, resetTables, serviceDatabase } from '../emulator/database.js';
+import { bearerToken, defineEmulator, type Emulator, type EmulatorOptions, type EmulatorCore } from '../emulator/define.js';
 import { combineHandlers } from '../emulator/handlers.js';
-import { startEmulator, type RecordedRequest } from '../emulator/server.js';
-import { accountHandlers, bearerToken, createAccountTables, serviceAccountFor } from './accounts.js';
+import { accountHandlers, createAccountTables, serviceAccountFor, unauthorized } from './accounts.js';
 import { addContact, contactHandlers, createContactTables, type ContactInput } from './contacts.js';
-import type { Handler, PylonContext, ServiceAccount } from './context.js';
+import type { Handler, PylonCaller, PylonContext, ServiceAccount } from './context.js';
 import { renderPylonError } from './errors.js';
 import { addIssue, createIssueTables, issueHandlers, type IssueInput } from './issues.js';
 import { operationTable } from './table.js';
@@ -19,12 +16,7 @@ import { addTeam, createTeamTables, teamHandlers } from './teams.js';
 import { addUser, createUserTables, userHandlers, type UserInput } from './users.js';
 import type { Workspace } from './workspace.js';
 
-export interface PylonEmulatorOptions {
-  /** The clock handlers read; tests pass one they control. Default: real time. */
-  clock?: Clock;
-  /** SQLite file for state that outlives the process. Default: in memory. */
-  dbPath?: string;
-}
+export type PylonEmulatorOptions = EmulatorOptions;
 
 export type PylonUser = ReturnType<typeof addUser>;
 export type PylonTeam = ReturnType<typeof addTeam>;
@@ -38,12 +30,8 @@ export interface LoadedWorkspace {
   issues: PylonIssue[];
 }
 
-export interface PylonEmulator {
-  url: string;
-  /** Every request received, in order, refused ones included. */
-  requests: RecordedRequest[];
-  clock: Clock;
-  db: Database.Database;
+/** The Pylon emulator's own methods, besides the shared ones. */
+export interface PylonTools {
   /** The service account a token belongs to (created on first sight); `name` names or renames it. */
   serviceAccountFor(token: string, name?: string): ServiceAccount;
   addUser(input: UserInput): PylonUser;
@@ -54,10 +42,9 @@ export interface PylonEmulator {
   addIssue(input: IssueInput): PylonIssue;
   /** Adds a generated workspace (see supportWorkspace), with ages counted back from the clock's now. */
   load(workspace: Workspace): LoadedWorkspace;
-  /** Empties all state and the request log. */
-  reset(): void;
-  close(): Promise<void>;
 }
+
+export type PylonEmulator = Emulator & PylonTools;
 
 export const pylonHandlers: Record<string, Handler> = combineHandlers('Pylon', accountHandlers, issueHandlers, userHandlers, teamHandlers, contactHandlers);
 
@@ -69,60 +56,45 @@ function createTables(db: Database.Database): void {
   createIssueTables(db);
 }
 
-export async function startPylonEmulator(options: PylonEmulatorOptions = {}): Promise<PylonEmulator> {
-  checkHandlers('Pylon', operationTable, pylonHandlers);
-  const clock = options.clock ?? createClock();
-  const { db, inTransaction } = serviceDatabase(options.dbPath);
-  createTables(db);
-  const ctx: PylonContext = { db, clock };
+export const startPylonEmulator = defineEmulator<PylonCaller, PylonContext, PylonTools>({
+  name: 'Pylon',
+  operations: operationTable,
+  handlers: pylonHandlers,
+  createTables,
+  context: ({ db, clock }) => ({ db, clock }),
+  credentials: { read: bearerToken, refuse: unauthorized, principal: (token, { db }) => ({ account: serviceAccountFor(db, token) }) },
+  renderError: renderPylonError,
+  api: (core) => {
+    const { db, clock, inTransaction } = core;
+    return {
+      serviceAccountFor: (token, name) => inTransaction(() => serviceAccountFor(db, token, name)),
+      addUser: (input) => inTransaction(() => addUser(db, input)),
+      addTeam: (name, userIds) => inTransaction(() => addTeam(db, name, userIds)),
+      addContact: (input) => inTransaction(() => addContact(db, input)),
+      addIssue: (input) => inTransaction(() => addIssue(db, clock.now(), input)),
+      load: (workspace) => inTransaction(() => load(core, workspace)),
+    };
+  },
+});
 
-  const server = await startEmulator<ServiceAccount>({
-    operations: operationTable,
-    authenticate: (headers) => inTransaction(() => serviceAccountFor(db, bearerToken(headers.authorization))),
-    handle: ({ label, params, query, body }, account) => inTransaction(() => pylonHandlers[label]!({ operation: label, params, query, body, account }, ctx)),
-    renderError: renderPylonError,
-  });
-
-  function load(workspace: Workspace): LoadedWorkspace {
-    const users = workspace.users.map((user) => addUser(db, user));
-    const userId = (email: string) => users.find((user) => user.email === email)?.id ?? fail(`no user ${email}`);
-    const teams = workspace.teams.map((team) => addTeam(db, team.name, team.members.map(userId)));
-    const contacts = workspace.contacts.map((contact) => addContact(db, contact));
-    const now = clock.now();
-    // Oldest first, so that issue numbers grow with creation time as they do in a real workspace.
-    const issues = [...workspace.issues]
-      .sort((a, b) => b.age_ms - a.age_ms)
-      .map(({ age_ms, assignee, team, ...issue }) =>
-        addIssue(db, now, {
-          ...issue,
-          created_at: now - age_ms,
-          ...(assignee && { assignee_id: userId(assignee) }),
-          ...(team && { team_id: teams.find((candidate) => candidate.name === team)?.id ?? fail(`no team ${team}`) }),
-        }),
-      );
-    return { users, teams, contacts, issues };
-  }
-
-  return {
-    url: server.url,
-    requests: server.requests,
-    clock,
-    db,
-    serviceAccountFor: (token, name) => inTransaction(() => serviceAccountFor(db, token, name)),
-    addUser: (input) => inTransaction(() => addUser(db, input)),
-    addTeam: (name, userIds) => inTransaction(() => addTeam(db, name, userIds)),
-    addContact: (input) => inTransaction(() => addContact(db, input)),
-    addIssue: (input) => inTransaction(() => addIssue(db, clock.now(), input)),
-    load: (workspace) => inTransaction(() => load(workspace)),
-    reset() {
-      resetTables(db, createTables);
-      server.requests.length = 0;
-    },
-    async close() {
-      await server.close();
-      db.close();
-    },
-  };
+function load({ db, clock }: EmulatorCore, workspace: Workspace): LoadedWorkspace {
+  const users = workspace.users.map((user) => addUser(db, user));
+  const userId = (email: string) => users.find((user) => user.email === email)?.id ?? fail(`no user ${email}`);
+  const teams = workspace.teams.map((team) => addTeam(db, team.name, team.members.map(userId)));
+  const contacts = workspace.contacts.map((contact) => addContact(db, contact));
+  const now = clock.now();
+  // Oldest first, so that issue numbers grow with creation time as they do in a real workspace.
+  const issues = [...workspace.issues]
+    .sort((a, b) => b.age_ms - a.age_ms)
+    .map(({ age_ms, assignee, team, ...issue }) =>
+      addIssue(db, now, {
+        ...issue,
+        created_at: now - age_ms,
+        ...(assignee && { assignee_id: userId(assignee) }),
+        ...(team && { team_id: teams.find((candidate) => candidate.name === team)?.id ?? fail(`no team ${team}`) }),
+      }),
+    );
+  return { users, teams, contacts, issues };
 }
 
 function fail(message: string): never {

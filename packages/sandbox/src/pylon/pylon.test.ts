@@ -4,7 +4,7 @@
  * team checks), notes, teams, users, contacts and the contact-search filter, and Pylon's error body.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientFor, type Call } from '../emulator/testing.js';
+import { clientFor, TEST_TOKEN, type Call } from '../emulator/testing.js';
 import { startPylonEmulator, type PylonEmulator } from './emulator.js';
 import { ISSUE_STATES } from './issues.js';
 import { TEAM_PAGE_SIZE } from './teams.js';
@@ -16,7 +16,7 @@ let call: Call;
 
 beforeAll(async () => {
   emulator = await startPylonEmulator();
-  call = clientFor(emulator.url);
+  call = clientFor(emulator.url, emulator.issueToken(TEST_TOKEN));
 });
 afterAll(() => emulator.close());
 beforeEach(() => emulator.reset());
@@ -40,7 +40,8 @@ describe('auth and the service account', () => {
   });
 
   it('answers /me with the service account each token belongs to', async () => {
-    emulator.serviceAccountFor('token-one', 'Support automation');
+    emulator.serviceAccountFor(emulator.issueToken('token-one'), 'Support automation');
+    emulator.issueToken('token-two');
     const one = await clientFor(emulator.url, 'token-one')('GET', '/me');
     const two = await clientFor(emulator.url, 'token-two')('GET', '/me');
     expect(one.body.data.name).toBe('Support automation');

@@ -1,96 +1,48 @@
 /**
  * Helpers for the domain modules' tests, which call handlers directly: an in-memory database, a
  * small fake GithubContext (a tiny repos table, open-ended users, samples from the description's
- * examples), and a check of each answer against the operation's ghes-3.8 response schema, with
- * objects closed as the HTTP layer closes them. Test-only: not part of the built package.
+ * examples), and a check of each answer against the operation's response schema in the generated
+ * ghes-3.8 table, with objects closed as the HTTP layer closes them. Test-only: not part of the built package.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import Database from 'better-sqlite3';
 import type { Clock } from '../../emulator/clock.js';
+import { createValidator } from '../../emulator/validation.js';
 import { GithubError, notFound, type GithubContext, type GithubRequest, type GithubResponse, type GithubUser, type Handler, type Repository } from '../context.js';
+import { githubOperations } from '../table.js';
 
 type Json = any;
 
-const require = createRequire(import.meta.url);
-const description: Json = JSON.parse(readFileSync(require.resolve('@octokit/openapi/generated/ghes-3.8.json'), 'utf8'));
+const { table, examples } = githubOperations;
+const validator = createValidator(table);
 
-interface OperationInfo {
-  responses: Record<string, Json>;
-}
-
-const operations = new Map<string, OperationInfo>();
-for (const item of Object.values<Json>(description.paths)) {
-  for (const operation of Object.values<Json>(item)) {
-    if (operation?.operationId) operations.set(operation.operationId, { responses: operation.responses });
-  }
-}
-
-function deref(node: Json): Json {
-  let current = node;
-  while (current?.$ref) {
-    const [, section, name] = /^#\/components\/(\w+)\/(.+)$/.exec(current.$ref)!;
-    current = description.components[section!][name!];
-  }
-  return current;
-}
-
-/** `additionalProperties: false` on every object that lists properties and is silent on others, as the HTTP layer has it. */
-function closeObjects(schema: Json): Json {
-  if (Array.isArray(schema)) return schema.map(closeObjects);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'example' || key === 'examples' || key === 'description') out[key] = value;
-    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, closeObjects(v)]));
-    else out[key] = closeObjects(value);
-  }
-  if (schema.properties && !('additionalProperties' in schema)) out.additionalProperties = false;
-  // OpenAPI's `nullable` admits null even where an `enum` leaves it out.
-  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
-  if (typeof out.$ref === 'string') out.$ref = out.$ref.replace('#/components/schemas/', 'ghes#/');
-  return out;
-}
-
-const addFormats = addFormatsModule as unknown as FormatsPlugin;
-const ajv = new Ajv({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema({ $id: 'ghes', ...closeObjects(description.components.schemas) });
-const validators = new Map<string, ValidateFunction>();
-
-function responseSchema(operation: string, status: number): Json | undefined {
-  const info = operations.get(operation);
-  if (!info) throw new Error(`no operation ${operation} in ghes-3.8`);
-  const response = deref(info.responses[String(status)]);
-  if (!response) throw new Error(`${operation} documents no ${status} response`);
-  return response.content?.['application/json']?.schema;
+function documented(operation: string, status: number): { responseBody?: unknown } {
+  const found = table.operations[operation];
+  if (!found) throw new Error(`no operation ${operation} in ghes-3.8`);
+  const answer = status === found.successStatus ? found : found.otherSuccesses?.[status];
+  if (!answer) throw new Error(`${operation} documents no ${status} response`);
+  return answer;
 }
 
 /** Fails unless `response` is a documented success of the operation whose body fits its schema. */
 export function expectConforms(operation: string, response: GithubResponse): void {
-  const schema = responseSchema(operation, response.status);
-  if (!schema) {
+  // Redirects (a membership check's 302) carry no body; the table documents successes only.
+  if (response.status >= 300 && response.status < 400) {
     if (response.body !== undefined) throw new Error(`${operation} ${response.status} must answer without a body`);
     return;
   }
-  const key = `${operation} ${response.status}`;
-  let validate = validators.get(key);
-  if (!validate) validators.set(key, (validate = ajv.compile(closeObjects(schema))));
-  if (!validate(JSON.parse(JSON.stringify(response.body)))) {
-    throw new Error(`${key} breaks its schema: ${ajv.errorsText(validate.errors, { separator: '\n' })}`);
+  if (!documented(operation, response.status).responseBody) {
+    if (response.body !== undefined) throw new Error(`${operation} ${response.status} must answer without a body`);
+    return;
   }
+  const issue = validator.response(operation, JSON.parse(JSON.stringify(response.body)), response.status);
+  if (issue) throw new Error(`${operation} ${response.status} breaks its schema: ${issue.message}`);
 }
 
 /** The operation's documented example (the first), as the HTTP layer's sample would give. */
 function sample(operation: string, status?: number): Json {
-  const info = operations.get(operation);
-  if (!info) throw new Error(`no operation ${operation} in ghes-3.8`);
-  const code = status ?? Number(Object.keys(info.responses).find((c) => c.startsWith('2')));
-  const content = deref(info.responses[String(code)])?.content?.['application/json'];
-  const example = content?.examples ? deref(Object.values<Json>(content.examples)[0]).value : content?.example;
-  return structuredClone(example ?? {});
+  const found = table.operations[operation];
+  if (!found) throw new Error(`no operation ${operation} in ghes-3.8`);
+  return structuredClone(examples[operation]?.[status ?? found.successStatus] ?? {});
 }
 
 /** Time stands still unless a test moves it, so timestamps in answers are exact. */
@@ -166,7 +118,8 @@ export function caller(ctx: GithubContext, handlers: Record<string, Handler>, lo
   const run = (operation: string, request: Partial<GithubRequest> = {}) => {
     const handler = handlers[operation];
     if (!handler) throw new Error(`no handler for ${operation}`);
-    return handler({ operation, params: {}, query: {}, body: undefined, user: ctx.user(login), ...request }, ctx);
+    const path = table.operations[operation]?.path ?? '';
+    return handler({ operation, path, params: {}, query: {}, headers: {}, body: undefined, user: ctx.user(login), ...request }, ctx);
   };
   const call = ((operation, request) => {
     const response = run(operation, request);

@@ -5,7 +5,7 @@
  * would refuse the other parts' fields). Prose keywords are dropped; `example` and `default` are
  * kept because the sample responses are built from them.
  */
-import type { JsonSchema } from '../emulator/operations.js';
+import type { JsonSchema } from '../../packages/sandbox/src/emulator/operations.js';
 
 const KEPT = new Set([
   'type', 'properties', 'required', 'items', 'additionalProperties', 'enum', 'format', 'pattern',

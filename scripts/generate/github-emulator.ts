@@ -1,43 +1,34 @@
 /**
- * The GitHub operation table, built at start from the ghes-3.8 description that @octokit/openapi
- * ships (nothing is generated into the repository). Octokit's placeholders for operations that
- * GHES 3.8 lacks ("does not exist in GitHub Enterprise Server 3.8", answering only 501) are left out,
- * so their paths are not served.
+ * Writes the GitHub emulator's operation table (packages/sandbox/src/github/operations.json) from the
+ * GitHub Enterprise Server 3.8 description that npm @octokit/openapi ships (generated/ghes-3.8.json, MIT,
+ * a devDependency). The description is 10.5 MB; the emulator loads only this extract: every operation's
+ * parameters, bodies and documented successes, the component schemas they reach, the description's first
+ * example per success (the samples are built from them) and each operation's first tag.
+ *
+ * Octokit's placeholders for operations that GHES 3.8 lacks ("does not exist in GitHub Enterprise Server
+ * 3.8", answering only 501) are left out, so their paths are not served.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { JsonSchema, Operation, OperationTable, QueryParameter } from '../emulator/operations.js';
-import { dereference, referencedNames, SchemaConverter } from './schemas.js';
+import type { JsonSchema, Operation, QueryParameter } from '../../packages/sandbox/src/emulator/operations.js';
+import type { GithubOperations } from '../../packages/sandbox/src/github/table.js';
+import { dereference, referencedNames, SchemaConverter } from './github-schemas.js';
+import type { Generator } from './index.js';
 
-const DESCRIPTION = '@octokit/openapi/generated/ghes-3.8.json';
+const output = 'packages/sandbox/src/github/operations.json';
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
-
-export interface GithubOperations {
-  table: OperationTable;
-  /** The description's example body per operation and success status, where it gives one. */
-  examples: Record<string, Record<number, unknown>>;
-  /** The first tag of each operation, e.g. "issues". */
-  tags: Record<string, string>;
-}
 
 interface Description {
   paths: Record<string, Record<string, any>>;
   components: { schemas: Record<string, JsonSchema>; parameters: Record<string, any>; responses: Record<string, any>; examples: Record<string, any> };
 }
 
-/** Reads the description from node_modules; a missing package is a setup problem, said so plainly. */
-export function loadDescription(): Description {
-  const require = createRequire(import.meta.url);
-  let file: string;
-  try {
-    file = require.resolve(DESCRIPTION);
-  } catch {
-    throw new Error(`GitHub emulator: cannot find ${DESCRIPTION}; install the @octokit/openapi package (a devDependency of @quiver/sandbox) to run it`);
-  }
+export function loadGithubDescription(): Description {
+  const file = createRequire(import.meta.url).resolve('@octokit/openapi/generated/ghes-3.8.json');
   return JSON.parse(readFileSync(file, 'utf8')) as Description;
 }
 
-export function buildOperations(description: Description = loadDescription()): GithubOperations {
+export function buildOperations(description: Description): GithubOperations {
   const { components } = description;
   const converter = new SchemaConverter(components.schemas);
   const follow = <T>(item: any, section: Record<string, T>): T => (item?.$ref ? section[String(item.$ref).split('/').pop()!]! : item);
@@ -59,7 +50,9 @@ export function buildOperations(description: Description = loadDescription()): G
           operation.pathParameters[parameter.name] = schema;
           if (parameter['x-multi-segment']) (operation.multiSegmentParameters ??= []).push(parameter.name);
         } else if (parameter.in === 'query') {
-          operation.queryParameters[parameter.name] = { required: parameter.required === true, schema } satisfies QueryParameter;
+          const query: QueryParameter = { required: parameter.required === true, schema };
+          if (schema.type === 'array' && parameter.explode === false) query.explode = false;
+          operation.queryParameters[parameter.name] = query;
         }
       }
 
@@ -122,3 +115,6 @@ function reachableDefinitions(operations: Record<string, Operation>, converter: 
   }
   return definitions;
 }
+
+/** One line: the file is data the emulator loads, not something to read, and indenting would double it. */
+export const githubEmulator: Generator = () => [{ path: output, content: `${JSON.stringify(buildOperations(loadGithubDescription()))}\n` }];
