@@ -111,6 +111,17 @@ export interface AttemptTable {
   output: string | null;
 }
 
+export interface ToolCallTable {
+  id: string;
+  tool_name: string;
+  toolkit_name: string;
+  user_id: string | null;
+  success: number;
+  error_kind: string | null;
+  duration_ms: number;
+  started_at: string;
+}
+
 export interface SettingTable {
   key: string;
   /** JSON. */
@@ -127,6 +138,7 @@ export interface Database {
   executions: ExecutionTable;
   attempts: AttemptTable;
   settings: SettingTable;
+  tool_calls: ToolCallTable;
 }
 
 export type { Generated };
