@@ -38,11 +38,12 @@ export const toolIndexRoutes: Routes = (app, engine) => {
     async () => {
       const seen = new Set<string>();
       const items = [];
-      // Sources are listed in the order find() asks them, so the first entry of a name is where its calls go.
       for (const { tool, source } of await engine.catalog.list()) {
         const name = qualifiedName(tool);
         if (seen.has(name)) continue;
         seen.add(name);
+        // Where a call by this name goes: the catalog's own lookup, so that the answer cannot drift from execution.
+        const routed = await engine.catalog.find(name);
         const annotations = annotationsOf(tool);
         items.push({
           name,
@@ -52,7 +53,7 @@ export const toolIndexRoutes: Routes = (app, engine) => {
           destructive: annotations.destructiveHint === true,
           oauth_provider: tool.requirements.oauth2?.provider ?? null,
           secrets: (tool.requirements.secrets ?? []).map((secret) => secret.key),
-          routed_to: source.id,
+          routed_to: routed?.source.id ?? source.id,
         });
       }
       return { items, total_count: items.length };
