@@ -114,10 +114,13 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const current = allowed.find((page) => page.path === section) ?? allowed[0]!;
   const main = useRef<HTMLElement>(null);
 
-  // A new page moves the focus to its content, as a page load would, and names it in the title.
+  // A new page names itself in the title and moves the focus to its content; the first page leaves the
+  // focus at the start of the document, where Tab reaches the skip link first.
+  const first = useRef(true);
   useEffect(() => {
     document.title = `${current.title} · Quiver console`;
-    main.current?.focus();
+    if (!first.current) main.current?.focus();
+    first.current = false;
   }, [section, detail]);
 
   return (

@@ -124,7 +124,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Unknown or revoked API key' }).waitFor();
     await page.getByLabel('API key').fill(engine.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.keyboard.press('Enter');
     await page.getByRole('navigation', { name: 'Sections' }).waitFor();
     expect(page.url()).not.toContain(engine.key);
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('qk_');
@@ -266,6 +266,29 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('row').filter({ hasText: 'ci pipeline' }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('row').filter({ hasText: 'ci pipeline' }).getByText(/^revoked/).waitFor();
     expect((await engine.api('GET', '/v1/me', undefined, `Bearer ${shown}`)).status).toBe(401);
+  });
+
+  it('is usable with the keyboard alone: skip link, search, a tool, the navigation', async () => {
+    await page.goto(`${engine.url}/#/tools`);
+    await page.reload();
+    await page.getByText(/^1,?007 tools$/).waitFor();
+    const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent?.trim() ?? '', id: document.activeElement?.id ?? '' }));
+    await page.keyboard.press('Tab');
+    expect((await focused()).text).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect((await focused()).id).toBe('main');
+    await page.keyboard.press('Tab');
+    expect((await focused()).id).toBe('tool-search');
+    await page.keyboard.type('close an issue');
+    await page.getByText(/best match first for “close an issue”/).waitFor();
+    for (let i = 0; i < 20 && !(await focused()).text.startsWith('RepoHostApi.'); i++) await page.keyboard.press('Tab');
+    const chosen = (await focused()).text;
+    expect(chosen).toMatch(/^RepoHostApi\.\w+/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: /^RepoHostApi\./ }).waitFor();
+    for (let i = 0; i < 15 && (await focused()).text !== 'Secrets'; i++) await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Secrets' }).waitFor();
   });
 
   it('starts an authorization, follows it to completion and lists the connection; signs out forgetting the key', async () => {

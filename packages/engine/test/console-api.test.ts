@@ -58,6 +58,12 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       expect(byName.get('CrmMarketingApi.ArchiveCampaignsBatch')).toMatchObject({ destructive: true, oauth_provider: 'hubspot' });
       expect(byName.get('TrackingApi.UpdateOrAddPerson')).toMatchObject({ oauth_provider: null, secrets: ['TRACKING_SITE_ID', 'TRACKING_API_KEY'] });
       for (const tool of index.body.items) expect(tool.summary.length).toBeLessThanOrEqual(200);
+      const zipped = await engine.app.inject({ method: 'GET', url: '/v1/tool_index', headers: { authorization: `Bearer ${engine.key}`, 'accept-encoding': 'gzip' } });
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(JSON.parse(gunzipSync(zipped.rawPayload).toString())).toEqual(index.body);
+      const plain = await engine.app.inject({ method: 'GET', url: '/v1/tool_index', headers: { authorization: `Bearer ${engine.key}` } });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.json()).toEqual(index.body);
     });
 
     it('records immediate calls and lists them with scheduled attempts, filtered', async () => {

@@ -110,7 +110,7 @@ export function ToolsPage() {
       ) : (
         <>
           <p class="muted" role="status" aria-live="polite">
-            {toolCount} {toolCount === 1 ? 'tool' : 'tools'}
+            {toolCount.toLocaleString('en')} {toolCount === 1 ? 'tool' : 'tools'}
             {ranked ? `, best match first for “${ranked.text}”` : ''}
           </p>
           <VirtualList rows={rows} />
