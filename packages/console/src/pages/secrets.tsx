@@ -98,10 +98,18 @@ export function SecretsPage() {
                   <td>{when(secret.updated_at)}</td>
                   <td>{when(secret.last_accessed_at)}</td>
                   <td>
-                    <button type="button" class="small" onClick={() => setKey(secret.key)}>
+                    <button
+                      type="button"
+                      class="small"
+                      aria-label={`Replace ${secret.key}`}
+                      onClick={() => {
+                        setKey(secret.key);
+                        document.getElementById('secret-value')?.focus();
+                      }}
+                    >
                       Replace
                     </button>{' '}
-                    <button type="button" class="small danger" onClick={() => void remove(secret)}>
+                    <button type="button" class="small danger" aria-label={`Delete ${secret.key}`} onClick={() => void remove(secret)}>
                       Delete
                     </button>
                   </td>
