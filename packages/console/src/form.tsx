@@ -3,8 +3,7 @@
  * or JSON for arrays of objects), nested objects as fieldsets. Values stay as typed until `collect`
  * turns them into the input, naming each parameter that is wrong.
  */
-import type { JsonSchema } from './tool.js';
-import { typeOf } from './pages/tool.js';
+import { typeOf, type JsonSchema } from './tool.js';
 
 export type Values = Record<string, string>;
 

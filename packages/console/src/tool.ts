@@ -54,3 +54,9 @@ export function isModeDriven(schema: JsonSchema): boolean {
   const mode = schema.properties?.mode;
   return Boolean(mode?.enum?.includes('get_request_schema') && mode.enum.includes('execute') && schema.properties?.request_body);
 }
+
+/** A schema's type as a reader says it: `string`, `array of integer`, `string | null`. */
+export function typeOf(schema: JsonSchema): string {
+  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? 'any');
+  return type === 'array' && schema.items ? `array of ${typeOf(schema.items)}` : type;
+}

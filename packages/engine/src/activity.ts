@@ -107,12 +107,9 @@ export class Activity {
     const since = new Date(now.getTime() - minutes * 60_000).toISOString();
     const { items } = await this.list({ since }, Number.MAX_SAFE_INTEGER, 0);
     const minuteKeys = Array.from({ length: minutes }, (_, i) => new Date(now.getTime() - (minutes - 1 - i) * 60_000).toISOString().slice(0, 16));
-    const byToolkit = new Map<string, ActivityItem[]>();
-    for (const item of items) byToolkit.set(item.toolkit_name, [...(byToolkit.get(item.toolkit_name) ?? []), item]);
-    const toolkits = [...byToolkit].map(([toolkit, rows]): ToolkitSeries => {
+    const toolkits = [...groupBy(items, (item) => item.toolkit_name)].map(([toolkit, rows]): ToolkitSeries => {
       const errors = rows.filter((row) => !row.success).length;
-      const byMinute = new Map<string, ActivityItem[]>();
-      for (const row of rows) byMinute.set(row.started_at.slice(0, 16), [...(byMinute.get(row.started_at.slice(0, 16)) ?? []), row]);
+      const byMinute = groupBy(rows, (row) => row.started_at.slice(0, 16));
       return {
         toolkit,
         calls: rows.length,
@@ -148,6 +145,17 @@ export class Activity {
     if (filter.since) query = query.where('a.started_at', '>=', filter.since);
     return query;
   }
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
 }
 
 /** Nearest-rank percentiles of the durations, in milliseconds to a tenth. */

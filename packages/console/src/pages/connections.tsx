@@ -34,7 +34,11 @@ export function ConnectionsPage() {
   const [error, setError] = useState<unknown>();
 
   const byProvider = new Map<string, Connection[]>();
-  for (const connection of connections.data?.items ?? []) byProvider.set(connection.provider_id, [...(byProvider.get(connection.provider_id) ?? []), connection]);
+  for (const connection of connections.data?.items ?? []) {
+    const list = byProvider.get(connection.provider_id);
+    if (list) list.push(connection);
+    else byProvider.set(connection.provider_id, [connection]);
+  }
 
   async function revoke(connection: Connection) {
     if (!confirm(`Revoke ${connection.user_id}'s connection with ${connection.provider_id}? Their tools will need a new authorization.`)) return;

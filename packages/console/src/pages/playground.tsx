@@ -39,7 +39,7 @@ function ToolPicker({ current }: { current: string | undefined }) {
   useEffect(() => {
     if (!text.trim()) return setNames([]);
     let live = true;
-    const timer = setTimeout(() => searchTools(text.trim()).then((found) => live && setNames(found.slice(0, 8)), (e: unknown) => live && setError(e)), 120);
+    const timer = setTimeout(() => searchTools(text.trim()).then((found) => live && (setNames(found.slice(0, 8)), setError(undefined)), (e: unknown) => live && setError(e)), 120);
     return () => {
       live = false;
       clearTimeout(timer);

@@ -1,6 +1,6 @@
 /** One tool: description, parameters, annotations, requirements for the chosen user, and each format. */
 import { useState } from 'preact/hooks';
-import { formats, loadTool, type JsonSchema, type ToolDefinition } from '../tool.js';
+import { formats, loadTool, typeOf, type JsonSchema, type ToolDefinition } from '../tool.js';
 import { ErrorNote, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
 
 export function ToolPage({ name }: { name: string }) {
@@ -85,13 +85,8 @@ function Requirements({ tool }: { tool: ToolDefinition }) {
   );
 }
 
-export function Status({ ok }: { ok: boolean }) {
+function Status({ ok }: { ok: boolean }) {
   return <span class={ok ? 'ok' : 'bad'}>{ok ? '✓ ' : '✗ '}</span>;
-}
-
-export function typeOf(schema: JsonSchema): string {
-  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? 'any');
-  return type === 'array' && schema.items ? `array of ${typeOf(schema.items)}` : type;
 }
 
 function ParameterTable({ schema }: { schema: JsonSchema }) {
