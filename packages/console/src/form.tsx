@@ -116,10 +116,13 @@ export function collect(schema: JsonSchema, values: Values, omit: string[] = [],
     if (omit.includes(name)) continue;
     const path = prefix + name;
     if (isObjectWithProperties(property)) {
+      // An optional object left wholly empty is left out; one begun must be whole.
+      const touched = Object.entries(values).some(([key, value]) => key.startsWith(`${path}.`) && value.trim() !== '');
+      if (!touched && !required.has(name)) continue;
       const nested = collect(property, values, [], `${path}.`);
       problems.push(...nested.problems);
       if (Object.keys(nested.input).length) input[name] = nested.input;
-      else if (required.has(name)) problems.push(`${path} is required`);
+      else if (!nested.problems.length) problems.push(`${path} is required`);
       continue;
     }
     const raw = (values[path] ?? '').trim();
