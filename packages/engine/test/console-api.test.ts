@@ -45,6 +45,7 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       const me = await engine.api('GET', '/v1/me');
       const own = await engine.api('DELETE', `/v1/admin/api_keys/${me.body.key.id}`);
       expect(own).toMatchObject({ status: 400, body: { name: 'bad_request' } });
+      expect((await engine.api('DELETE', `/v1/admin/api_keys/${me.body.key.prefix}`)).status).toBe(400);
       expect((await engine.api('GET', '/v1/me')).status).toBe(200);
     });
 

@@ -41,9 +41,17 @@ export const apiKeyRoutes: Routes = (app, engine) => {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/api_keys/:id',
-    { schema: { operationId: 'api-keys-revoke', summary: 'Revoke an API key', params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } },
+    {
+      schema: {
+        operationId: 'api-keys-revoke',
+        summary: 'Revoke an API key (by id or prefix); not the key making the request',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+      },
+    },
     async (request, reply) => {
-      if (request.params.id === request.apiKeyId) throw badRequest('this request is made with that key: revoke it with another key');
+      // Revocation takes an id or a prefix; either may name the key making this request.
+      const own = await engine.store.db.selectFrom('api_keys').select(['id', 'prefix']).where('id', '=', request.apiKeyId ?? '').executeTakeFirst();
+      if (own && [own.id, own.prefix].includes(request.params.id)) throw badRequest('this request is made with that key: revoke it with another key');
       if (!(await revokeApiKey(engine.store.db, request.params.id))) throw notFound(`API key ${request.params.id}`);
       return reply.status(204).send();
     },
