@@ -1,10 +1,11 @@
 /**
- * The engine's record of what ran: immediate calls (kept for a day in `tool_calls`) and the attempts of
- * scheduled executions, read together as one list of recent executions and as per-minute statistics.
+ * The engine's record of what ran: immediate calls (kept for a day in `tool_calls`, written in batches) and
+ * the attempts of scheduled executions, read together as one list of recent executions and as per-minute
+ * statistics. A read writes the queued calls first, so this process always sees its own calls.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from './store/schema.js';
+import type { Database, ToolCallTable } from './store/schema.js';
 
 export interface CallRecord {
   tool_name: string;
@@ -54,24 +55,56 @@ export interface ToolkitSeries {
 const retentionMs = 24 * 60 * 60_000;
 const pruneEveryMs = 10 * 60_000;
 
+export interface ActivityOptions {
+  /** Calls are written in batches, at most this long after they end (or sooner, when `batch` wait). */
+  flushMs?: number;
+  batch?: number;
+  /** Where a failed write is reported: recording never fails a call. */
+  onError?: (error: unknown) => void;
+}
+
 export class Activity {
   private lastPrune = 0;
+  private pending: ToolCallTable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly options: Required<ActivityOptions>;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: ActivityOptions = {},
+  ) {
+    this.options = { flushMs: 1000, batch: 200, onError: () => {}, ...options };
+  }
 
-  async record(call: CallRecord): Promise<void> {
-    await this.db
-      .insertInto('tool_calls')
-      .values({ ...call, id: randomUUID(), user_id: call.user_id ?? null, error_kind: call.error_kind ?? null, success: call.success ? 1 : 0 })
-      .execute();
-    if (Date.now() - this.lastPrune > pruneEveryMs) {
-      this.lastPrune = Date.now();
-      await this.db.deleteFrom('tool_calls').where('started_at', '<', new Date(Date.now() - retentionMs).toISOString()).execute();
-    }
+  /** Queues the call; one multi-row insert writes each batch, off the path of the calls themselves. */
+  record(call: CallRecord): void {
+    this.pending.push({ ...call, id: randomUUID(), user_id: call.user_id ?? null, error_kind: call.error_kind ?? null, success: call.success ? 1 : 0 });
+    if (this.pending.length >= this.options.batch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs).unref();
+  }
+
+  /** Writes what is queued (and, every ten minutes, drops calls older than a day). */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.pending.splice(0);
+    const prune = Date.now() - this.lastPrune > pruneEveryMs;
+    if (prune) this.lastPrune = Date.now();
+    this.writing = this.writing.then(async () => {
+      try {
+        if (rows.length) await this.db.insertInto('tool_calls').values(rows).execute();
+        if (prune) await this.db.deleteFrom('tool_calls').where('started_at', '<', new Date(Date.now() - retentionMs).toISOString()).execute();
+      } catch (error) {
+        this.options.onError(error);
+      }
+    });
+    return this.writing;
   }
 
   /** Newest first: the first `limit` after `offset` of immediate calls and scheduled attempts together. */
   async list(filter: ActivityFilter, limit: number, offset: number): Promise<{ items: ActivityItem[]; total_count: number }> {
+    await this.flush();
     const calls = this.callsQuery(filter);
     const attempts = this.attemptsQuery(filter);
     const [callRows, attemptRows, callCount, attemptCount] = await Promise.all([

@@ -108,6 +108,26 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       expect((await engine.api('GET', '/v1/activity/stats?minutes=0')).status).toBe(400);
     });
 
+    it('writes calls in batches: when a batch is full, when the time is up, and before any read', async () => {
+      const db = engine.engine.store.db;
+      const stored = async () => Number((await db.selectFrom('tool_calls').select((eb) => eb.fn.countAll<number>().as('n')).where('tool_name', '=', 'Batch.Probe').executeTakeFirstOrThrow()).n);
+      const call = { tool_name: 'Batch.Probe', toolkit_name: 'Batch', success: true, duration_ms: 1, started_at: new Date().toISOString() };
+      const activity = new Activity(db, { batch: 3, flushMs: 60_000 });
+      activity.record(call);
+      activity.record(call);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await stored()).toBe(0);
+      activity.record(call);
+      await activity.flush();
+      expect(await stored()).toBe(3);
+      activity.record(call);
+      expect((await activity.list({ tool: 'Batch.Probe' }, 10, 0)).total_count).toBe(4);
+      const timed = new Activity(db, { flushMs: 30 });
+      timed.record(call);
+      for (let i = 0; i < 50 && (await stored()) < 5; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await stored()).toBe(5);
+    });
+
     it('computes per-minute calls, errors and nearest-rank p50/p99 per toolkit', async () => {
       const activity = new Activity(engine.engine.store.db);
       const now = new Date('2031-01-01T12:00:30Z');

@@ -47,7 +47,9 @@ interface ExecuteAnswer {
 }
 
 export const activityRoutes: Routes = (app, engine) => {
-  const activity = new Activity(engine.store.db);
+  const activity = new Activity(engine.store.db, { onError: (error) => app.log.warn({ err: error }, 'could not record calls') });
+  // The API closes before the engine's database does: the last calls are written first.
+  app.addHook('onClose', () => activity.flush());
 
   // The answer is taken before serialisation (nothing is parsed again) and recorded once it has left.
   app.addHook('preSerialization', async (request, reply, payload) => {
@@ -61,22 +63,18 @@ export const activityRoutes: Routes = (app, engine) => {
     const { answer, finishedAt } = request.executed ?? {};
     if (answer?.execution_type !== 'immediate' || !finishedAt) return;
     const body = request.body as ExecuteBody;
-    try {
-      const entry = await engine.catalog.find(body.tool_name, body.tool_version);
-      if (!entry) return;
-      const durationMs = answer.duration ?? 0;
-      await activity.record({
-        tool_name: qualifiedName(entry.tool),
-        toolkit_name: entry.tool.toolkit.name,
-        user_id: body.user_id,
-        success: answer.success === true,
-        error_kind: answer.output?.error?.kind,
-        duration_ms: durationMs,
-        started_at: new Date(finishedAt - durationMs).toISOString(),
-      });
-    } catch (error) {
-      request.log.warn({ err: error }, 'could not record the call');
-    }
+    const entry = await engine.catalog.find(body.tool_name, body.tool_version);
+    if (!entry) return;
+    const durationMs = answer.duration ?? 0;
+    activity.record({
+      tool_name: qualifiedName(entry.tool),
+      toolkit_name: entry.tool.toolkit.name,
+      user_id: body.user_id,
+      success: answer.success === true,
+      error_kind: answer.output?.error?.kind,
+      duration_ms: durationMs,
+      started_at: new Date(finishedAt - durationMs).toISOString(),
+    });
   });
 
   app.get<{ Querystring: PageRequest & ActivityFilter }>(
