@@ -22,6 +22,12 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
   });
 
   describe.skipIf(skip)('routes', () => {
+    it('documents its routes in the OpenAPI document, and not the console files', async () => {
+      const paths = Object.keys((await engine.api('GET', '/v1/openapi', undefined, null)).body.paths);
+      expect(paths).toEqual(expect.arrayContaining(['/v1/me', '/v1/admin/api_keys', '/v1/admin/api_keys/{id}', '/v1/tool_index', '/v1/activity/executions', '/v1/activity/stats']));
+      expect(paths.filter((path) => !path.startsWith('/v1/'))).toEqual([]);
+    });
+
     it('names the calling key and its role', async () => {
       const me = await engine.api('GET', '/v1/me');
       expect(me.status).toBe(200);
