@@ -6,5 +6,12 @@ export default defineConfig({
   publicDir: '../public',
   base: '/',
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
-  build: { outDir: '../dist', emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0, modulePreload: { polyfill: false }, reportCompressedSize: true },
+  build: {
+    outDir: '../dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    reportCompressedSize: true,
+  },
 });

@@ -63,7 +63,10 @@ export function App() {
   useEffect(() => {
     whenUnauthorized(signOut);
     const key = storedKey();
-    if (key) signIn(key).catch(() => {}).finally(() => setChecking(false));
+    if (key)
+      signIn(key)
+        .catch(() => {})
+        .finally(() => setChecking(false));
   }, []);
 
   if (checking) return <p role="status">Checking the key…</p>;
@@ -97,7 +100,15 @@ function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<void> }) {
         <p>Sign in with an API key. It stays in this browser tab only and is forgotten when you sign out or close the tab.</p>
         <label class="field" for="api-key">
           <span>API key</span>
-          <input id="api-key" type="password" autocomplete="off" required value={key} placeholder="qk_…" onInput={(event) => setKey(event.currentTarget.value)} />
+          <input
+            id="api-key"
+            type="password"
+            autocomplete="off"
+            required
+            value={key}
+            placeholder="qk_…"
+            onInput={(event) => setKey(event.currentTarget.value)}
+          />
         </label>
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

@@ -19,7 +19,19 @@ const idOf = (path: string) => `param-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 const primaryType = (schema: JsonSchema) => (Array.isArray(schema.type) ? schema.type.find((type) => type !== 'null') : schema.type);
 const isObjectWithProperties = (schema: JsonSchema) => primaryType(schema) === 'object' && Object.keys(schema.properties ?? {}).length > 0;
 
-export function SchemaFields({ schema, values, onChange, omit = [], prefix = '' }: { schema: JsonSchema; values: Values; onChange: FieldProps['onChange']; omit?: string[]; prefix?: string }) {
+export function SchemaFields({
+  schema,
+  values,
+  onChange,
+  omit = [],
+  prefix = '',
+}: {
+  schema: JsonSchema;
+  values: Values;
+  onChange: FieldProps['onChange'];
+  omit?: string[];
+  prefix?: string;
+}) {
   const required = new Set(schema.required ?? []);
   const properties = Object.entries(schema.properties ?? {}).filter(([name]) => !omit.includes(name));
   if (!properties.length && !prefix) return <p class="muted">This tool takes no parameters.</p>;
@@ -108,7 +120,12 @@ function Field({ path, schema, required, values, onChange }: FieldProps) {
 }
 
 /** The input the form's values make, or the problems, each naming its parameter. */
-export function collect(schema: JsonSchema, values: Values, omit: string[] = [], prefix = ''): { input: Record<string, unknown>; problems: string[] } {
+export function collect(
+  schema: JsonSchema,
+  values: Values,
+  omit: string[] = [],
+  prefix = '',
+): { input: Record<string, unknown>; problems: string[] } {
   const input: Record<string, unknown> = {};
   const problems: string[] = [];
   const required = new Set(schema.required ?? []);
@@ -143,11 +160,15 @@ function parseValue(schema: JsonSchema, raw: string): { value: unknown } | { pro
   if (type === 'boolean') return { value: raw === 'true' };
   if (type === 'integer' || type === 'number') {
     const number = Number(raw);
-    if (!Number.isFinite(number) || (type === 'integer' && !Number.isInteger(number))) return { problem: `must be ${type === 'integer' ? 'an integer' : 'a number'}, got '${raw}'` };
+    if (!Number.isFinite(number) || (type === 'integer' && !Number.isInteger(number)))
+      return { problem: `must be ${type === 'integer' ? 'an integer' : 'a number'}, got '${raw}'` };
     return { value: number };
   }
   if (type === 'array' && schema.items && ['string', 'number', 'integer'].includes(String(primaryType(schema.items)))) {
-    const items = raw.split('\n').map((line) => line.trim()).filter(Boolean);
+    const items = raw
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     const itemType = primaryType(schema.items);
     if (itemType === 'string') return { value: items };
     const numbers = items.map(Number);
@@ -157,7 +178,8 @@ function parseValue(schema: JsonSchema, raw: string): { value: unknown } | { pro
   if (type === 'array' || type === 'object') {
     try {
       const value = JSON.parse(raw) as unknown;
-      if (type === 'array' ? !Array.isArray(value) : value === null || typeof value !== 'object' || Array.isArray(value)) return { problem: `must be a JSON ${type}` };
+      if (type === 'array' ? !Array.isArray(value) : value === null || typeof value !== 'object' || Array.isArray(value))
+        return { problem: `must be a JSON ${type}` };
       return { value };
     } catch (error) {
       return { problem: `is not valid JSON: ${(error as Error).message}` };

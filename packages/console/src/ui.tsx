@@ -142,7 +142,10 @@ function JsonNode({ value, depth, name }: { value: unknown; depth: number; name:
       <summary>
         {key}
         {brackets[0]}
-        <span class="muted"> {entries.length} {Array.isArray(value) ? (entries.length === 1 ? 'item' : 'items') : entries.length === 1 ? 'key' : 'keys'} </span>
+        <span class="muted">
+          {' '}
+          {entries.length} {Array.isArray(value) ? (entries.length === 1 ? 'item' : 'items') : entries.length === 1 ? 'key' : 'keys'}{' '}
+        </span>
         {brackets[1]}
       </summary>
       <div class="json-children">

@@ -52,12 +52,23 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
       credentials: () => sandboxCredentials(sandbox.token),
       defaultSecrets: sandbox.secrets,
     });
-    worker = await startWorkerServer({ toolkits: selectToolkits('trackingapi', toolkits), secret: workerSecret, port: 0, host: '127.0.0.1', baseUrls: { TrackingApi: sandbox.baseUrls.TrackingApi! } });
+    worker = await startWorkerServer({
+      toolkits: selectToolkits('trackingapi', toolkits),
+      secret: workerSecret,
+      port: 0,
+      host: '127.0.0.1',
+      baseUrls: { TrackingApi: sandbox.baseUrls.TrackingApi! },
+    });
     authServer = await startAuthorizationServer();
     const authUrl = `http://127.0.0.1:${(authServer.address() as AddressInfo).port}`;
     const provider = await engine.api('POST', '/v1/admin/auth_providers', {
       id: 'github',
-      oauth2: { client_id: 'console-test', client_secret: 'console-test-client-secret', authorize_request: { endpoint: `${authUrl}/authorize` }, token_request: { endpoint: `${authUrl}/token` } },
+      oauth2: {
+        client_id: 'console-test',
+        client_secret: 'console-test-client-secret',
+        authorize_request: { endpoint: `${authUrl}/authorize` },
+        token_request: { endpoint: `${authUrl}/token` },
+      },
     });
     expect(provider.status).toBe(200);
     rmSync(screenshots, { recursive: true, force: true });
@@ -66,7 +77,16 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: chromiumPath,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1280, height: 860 },
       locale: 'en-GB',
       timezoneId: 'UTC',
@@ -99,10 +119,17 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     const violations = await page.evaluate(async () => {
       const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
       const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map((node) => ({ target: node.target })) }));
+      return result.violations.map(({ id, impact, help, nodes }) => ({
+        id,
+        impact,
+        help,
+        nodes: nodes.map((node) => ({ target: node.target })),
+      }));
     });
     const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual(
+      [],
+    );
     audited.push(name);
   }
 
@@ -161,7 +188,10 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByLabel(/^repository_name/).fill('hello-world');
     await page.getByLabel(/^fields/).fill('full_name, description');
     await page.getByRole('button', { name: 'Run' }).click();
-    await page.getByRole('status').filter({ hasText: /Succeeded in/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Succeeded in/ })
+      .waitFor();
     const result = page.getByLabel('Result JSON');
     await expect(result.textContent()).resolves.toContain('"octocat/hello-world"');
     await expect(result.textContent()).resolves.not.toContain('owner');
@@ -184,7 +214,10 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(executions).toEqual([]);
     await page.getByLabel('request_body (JSON)').fill('{"properties": {"hs_name": "Console launch", "hs_notes": "from the playground"}}');
     await page.getByRole('button', { name: 'Step 2: validate and run' }).click();
-    await page.getByRole('status').filter({ hasText: /Succeeded in/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Succeeded in/ })
+      .waitFor();
     await expect(page.getByLabel('Result JSON').textContent()).resolves.toContain('Console launch');
     page.off('request', watch);
     expect(executions).toHaveLength(1);
@@ -267,7 +300,11 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(await page.content()).not.toContain(shown);
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('row').filter({ hasText: 'ci pipeline' }).getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('row').filter({ hasText: 'ci pipeline' }).getByText(/^revoked/).waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'ci pipeline' })
+      .getByText(/^revoked/)
+      .waitFor();
     expect((await engine.api('GET', '/v1/me', undefined, `Bearer ${shown}`)).status).toBe(401);
   });
 
@@ -275,7 +312,8 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.goto(`${engine.url}/#/tools`);
     await page.reload();
     await page.getByText(/^1,?007 tools$/).waitFor();
-    const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent?.trim() ?? '', id: document.activeElement?.id ?? '' }));
+    const focused = () =>
+      page.evaluate(() => ({ text: document.activeElement?.textContent?.trim() ?? '', id: document.activeElement?.id ?? '' }));
     await page.keyboard.press('Tab');
     expect((await focused()).text).toBe('Skip to content');
     await page.keyboard.press('Enter');
@@ -306,7 +344,10 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     const [userTab] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'the authorization page' }).click()]);
     await userTab.waitForLoadState();
     await userTab.close();
-    await page.getByRole('status').filter({ hasText: 'Authorization of ada@example.com with github: completed' }).waitFor({ timeout: 25_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Authorization of ada@example.com with github: completed' })
+      .waitFor({ timeout: 25_000 });
     await page.getByRole('heading', { name: 'github', level: 3 }).waitFor();
     await page.getByRole('cell', { name: 'ada@example.com' }).waitFor();
     await shoot('connections');
@@ -318,7 +359,11 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   it('shows a user key only the tools and the playground, acting for its own user', async () => {
     // Keys carry no role yet on this engine (every key is an admin's): answer /v1/me as a user key would.
     await page.route('**/v1/me', (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ role: 'user', user_id: 'carol@example.com', key: { id: 'k1', name: 'carol', prefix: 'qk_carol' } }) }),
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ role: 'user', user_id: 'carol@example.com', key: { id: 'k1', name: 'carol', prefix: 'qk_carol' } }),
+      }),
     );
     await page.goto(`${engine.url}/#/secrets`);
     await page.getByLabel('API key').fill(engine.key);
@@ -338,7 +383,18 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   });
 
   it('ran every page through axe-core, with no CSP violation or script error', () => {
-    expect(audited).toEqual(['sign-in', 'tools', 'tool', 'playground', 'secrets', 'workers', 'scheduled', 'activity', 'keys', 'connections']);
+    expect(audited).toEqual([
+      'sign-in',
+      'tools',
+      'tool',
+      'playground',
+      'secrets',
+      'workers',
+      'scheduled',
+      'activity',
+      'keys',
+      'connections',
+    ]);
     expect(problems).toEqual([]);
   });
 });

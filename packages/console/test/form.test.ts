@@ -16,7 +16,11 @@ const schema: JsonSchema = {
     labels: { type: 'array', items: { type: 'string' } },
     ids: { type: 'array', items: { type: 'integer' } },
     reviewers: { type: 'array', items: { type: 'object', properties: { login: { type: 'string' } } } },
-    body: { type: 'object', required: ['title'], properties: { title: { type: 'string' }, meta: { type: 'object', properties: { lang: { type: 'string' } } } } },
+    body: {
+      type: 'object',
+      required: ['title'],
+      properties: { title: { type: 'string' }, meta: { type: 'object', properties: { lang: { type: 'string' } } } },
+    },
     fields: { type: 'array', items: { type: 'string' } },
   },
 };
@@ -63,7 +67,9 @@ describe('collect', () => {
       'reviewers must be a JSON array',
       'body.title is required',
     ]);
-    expect(collect(schema, { owner: 'a', count: '1', reviewers: '[{' }).problems).toEqual([expect.stringMatching(/^reviewers is not valid JSON: /)]);
+    expect(collect(schema, { owner: 'a', count: '1', reviewers: '[{' }).problems).toEqual([
+      expect.stringMatching(/^reviewers is not valid JSON: /),
+    ]);
   });
 });
 
@@ -74,7 +80,12 @@ describe('validate', () => {
     additionalProperties: false,
     properties: {
       properties: { type: 'object', additionalProperties: { type: 'string' } },
-      inputs: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[0-9a-f-]+$' } } } },
+      inputs: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 2,
+        items: { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[0-9a-f-]+$' } } },
+      },
       kind: { enum: ['a', 'b'] },
       size: { type: 'integer', minimum: 1, maximum: 10 },
       name: { type: ['string', 'null'], minLength: 2 },
@@ -83,7 +94,9 @@ describe('validate', () => {
   };
 
   it('accepts a conforming body', () => {
-    expect(validate(body, { properties: { hs_name: 'x' }, inputs: [{ id: 'ab-12' }], kind: 'a', size: 3, name: null, either: 4 })).toEqual([]);
+    expect(validate(body, { properties: { hs_name: 'x' }, inputs: [{ id: 'ab-12' }], kind: 'a', size: 3, name: null, either: 4 })).toEqual(
+      [],
+    );
   });
 
   it('names the JSON pointer of each fault', () => {

@@ -79,7 +79,13 @@ export class Activity {
 
   /** Queues the call; one multi-row insert writes each batch, off the path of the calls themselves. */
   record(call: CallRecord): void {
-    this.pending.push({ ...call, id: randomUUID(), user_id: call.user_id ?? null, error_kind: call.error_kind ?? null, success: call.success ? 1 : 0 });
+    this.pending.push({
+      ...call,
+      id: randomUUID(),
+      user_id: call.user_id ?? null,
+      error_kind: call.error_kind ?? null,
+      success: call.success ? 1 : 0,
+    });
     if (this.pending.length >= this.options.batch) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs).unref();
   }
@@ -94,7 +100,11 @@ export class Activity {
     this.writing = this.writing.then(async () => {
       try {
         if (rows.length) await this.db.insertInto('tool_calls').values(rows).execute();
-        if (prune) await this.db.deleteFrom('tool_calls').where('started_at', '<', new Date(Date.now() - retentionMs).toISOString()).execute();
+        if (prune)
+          await this.db
+            .deleteFrom('tool_calls')
+            .where('started_at', '<', new Date(Date.now() - retentionMs).toISOString())
+            .execute();
       } catch (error) {
         this.options.onError(error);
       }
@@ -108,7 +118,11 @@ export class Activity {
     const calls = this.callsQuery(filter);
     const attempts = this.attemptsQuery(filter);
     const [callRows, attemptRows, callCount, attemptCount] = await Promise.all([
-      calls.selectAll().orderBy('started_at', 'desc').limit(offset + limit).execute(),
+      calls
+        .selectAll()
+        .orderBy('started_at', 'desc')
+        .limit(offset + limit)
+        .execute(),
       attempts
         .select(['a.id', 'e.tool_name', 'e.toolkit_name', 'e.user_id', 'a.success', 'a.output', 'a.started_at', 'a.finished_at'])
         .orderBy('a.started_at', 'desc')
@@ -139,7 +153,9 @@ export class Activity {
   async stats(minutes: number, now = new Date()): Promise<{ since: string; until: string; minutes: string[]; toolkits: ToolkitSeries[] }> {
     const since = new Date(now.getTime() - minutes * 60_000).toISOString();
     const { items } = await this.list({ since }, Number.MAX_SAFE_INTEGER, 0);
-    const minuteKeys = Array.from({ length: minutes }, (_, i) => new Date(now.getTime() - (minutes - 1 - i) * 60_000).toISOString().slice(0, 16));
+    const minuteKeys = Array.from({ length: minutes }, (_, i) =>
+      new Date(now.getTime() - (minutes - 1 - i) * 60_000).toISOString().slice(0, 16),
+    );
     const toolkits = [...groupBy(items, (item) => item.toolkit_name)].map(([toolkit, rows]): ToolkitSeries => {
       const errors = rows.filter((row) => !row.success).length;
       const byMinute = groupBy(rows, (row) => row.started_at.slice(0, 16));
@@ -170,7 +186,10 @@ export class Activity {
   }
 
   private attemptsQuery(filter: ActivityFilter) {
-    let query = this.db.selectFrom('attempts as a').innerJoin('executions as e', 'e.id', 'a.execution_id').where('a.finished_at', 'is not', null);
+    let query = this.db
+      .selectFrom('attempts as a')
+      .innerJoin('executions as e', 'e.id', 'a.execution_id')
+      .where('a.finished_at', 'is not', null);
     if (filter.tool) query = query.where('e.tool_name', '=', filter.tool);
     if (filter.toolkit) query = query.where('e.toolkit_name', '=', filter.toolkit);
     if (filter.user_id) query = query.where('e.user_id', '=', filter.user_id);

@@ -24,7 +24,16 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
   describe.skipIf(skip)('routes', () => {
     it('documents its routes in the OpenAPI document, and not the console files', async () => {
       const paths = Object.keys((await engine.api('GET', '/v1/openapi', undefined, null)).body.paths);
-      expect(paths).toEqual(expect.arrayContaining(['/v1/me', '/v1/admin/api_keys', '/v1/admin/api_keys/{id}', '/v1/tool_index', '/v1/activity/executions', '/v1/activity/stats']));
+      expect(paths).toEqual(
+        expect.arrayContaining([
+          '/v1/me',
+          '/v1/admin/api_keys',
+          '/v1/admin/api_keys/{id}',
+          '/v1/tool_index',
+          '/v1/activity/executions',
+          '/v1/activity/stats',
+        ]),
+      );
       expect(paths.filter((path) => !path.startsWith('/v1/'))).toEqual([]);
     });
 
@@ -61,11 +70,25 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       expect(index.body.total_count).toBe(builtinCount);
       expect(index.body.items).toHaveLength(builtinCount);
       const byName = new Map(index.body.items.map((tool: { name: string }) => [tool.name, tool]));
-      expect(byName.get('RepoHostApi.GetRepohostRepositoryDetails')).toMatchObject({ toolkit: 'RepoHostApi', read_only: true, destructive: false, oauth_provider: 'github', secrets: ['GIT_SERVER_URL'], routed_to: 'builtin' });
+      expect(byName.get('RepoHostApi.GetRepohostRepositoryDetails')).toMatchObject({
+        toolkit: 'RepoHostApi',
+        read_only: true,
+        destructive: false,
+        oauth_provider: 'github',
+        secrets: ['GIT_SERVER_URL'],
+        routed_to: 'builtin',
+      });
       expect(byName.get('CrmMarketingApi.ArchiveCampaignsBatch')).toMatchObject({ destructive: true, oauth_provider: 'hubspot' });
-      expect(byName.get('TrackingApi.UpdateOrAddPerson')).toMatchObject({ oauth_provider: null, secrets: ['TRACKING_SITE_ID', 'TRACKING_API_KEY'] });
+      expect(byName.get('TrackingApi.UpdateOrAddPerson')).toMatchObject({
+        oauth_provider: null,
+        secrets: ['TRACKING_SITE_ID', 'TRACKING_API_KEY'],
+      });
       for (const tool of index.body.items) expect(tool.summary.length).toBeLessThanOrEqual(200);
-      const zipped = await engine.app.inject({ method: 'GET', url: '/v1/tool_index', headers: { authorization: `Bearer ${engine.key}`, 'accept-encoding': 'gzip' } });
+      const zipped = await engine.app.inject({
+        method: 'GET',
+        url: '/v1/tool_index',
+        headers: { authorization: `Bearer ${engine.key}`, 'accept-encoding': 'gzip' },
+      });
       expect(zipped.headers['content-encoding']).toBe('gzip');
       expect(JSON.parse(gunzipSync(zipped.rawPayload).toString())).toEqual(index.body);
       const plain = await engine.app.inject({ method: 'GET', url: '/v1/tool_index', headers: { authorization: `Bearer ${engine.key}` } });
@@ -74,9 +97,17 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
     });
 
     it('records immediate calls and lists them with scheduled attempts, filtered', async () => {
-      const schema = await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.CreateMarketingCampaign', input: { mode: 'get_request_schema' }, user_id: 'ada' });
+      const schema = await engine.api('POST', '/v1/tools/execute', {
+        tool_name: 'CrmMarketingApi.CreateMarketingCampaign',
+        input: { mode: 'get_request_schema' },
+        user_id: 'ada',
+      });
       expect(schema.body.success).toBe(true);
-      const bad = await engine.api('POST', '/v1/tools/execute', { tool_name: 'RepoHostApi.GetRepohostRepositoryDetails', input: { repository_owner: 'octocat' }, user_id: 'bob' });
+      const bad = await engine.api('POST', '/v1/tools/execute', {
+        tool_name: 'RepoHostApi.GetRepohostRepositoryDetails',
+        input: { repository_owner: 'octocat' },
+        user_id: 'bob',
+      });
       expect(bad.body.success).toBe(false);
       const scheduled = await engine.api('POST', '/v1/tools/execute', {
         tool_name: 'CrmMarketingApi.CreateMarketingCampaign',
@@ -84,25 +115,42 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
         user_id: 'ada',
         run_at: new Date().toISOString(),
       });
-      for (let i = 0; i < 100 && (await engine.api('GET', `/v1/scheduled_tools/${scheduled.body.id}`)).body.execution_status !== 'success'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (
+        let i = 0;
+        i < 100 && (await engine.api('GET', `/v1/scheduled_tools/${scheduled.body.id}`)).body.execution_status !== 'success';
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 50));
 
       // A call is recorded just after its answer has left.
       let all = await engine.api('GET', '/v1/activity/executions');
-      for (let i = 0; i < 50 && all.body.total_count < 3; i++) all = await new Promise((r) => setTimeout(r, 20)).then(() => engine.api('GET', '/v1/activity/executions'));
+      for (let i = 0; i < 50 && all.body.total_count < 3; i++)
+        all = await new Promise((r) => setTimeout(r, 20)).then(() => engine.api('GET', '/v1/activity/executions'));
       expect(all.status).toBe(200);
       expect(all.body.total_count).toBe(3);
-      expect(all.body.items.map((item: { execution_type: string; tool_name: string }) => `${item.execution_type} ${item.tool_name}`)).toEqual([
+      expect(
+        all.body.items.map((item: { execution_type: string; tool_name: string }) => `${item.execution_type} ${item.tool_name}`),
+      ).toEqual([
         'scheduled CrmMarketingApi.CreateMarketingCampaign',
         'immediate RepoHostApi.GetRepohostRepositoryDetails',
         'immediate CrmMarketingApi.CreateMarketingCampaign',
       ]);
       const failed = await engine.api('GET', '/v1/activity/executions?outcome=failed');
-      expect(failed.body.items).toEqual([expect.objectContaining({ user_id: 'bob', success: false, error_kind: bad.body.output.error.kind, toolkit_name: 'RepoHostApi' })]);
+      expect(failed.body.items).toEqual([
+        expect.objectContaining({ user_id: 'bob', success: false, error_kind: bad.body.output.error.kind, toolkit_name: 'RepoHostApi' }),
+      ]);
       expect((await engine.api('GET', '/v1/activity/executions?user_id=ada')).body.total_count).toBe(2);
       expect((await engine.api('GET', '/v1/activity/executions?toolkit=CrmMarketingApi&outcome=success')).body.total_count).toBe(2);
       expect((await engine.api('GET', '/v1/activity/executions?tool=RepoHostApi.GetRepohostRepositoryDetails')).body.total_count).toBe(1);
-      expect((await engine.api('GET', `/v1/activity/executions?since=${new Date(Date.now() + 60_000).toISOString()}`)).body.total_count).toBe(0);
-      expect((await engine.api('GET', '/v1/activity/executions?limit=1&offset=1')).body).toMatchObject({ limit: 1, offset: 1, page_count: 1, total_count: 3 });
+      expect(
+        (await engine.api('GET', `/v1/activity/executions?since=${new Date(Date.now() + 60_000).toISOString()}`)).body.total_count,
+      ).toBe(0);
+      expect((await engine.api('GET', '/v1/activity/executions?limit=1&offset=1')).body).toMatchObject({
+        limit: 1,
+        offset: 1,
+        page_count: 1,
+        total_count: 3,
+      });
       expect((await engine.api('GET', '/v1/activity/executions?outcome=maybe')).status).toBe(400);
 
       const stats = await engine.api('GET', '/v1/activity/stats?minutes=60');
@@ -110,13 +158,26 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       const crm = stats.body.toolkits.find((series: { toolkit: string }) => series.toolkit === 'CrmMarketingApi');
       expect(crm).toMatchObject({ calls: 2, errors: 0, error_rate: 0 });
       expect(crm.points.reduce((n: number, point: { calls: number }) => n + point.calls, 0)).toBe(2);
-      expect(stats.body.toolkits.find((series: { toolkit: string }) => series.toolkit === 'RepoHostApi')).toMatchObject({ calls: 1, errors: 1, error_rate: 1 });
+      expect(stats.body.toolkits.find((series: { toolkit: string }) => series.toolkit === 'RepoHostApi')).toMatchObject({
+        calls: 1,
+        errors: 1,
+        error_rate: 1,
+      });
       expect((await engine.api('GET', '/v1/activity/stats?minutes=0')).status).toBe(400);
     });
 
     it('writes calls in batches: when a batch is full, when the time is up, and before any read', async () => {
       const db = engine.engine.store.db;
-      const stored = async () => Number((await db.selectFrom('tool_calls').select((eb) => eb.fn.countAll<number>().as('n')).where('tool_name', '=', 'Batch.Probe').executeTakeFirstOrThrow()).n);
+      const stored = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('tool_calls')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('tool_name', '=', 'Batch.Probe')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const call = { tool_name: 'Batch.Probe', toolkit_name: 'Batch', success: true, duration_ms: 1, started_at: new Date().toISOString() };
       const activity = new Activity(db, { batch: 3, flushMs: 60_000 });
       activity.record(call);
@@ -139,7 +200,14 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       const now = new Date('2031-01-01T12:00:30Z');
       const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * 60_000).toISOString();
       for (let i = 1; i <= 100; i++) {
-        await activity.record({ tool_name: 'Probe.Fast', toolkit_name: 'Probe', success: i % 10 !== 0, error_kind: i % 10 ? undefined : 'TOOL_RUNTIME_FATAL', duration_ms: i, started_at: at(i <= 50 ? 1 : 3) });
+        await activity.record({
+          tool_name: 'Probe.Fast',
+          toolkit_name: 'Probe',
+          success: i % 10 !== 0,
+          error_kind: i % 10 ? undefined : 'TOOL_RUNTIME_FATAL',
+          duration_ms: i,
+          started_at: at(i <= 50 ? 1 : 3),
+        });
       }
       await activity.record({ tool_name: 'Probe.Old', toolkit_name: 'Probe', success: true, duration_ms: 9999, started_at: at(61) });
       const stats = await activity.stats(5, now);
@@ -200,7 +268,11 @@ describe('the console files', () => {
     expect(missing).toMatchObject({ status: 404, body: { name: 'not_found' } });
     // A path that leaves /assets is no console file: like any other path it needs a key, and then is not found.
     expect((await engine.app.inject({ method: 'GET', url: '/assets/../../package.json' })).statusCode).toBe(401);
-    const escape = await engine.app.inject({ method: 'GET', url: '/assets/../../package.json', headers: { authorization: `Bearer ${engine.key}` } });
+    const escape = await engine.app.inject({
+      method: 'GET',
+      url: '/assets/../../package.json',
+      headers: { authorization: `Bearer ${engine.key}` },
+    });
     expect(escape.statusCode).toBe(404);
     const encoded = await engine.app.inject({ method: 'GET', url: '/assets/..%2F..%2Fpackage.json' });
     expect(encoded.statusCode).toBe(404);

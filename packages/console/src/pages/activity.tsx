@@ -148,9 +148,16 @@ function ToolkitCharts({ series }: { series: Series }) {
   return (
     <figure class="toolkit-chart">
       <figcaption>
-        <strong>{series.toolkit}</strong>: {series.calls} calls, {(series.error_rate * 100).toFixed(1)}% errors, p50 {ms(series.p50_ms)}, p99 {ms(series.p99_ms)}
+        <strong>{series.toolkit}</strong>: {series.calls} calls, {(series.error_rate * 100).toFixed(1)}% errors, p50 {ms(series.p50_ms)},
+        p99 {ms(series.p99_ms)}
       </figcaption>
-      <Chart title={`${series.toolkit}: calls per minute`} lines={[{ values: calls, className: 'line-calls' }]} max={Math.max(1, ...calls)} unit="calls" bars />
+      <Chart
+        title={`${series.toolkit}: calls per minute`}
+        lines={[{ values: calls, className: 'line-calls' }]}
+        max={Math.max(1, ...calls)}
+        unit="calls"
+        bars
+      />
       <Chart title={`${series.toolkit}: error rate`} lines={[{ values: errorRates, className: 'line-errors' }]} max={1} unit="%" percent />
       <Chart
         title={`${series.toolkit}: latency p50 and p99`}
@@ -166,13 +173,32 @@ function ToolkitCharts({ series }: { series: Series }) {
 }
 
 /** One small SVG chart over the minutes: bars, or lines with gaps where a minute had no calls. */
-function Chart({ title, lines, max, unit, bars, percent }: { title: string; lines: { values: (number | null)[]; className: string }[]; max: number; unit: string; bars?: boolean; percent?: boolean }) {
+function Chart({
+  title,
+  lines,
+  max,
+  unit,
+  bars,
+  percent,
+}: {
+  title: string;
+  lines: { values: (number | null)[]; className: string }[];
+  max: number;
+  unit: string;
+  bars?: boolean;
+  percent?: boolean;
+}) {
   const count = lines[0]?.values.length ?? 0;
   const step = width / Math.max(1, count);
   const y = (value: number) => height - (value / max) * (height - 4);
   const label = percent ? `${Math.round(max * 100)}%` : `${Math.round(max)} ${unit}`;
   return (
-    <svg class="chart" viewBox={`0 0 ${width} ${height + 14}`} role="img" aria-label={`${title}, last ${count} minutes, scale up to ${label}`}>
+    <svg
+      class="chart"
+      viewBox={`0 0 ${width} ${height + 14}`}
+      role="img"
+      aria-label={`${title}, last ${count} minutes, scale up to ${label}`}
+    >
       <title>{title}</title>
       <line x1="0" y1={height} x2={width} y2={height} class="axis" />
       <text x="2" y="10" class="chart-label">
@@ -186,12 +212,23 @@ function Chart({ title, lines, max, unit, bars, percent }: { title: string; line
       </text>
       {bars
         ? lines[0]!.values.map((value, index) =>
-            value ? <rect key={index} x={index * step + 0.5} y={y(value)} width={Math.max(1, step - 1)} height={height - y(value)} class={lines[0]!.className} /> : null,
+            value ? (
+              <rect
+                key={index}
+                x={index * step + 0.5}
+                y={y(value)}
+                width={Math.max(1, step - 1)}
+                height={height - y(value)}
+                class={lines[0]!.className}
+              />
+            ) : null,
           )
         : lines.map((line) => (
             <g key={line.className} class={line.className}>
               <path d={pathOf(line.values, step, y)} fill="none" />
-              {line.values.map((value, index) => (value === null ? null : <circle key={index} cx={index * step + step / 2} cy={y(value)} r="1.6" />))}
+              {line.values.map((value, index) =>
+                value === null ? null : <circle key={index} cx={index * step + step / 2} cy={y(value)} r="1.6" />,
+              )}
             </g>
           ))}
     </svg>

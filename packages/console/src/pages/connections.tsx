@@ -29,7 +29,10 @@ interface Provider {
 
 export function ConnectionsPage() {
   const [userFilter, setUserFilter] = useState('');
-  const connections = useLoad(() => api<Page<Connection>>('GET', `/admin/user_connections${query({ user_id: userFilter || undefined, limit: 100 })}`), [userFilter]);
+  const connections = useLoad(
+    () => api<Page<Connection>>('GET', `/admin/user_connections${query({ user_id: userFilter || undefined, limit: 100 })}`),
+    [userFilter],
+  );
   const providers = useLoad(() => api<Page<Provider>>('GET', '/admin/auth_providers?limit=100'), []);
   const [error, setError] = useState<unknown>();
 
@@ -41,7 +44,8 @@ export function ConnectionsPage() {
   }
 
   async function revoke(connection: Connection) {
-    if (!confirm(`Revoke ${connection.user_id}'s connection with ${connection.provider_id}? Their tools will need a new authorization.`)) return;
+    if (!confirm(`Revoke ${connection.user_id}'s connection with ${connection.provider_id}? Their tools will need a new authorization.`))
+      return;
     try {
       await api('DELETE', `/admin/user_connections/${encodeURIComponent(connection.id)}`);
       connections.reload();
@@ -131,7 +135,10 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
     setError(undefined);
     try {
       const scopeList = scopes.split(/[\s,]+/).filter(Boolean);
-      const started = await api<Authorization>('POST', '/auth/authorize', { auth_requirement: { provider_id: provider, oauth2: { scopes: scopeList } }, user_id: userId });
+      const started = await api<Authorization>('POST', '/auth/authorize', {
+        auth_requirement: { provider_id: provider, oauth2: { scopes: scopeList } },
+        user_id: userId,
+      });
       setAuthorization(started);
       if (started.status === 'completed') onDone();
     } catch (caught) {
@@ -145,7 +152,14 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
         <UserField id="authorize-user" />
         <label class="field" for="authorize-provider">
           <span>Provider</span>
-          <input id="authorize-provider" list="provider-list" required value={provider} placeholder="github" onInput={(event) => setProvider(event.currentTarget.value)} />
+          <input
+            id="authorize-provider"
+            list="provider-list"
+            required
+            value={provider}
+            placeholder="github"
+            onInput={(event) => setProvider(event.currentTarget.value)}
+          />
           <datalist id="provider-list">
             {providers.map((known) => (
               <option key={known.id} value={known.id}>
@@ -156,7 +170,12 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
         </label>
         <label class="field grow" for="authorize-scopes">
           <span>Scopes</span>
-          <input id="authorize-scopes" value={scopes} placeholder="repo read:user" onInput={(event) => setScopes(event.currentTarget.value)} />
+          <input
+            id="authorize-scopes"
+            value={scopes}
+            placeholder="repo read:user"
+            onInput={(event) => setScopes(event.currentTarget.value)}
+          />
         </label>
         <button type="submit" disabled={!userId}>
           Start
@@ -166,7 +185,8 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
       {authorization && (
         <div class="notice" role="status" aria-live="polite">
           <p>
-            Authorization of <strong>{authorization.user_id}</strong> with <strong>{authorization.provider_id}</strong>: <strong>{authorization.status}</strong>
+            Authorization of <strong>{authorization.user_id}</strong> with <strong>{authorization.provider_id}</strong>:{' '}
+            <strong>{authorization.status}</strong>
           </p>
           {authorization.url && authorization.status === 'pending' && (
             <p>

@@ -48,7 +48,14 @@ export function KeysPage({ ownKeyId }: { ownKeyId: string }) {
         <form class="row-form" onSubmit={create} aria-label="Create a key">
           <label class="field grow" for="key-name">
             <span>Name</span>
-            <input id="key-name" required maxLength={100} value={name} placeholder="what or who uses it" onInput={(event) => setName(event.currentTarget.value)} />
+            <input
+              id="key-name"
+              required
+              maxLength={100}
+              value={name}
+              placeholder="what or who uses it"
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
           </label>
           <button type="submit">Create</button>
         </form>
@@ -57,7 +64,13 @@ export function KeysPage({ ownKeyId }: { ownKeyId: string }) {
             <p>
               The key <strong>{created.name}</strong>, shown this once: copy it now.
             </p>
-            <input class="mono wide" readOnly aria-label="The new key" value={created.key} onFocus={(event) => event.currentTarget.select()} />
+            <input
+              class="mono wide"
+              readOnly
+              aria-label="The new key"
+              value={created.key}
+              onFocus={(event) => event.currentTarget.select()}
+            />
             <button type="button" class="small" onClick={() => setCreated(undefined)}>
               Done, hide it
             </button>

@@ -17,7 +17,14 @@ export interface ExecuteResponse {
   duration: number;
   output: {
     value?: unknown;
-    error?: { kind: string; message: string; can_retry: boolean; retry_after_ms?: number; additional_prompt_content?: string; developer_message?: string };
+    error?: {
+      kind: string;
+      message: string;
+      can_retry: boolean;
+      retry_after_ms?: number;
+      additional_prompt_content?: string;
+      developer_message?: string;
+    };
     authorization?: { id: string; url?: string; status: string };
   };
 }
@@ -39,7 +46,14 @@ function ToolPicker({ current }: { current: string | undefined }) {
   useEffect(() => {
     if (!text.trim()) return setNames([]);
     let live = true;
-    const timer = setTimeout(() => searchTools(text.trim()).then((found) => live && (setNames(found.slice(0, 8)), setError(undefined)), (e: unknown) => live && setError(e)), 120);
+    const timer = setTimeout(
+      () =>
+        searchTools(text.trim()).then(
+          (found) => live && (setNames(found.slice(0, 8)), setError(undefined)),
+          (e: unknown) => live && setError(e),
+        ),
+      120,
+    );
     return () => {
       live = false;
       clearTimeout(timer);
@@ -49,7 +63,13 @@ function ToolPicker({ current }: { current: string | undefined }) {
     <div class="picker">
       <label class="field" for="playground-search">
         <span>{current ? 'Another tool' : 'Find a tool'}</span>
-        <input id="playground-search" type="search" value={text} placeholder="search tools" onInput={(event) => setText(event.currentTarget.value)} />
+        <input
+          id="playground-search"
+          type="search"
+          value={text}
+          placeholder="search tools"
+          onInput={(event) => setText(event.currentTarget.value)}
+        />
       </label>
       <ErrorNote error={error} />
       {names.length > 0 && (
@@ -91,7 +111,10 @@ function Runner({ tool }: { tool: ToolDefinition }) {
 
   async function run(extra: Record<string, unknown>, checks: string[] = []) {
     const { input, problems: found } = collect(schema, values, omit);
-    const fieldList = fields.split(',').map((path) => path.trim()).filter(Boolean);
+    const fieldList = fields
+      .split(',')
+      .map((path) => path.trim())
+      .filter(Boolean);
     const all = [...found, ...checks];
     setProblems(all);
     if (all.length) return;
@@ -125,7 +148,9 @@ function Runner({ tool }: { tool: ToolDefinition }) {
     } catch (caught) {
       return setProblems([`request_body is not valid JSON: ${(caught as Error).message}`]);
     }
-    const bodyProblems = bodySchema ? validate(bodySchema, parsed).map((problem) => `request_body ${problem.pointer} ${problem.message}`) : [];
+    const bodyProblems = bodySchema
+      ? validate(bodySchema, parsed).map((problem) => `request_body ${problem.pointer} ${problem.message}`)
+      : [];
     void run({ mode: 'execute', request_body: body }, bodyProblems);
   }
 
@@ -150,7 +175,12 @@ function Runner({ tool }: { tool: ToolDefinition }) {
           <label for="playground-fields">
             fields <span class="muted">optional: dotted paths, comma-separated, to project the result</span>
           </label>
-          <input id="playground-fields" value={fields} placeholder="id, owner.login" onInput={(event) => setFields(event.currentTarget.value)} />
+          <input
+            id="playground-fields"
+            value={fields}
+            placeholder="id, owner.login"
+            onInput={(event) => setFields(event.currentTarget.value)}
+          />
         </div>
         {modeDriven ? (
           <div class="steps">

@@ -55,11 +55,25 @@ export function SecretsPage() {
         <form class="row-form" onSubmit={save} aria-label="Set a secret">
           <label class="field" for="secret-key">
             <span>Name</span>
-            <input id="secret-key" required pattern="[A-Za-z_][A-Za-z0-9_]*" value={key} placeholder="TRACKING_API_KEY" onInput={(event) => setKey(event.currentTarget.value)} />
+            <input
+              id="secret-key"
+              required
+              pattern="[A-Za-z_][A-Za-z0-9_]*"
+              value={key}
+              placeholder="TRACKING_API_KEY"
+              onInput={(event) => setKey(event.currentTarget.value)}
+            />
           </label>
           <label class="field" for="secret-value">
             <span>Value</span>
-            <input id="secret-value" type="password" autocomplete="off" required value={value} onInput={(event) => setValue(event.currentTarget.value)} />
+            <input
+              id="secret-value"
+              type="password"
+              autocomplete="off"
+              required
+              value={value}
+              onInput={(event) => setValue(event.currentTarget.value)}
+            />
           </label>
           <label class="field grow" for="secret-description">
             <span>Description</span>

@@ -50,7 +50,15 @@ function ToolDetails({ tool }: { tool: ToolDefinition }) {
       <Section title="Definition">
         <div role="tablist" aria-label="Format" class="tabs">
           {formats.map((name) => (
-            <button key={name} role="tab" type="button" id={`tab-${name}`} aria-selected={format === name} aria-controls="definition" onClick={() => setFormat(name)}>
+            <button
+              key={name}
+              role="tab"
+              type="button"
+              id={`tab-${name}`}
+              aria-selected={format === name}
+              aria-controls="definition"
+              onClick={() => setFormat(name)}
+            >
               {name === 'mcp' ? 'MCP' : name === 'openai' ? 'OpenAI' : name === 'anthropic' ? 'Anthropic' : 'Arcade'}
             </button>
           ))}

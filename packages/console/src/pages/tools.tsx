@@ -67,7 +67,8 @@ export function ToolsPage() {
   }, [index.data, ranked, filters]);
 
   const toolCount = rows.filter((row) => row.kind === 'tool').length;
-  const toggle = (name: keyof Omit<Filters, 'toolkit'>) => (event: Event) => setFilters({ ...filters, [name]: (event.currentTarget as HTMLInputElement).checked });
+  const toggle = (name: keyof Omit<Filters, 'toolkit'>) => (event: Event) =>
+    setFilters({ ...filters, [name]: (event.currentTarget as HTMLInputElement).checked });
 
   return (
     <div>
@@ -75,11 +76,21 @@ export function ToolsPage() {
       <div class="toolbar" role="search">
         <label class="field grow" for="tool-search">
           <span>Search</span>
-          <input id="tool-search" type="search" value={text} placeholder="What should the tool do? e.g. close an issue" onInput={(event) => setText(event.currentTarget.value)} />
+          <input
+            id="tool-search"
+            type="search"
+            value={text}
+            placeholder="What should the tool do? e.g. close an issue"
+            onInput={(event) => setText(event.currentTarget.value)}
+          />
         </label>
         <label class="field" for="tool-toolkit">
           <span>Toolkit</span>
-          <select id="tool-toolkit" value={filters.toolkit} onChange={(event) => setFilters({ ...filters, toolkit: event.currentTarget.value })}>
+          <select
+            id="tool-toolkit"
+            value={filters.toolkit}
+            onChange={(event) => setFilters({ ...filters, toolkit: event.currentTarget.value })}
+          >
             <option value="">All toolkits</option>
             {toolkits.map((toolkit) => (
               <option key={toolkit} value={toolkit}>
@@ -151,7 +162,13 @@ function VirtualList({ rows }: { rows: Row[] }) {
   const last = Math.min(rows.length, upperBound(offsets.tops, scrollTop + height) + overscan);
 
   return (
-    <div class="virtual" ref={viewport} tabIndex={0} aria-label="Tool list" onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}>
+    <div
+      class="virtual"
+      ref={viewport}
+      tabIndex={0}
+      aria-label="Tool list"
+      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+    >
       <ul class="virtual-inner" style={{ height: `${offsets.total}px` }}>
         {rows.slice(first, last).map((row, i) => {
           const top = offsets.tops[first + i]!;

@@ -31,7 +31,10 @@ const item = {
 } as const;
 
 const latencies = { p50_ms: { type: ['number', 'null'] }, p99_ms: { type: ['number', 'null'] } } as const;
-const point = { type: 'object', properties: { minute: { type: 'string' }, calls: { type: 'integer' }, errors: { type: 'integer' }, ...latencies } } as const;
+const point = {
+  type: 'object',
+  properties: { minute: { type: 'string' }, calls: { type: 'integer' }, errors: { type: 'integer' }, ...latencies },
+} as const;
 
 interface ExecuteBody {
   tool_name: string;
@@ -122,7 +125,14 @@ export const activityRoutes: Routes = (app, engine) => {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: { toolkit: { type: 'string' }, calls: { type: 'integer' }, errors: { type: 'integer' }, error_rate: { type: 'number' }, ...latencies, points: { type: 'array', items: point } },
+                  properties: {
+                    toolkit: { type: 'string' },
+                    calls: { type: 'integer' },
+                    errors: { type: 'integer' },
+                    error_rate: { type: 'number' },
+                    ...latencies,
+                    points: { type: 'array', items: point },
+                  },
                 },
               },
             },

@@ -19,7 +19,14 @@ const keyInfo = {
 export const apiKeyRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: PageRequest }>(
     '/v1/admin/api_keys',
-    { schema: { operationId: 'api-keys-list', summary: 'List API keys (never the keys themselves)', querystring: { type: 'object', properties: pageQuery }, response: { 200: pageOf(keyInfo) } } },
+    {
+      schema: {
+        operationId: 'api-keys-list',
+        summary: 'List API keys (never the keys themselves)',
+        querystring: { type: 'object', properties: pageQuery },
+        response: { 200: pageOf(keyInfo) },
+      },
+    },
     async (request) => page(await listApiKeys(engine.store.db), request.query),
   );
 
@@ -29,7 +36,12 @@ export const apiKeyRoutes: Routes = (app, engine) => {
       schema: {
         operationId: 'api-keys-create',
         summary: 'Create an API key; the answer is the only time the key is shown',
-        body: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 } } },
+        body: {
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+        },
         response: { 201: { type: 'object', properties: { key: { type: 'string' }, ...keyInfo.properties } } },
       },
     },
@@ -50,8 +62,13 @@ export const apiKeyRoutes: Routes = (app, engine) => {
     },
     async (request, reply) => {
       // Revocation takes an id or a prefix; either may name the key making this request.
-      const own = await engine.store.db.selectFrom('api_keys').select(['id', 'prefix']).where('id', '=', request.apiKeyId ?? '').executeTakeFirst();
-      if (own && [own.id, own.prefix].includes(request.params.id)) throw badRequest('this request is made with that key: revoke it with another key');
+      const own = await engine.store.db
+        .selectFrom('api_keys')
+        .select(['id', 'prefix'])
+        .where('id', '=', request.apiKeyId ?? '')
+        .executeTakeFirst();
+      if (own && [own.id, own.prefix].includes(request.params.id))
+        throw badRequest('this request is made with that key: revoke it with another key');
       if (!(await revokeApiKey(engine.store.db, request.params.id))) throw notFound(`API key ${request.params.id}`);
       return reply.status(204).send();
     },

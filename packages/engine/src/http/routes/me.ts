@@ -16,14 +16,22 @@ export const meRoutes: Routes = (app, engine) => {
             properties: {
               role: { type: 'string', enum: ['admin', 'service', 'user'] },
               user_id: { type: 'string' },
-              key: { type: 'object', required: ['id', 'name', 'prefix'], properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' } } },
+              key: {
+                type: 'object',
+                required: ['id', 'name', 'prefix'],
+                properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' } },
+              },
             },
           },
         },
       },
     },
     async (request) => {
-      const key = await engine.store.db.selectFrom('api_keys').select(['id', 'name', 'prefix']).where('id', '=', request.apiKeyId ?? '').executeTakeFirst();
+      const key = await engine.store.db
+        .selectFrom('api_keys')
+        .select(['id', 'name', 'prefix'])
+        .where('id', '=', request.apiKeyId ?? '')
+        .executeTakeFirst();
       if (!key) throw new HttpError(401, 'unauthorized', 'Unknown or revoked API key.');
       // Every key is an admin key until keys carry roles.
       return { role: 'admin' as const, key };

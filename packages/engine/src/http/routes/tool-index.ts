@@ -60,7 +60,11 @@ export const toolIndexRoutes: Routes = (app, engine) => {
       const answer = { items, total_count: items.length };
       // A quarter of a megabyte of JSON that compresses tenfold: the console's first page waits for it.
       if (!/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return answer;
-      return reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding').type('application/json; charset=utf-8').send(gzipSync(JSON.stringify(answer)));
+      return reply
+        .header('content-encoding', 'gzip')
+        .header('vary', 'accept-encoding')
+        .type('application/json; charset=utf-8')
+        .send(gzipSync(JSON.stringify(answer)));
     },
   );
 };
