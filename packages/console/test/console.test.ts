@@ -256,6 +256,12 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('link', { name: `TrackingApi.${trackingTools[0]!.name}`, exact: true }).waitFor();
     await audit('workers');
     await shoot('workers');
+    await page.getByRole('button', { name: 'Disable tracking' }).click();
+    await page.getByRole('button', { name: 'Enable tracking' }).waitFor();
+    expect((await engine.api('GET', '/v1/workers/tracking')).body.enabled).toBe(false);
+    await page.getByRole('button', { name: 'Enable tracking' }).click();
+    await page.getByRole('button', { name: 'Disable tracking' }).waitFor();
+    expect((await engine.api('GET', '/v1/workers/tracking')).body.enabled).toBe(true);
   });
 
   it('schedules an execution and shows it complete with its attempt', async () => {

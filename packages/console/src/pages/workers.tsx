@@ -81,14 +81,15 @@ export function WorkersPage() {
                     <code>{(worker.http ?? worker.mcp)?.uri}</code>
                   </td>
                   <td>
-                    <label>
-                      <input
-                        type="checkbox"
-                        checked={worker.enabled}
-                        onChange={(event) => void setEnabled(worker, event.currentTarget.checked)}
-                      />{' '}
-                      <span class="visually-hidden">{worker.id} </span>enabled
-                    </label>
+                    {worker.enabled ? 'enabled' : 'disabled'}{' '}
+                    <button
+                      type="button"
+                      class="small secondary"
+                      aria-label={`${worker.enabled ? 'Disable' : 'Enable'} ${worker.id}`}
+                      onClick={() => void setEnabled(worker, !worker.enabled)}
+                    >
+                      {worker.enabled ? 'Disable' : 'Enable'}
+                    </button>
                   </td>
                   <td>
                     <HealthCell id={worker.id} />
