@@ -10,10 +10,14 @@ import type { Database, ExecutionTable } from './store/schema.js';
  * Records every call as a row of `executions`. Rows are written after the answer has gone, at most
  * `flushMs` later; a process that dies in between (kill -9, power loss) loses the records of the calls
  * it answered in that window, never the calls' effects. A scheduled execution's row exists already:
- * its record adds the duration and the error kind.
+ * its record adds the duration and the error kind. Immediate records are kept for a day.
  */
+const immediateRetentionMs = 24 * 60 * 60_000;
+const pruneEveryMs = 10 * 60_000;
+
 export class ExecutionLog {
   private pending: ExecutionTable[] = [];
+  private prunedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
@@ -24,6 +28,8 @@ export class ExecutionLog {
   ) {}
 
   record(call: CallRecord): void {
+    // A name no tool has is the caller's mistake, logged but not an execution.
+    if (!call.toolkit) return;
     const finished = new Date(Date.parse(call.started_at) + call.duration_ms).toISOString();
     this.pending.push({
       id: call.execution_id,
@@ -55,6 +61,20 @@ export class ExecutionLog {
     this.timer = undefined;
     const batch = this.pending;
     this.pending = [];
+    if (Date.now() - this.prunedAt > pruneEveryMs) {
+      this.prunedAt = Date.now();
+      this.writing = this.writing.then(() =>
+        this.db
+          .deleteFrom('executions')
+          .where('execution_type', '=', 'immediate')
+          .where('created_at', '<', new Date(Date.now() - immediateRetentionMs).toISOString())
+          .execute()
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
+      );
+    }
     if (batch.length) {
       this.writing = this.writing.then(() =>
         this.db

@@ -1,20 +1,26 @@
 /** Starts the engine: database, scheduler, and the HTTP API on the configured address. */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp, type Routes } from './http/app.js';
+import { activityRoutes } from './http/routes/activity.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
+import { apiKeyRoutes } from './http/routes/api-keys.js';
 import { authRoutes } from './http/routes/auth.js';
+import { consoleRoutes } from './http/routes/console.js';
 import { healthRoutes } from './http/routes/health.js';
 import { mcpRoutes } from './http/routes/mcp.js';
+import { meRoutes } from './http/routes/me.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { sandboxOAuthRoutes } from './http/routes/sandbox-oauth.js';
 import { scheduledRoutes } from './http/routes/scheduled.js';
 import { secretRoutes } from './http/routes/secrets.js';
+import { toolIndexRoutes } from './http/routes/tool-index.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { workerRoutes } from './http/routes/workers.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 
 /** Every route group of the API. */
-export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, sandboxOAuthRoutes];
+export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, sandboxOAuthRoutes,
+  meRoutes, apiKeyRoutes, toolIndexRoutes, activityRoutes, consoleRoutes];
 
 export interface RunningEngine {
   engine: Engine;

@@ -1,0 +1,189 @@
+/** Sign-in, the navigation a key's role allows, and the page the address names (#/tools, #/workers, …). */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, forgetKey, storedKey, storeKey, whenUnauthorized, type Me } from './api.js';
+import { forgetToolIndex } from './catalog.js';
+import { ActivityPage } from './pages/activity.js';
+import { ConnectionsPage } from './pages/connections.js';
+import { KeysPage } from './pages/keys.js';
+import { PlaygroundPage } from './pages/playground.js';
+import { ScheduledDetailPage, ScheduledPage } from './pages/scheduled.js';
+import { SecretsPage } from './pages/secrets.js';
+import { ToolPage } from './pages/tool.js';
+import { ToolsPage } from './pages/tools.js';
+import { WorkersPage } from './pages/workers.js';
+import { ErrorNote, lockUser } from './ui.js';
+
+type Role = Me['role'];
+
+const pages: { path: string; title: string; roles: Role[] }[] = [
+  { path: 'tools', title: 'Tools', roles: ['admin', 'service', 'user'] },
+  { path: 'playground', title: 'Playground', roles: ['admin', 'service', 'user'] },
+  { path: 'connections', title: 'Connections', roles: ['admin'] },
+  { path: 'secrets', title: 'Secrets', roles: ['admin'] },
+  { path: 'workers', title: 'Workers', roles: ['admin'] },
+  { path: 'scheduled', title: 'Scheduled', roles: ['admin', 'service'] },
+  { path: 'activity', title: 'Activity', roles: ['admin', 'service'] },
+  { path: 'keys', title: 'API keys', roles: ['admin'] },
+];
+
+function useHash(): string[] {
+  const read = () => location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [parts, setParts] = useState(read);
+  useEffect(() => {
+    const changed = () => setParts(read());
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, []);
+  return parts;
+}
+
+export function App() {
+  const [me, setMe] = useState<Me | undefined>();
+  const [checking, setChecking] = useState(Boolean(storedKey()));
+
+  const signOut = () => {
+    forgetKey();
+    forgetToolIndex();
+    lockUser(undefined);
+    setMe(undefined);
+  };
+
+  async function signIn(key: string): Promise<void> {
+    storeKey(key);
+    try {
+      const who = await api<Me>('GET', '/me');
+      lockUser(who.role === 'user' ? who.user_id : undefined);
+      setMe(who);
+    } catch (error) {
+      forgetKey();
+      throw error;
+    }
+  }
+
+  useEffect(() => {
+    whenUnauthorized(signOut);
+    const key = storedKey();
+    if (key)
+      signIn(key)
+        .catch(() => {})
+        .finally(() => setChecking(false));
+  }, []);
+
+  if (checking) return <p role="status">Checking the key…</p>;
+  if (!me) return <SignIn onSignIn={signIn} />;
+  return <Shell me={me} onSignOut={signOut} />;
+}
+
+function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<void> }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <main id="main" class="sign-in">
+      <form
+        class="card"
+        aria-label="Sign in"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          setError(undefined);
+          try {
+            await onSignIn(key.trim());
+          } catch (caught) {
+            setError(caught);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <h1>Quiver console</h1>
+        <p>Sign in with an API key. It stays in this browser tab only and is forgotten when you sign out or close the tab.</p>
+        <label class="field" for="api-key">
+          <span>API key</span>
+          <input
+            id="api-key"
+            type="password"
+            autocomplete="off"
+            required
+            value={key}
+            placeholder="qk_…"
+            onInput={(event) => setKey(event.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <ErrorNote error={error} />
+      </form>
+    </main>
+  );
+}
+
+function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
+  const [section = 'tools', detail] = useHash();
+  const allowed = pages.filter((page) => page.roles.includes(me.role));
+  const current = allowed.find((page) => page.path === section) ?? allowed[0]!;
+  const main = useRef<HTMLElement>(null);
+
+  // A new page names itself in the title and moves the focus to its content; the first page leaves the
+  // focus at the start of the document, where Tab reaches the skip link first.
+  const first = useRef(true);
+  useEffect(() => {
+    document.title = `${current.title} · Quiver console`;
+    if (!first.current) main.current?.focus();
+    first.current = false;
+  }, [section, detail]);
+
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(event) => (event.preventDefault(), main.current?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Quiver</span>
+        <nav aria-label="Sections">
+          <ul>
+            {allowed.map((page) => (
+              <li key={page.path}>
+                <a href={`#/${page.path}`} aria-current={page === current ? 'page' : undefined}>
+                  {page.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who">
+          {me.key.name} <span class="badge">{me.role}</span>
+          {me.user_id && <span class="muted"> as {me.user_id}</span>}
+        </span>
+        <button type="button" class="secondary small" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>
+        <Page path={current.path} detail={detail} me={me} />
+      </main>
+    </>
+  );
+}
+
+function Page({ path, detail, me }: { path: string; detail: string | undefined; me: Me }) {
+  switch (path) {
+    case 'tools':
+      return detail ? <ToolPage name={detail} /> : <ToolsPage />;
+    case 'playground':
+      return <PlaygroundPage name={detail} />;
+    case 'connections':
+      return <ConnectionsPage />;
+    case 'secrets':
+      return <SecretsPage />;
+    case 'workers':
+      return <WorkersPage />;
+    case 'scheduled':
+      return detail ? <ScheduledDetailPage id={detail} /> : <ScheduledPage />;
+    case 'activity':
+      return <ActivityPage />;
+    default:
+      return <KeysPage ownKeyId={me.key.id} />;
+  }
+}

@@ -1,0 +1,214 @@
+/** All tools by toolkit, searched as you type with the engine's search, filtered, in a virtualised list. */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { searchTools, toolIndex, type ToolSummary } from '../catalog.js';
+import { ErrorNote, Loading, useLoad } from '../ui.js';
+
+interface Filters {
+  toolkit: string;
+  readOnly: boolean;
+  destructive: boolean;
+  oauth: boolean;
+  secrets: boolean;
+}
+
+const rowHeight = 56;
+const headerHeight = 36;
+const overscan = 6;
+
+type Row = { kind: 'toolkit'; toolkit: string; count: number } | { kind: 'tool'; tool: ToolSummary };
+
+export function ToolsPage() {
+  const index = useLoad(toolIndex, []);
+  const [text, setText] = useState('');
+  const [filters, setFilters] = useState<Filters>({ toolkit: '', readOnly: false, destructive: false, oauth: false, secrets: false });
+  const [ranked, setRanked] = useState<{ text: string; names: string[] } | undefined>();
+  const [searchError, setSearchError] = useState<unknown>();
+
+  // Search as you type: the engine ranks; a later keystroke supersedes an answer still on its way.
+  useEffect(() => {
+    const wanted = text.trim();
+    if (!wanted) return setRanked(undefined);
+    let current = true;
+    const timer = setTimeout(() => {
+      searchTools(wanted, filters.toolkit || undefined).then(
+        (names) => current && (setRanked({ text: wanted, names }), setSearchError(undefined)),
+        (error: unknown) => current && setSearchError(error),
+      );
+    }, 120);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [text, filters.toolkit]);
+
+  const toolkits = useMemo(() => [...new Set((index.data ?? []).map((tool) => tool.toolkit))], [index.data]);
+
+  const rows = useMemo((): Row[] => {
+    const all = index.data ?? [];
+    const byName = new Map(all.map((tool) => [tool.name, tool]));
+    const source = ranked ? ranked.names.flatMap((name) => byName.get(name) ?? []) : all;
+    const kept = source.filter(
+      (tool) =>
+        (!filters.toolkit || tool.toolkit === filters.toolkit) &&
+        (!filters.readOnly || tool.read_only) &&
+        (!filters.destructive || tool.destructive) &&
+        (!filters.oauth || tool.oauth_provider) &&
+        (!filters.secrets || tool.secrets.length > 0),
+    );
+    if (ranked) return kept.map((tool) => ({ kind: 'tool', tool }));
+    const out: Row[] = [];
+    let header: Extract<Row, { kind: 'toolkit' }> | undefined;
+    for (const tool of kept) {
+      if (header?.toolkit !== tool.toolkit) out.push((header = { kind: 'toolkit', toolkit: tool.toolkit, count: 0 }));
+      header.count++;
+      out.push({ kind: 'tool', tool });
+    }
+    return out;
+  }, [index.data, ranked, filters]);
+
+  const toolCount = rows.filter((row) => row.kind === 'tool').length;
+  const toggle = (name: keyof Omit<Filters, 'toolkit'>) => (event: Event) =>
+    setFilters({ ...filters, [name]: (event.currentTarget as HTMLInputElement).checked });
+
+  return (
+    <div>
+      <h1>Tools</h1>
+      <div class="toolbar" role="search">
+        <label class="field grow" for="tool-search">
+          <span>Search</span>
+          <input
+            id="tool-search"
+            type="search"
+            value={text}
+            placeholder="What should the tool do? e.g. close an issue"
+            onInput={(event) => setText(event.currentTarget.value)}
+          />
+        </label>
+        <label class="field" for="tool-toolkit">
+          <span>Toolkit</span>
+          <select
+            id="tool-toolkit"
+            value={filters.toolkit}
+            onChange={(event) => setFilters({ ...filters, toolkit: event.currentTarget.value })}
+          >
+            <option value="">All toolkits</option>
+            {toolkits.map((toolkit) => (
+              <option key={toolkit} value={toolkit}>
+                {toolkit}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset class="checks">
+          <legend>Only</legend>
+          <label>
+            <input type="checkbox" checked={filters.readOnly} onChange={toggle('readOnly')} /> read-only
+          </label>
+          <label>
+            <input type="checkbox" checked={filters.destructive} onChange={toggle('destructive')} /> destructive
+          </label>
+          <label>
+            <input type="checkbox" checked={filters.oauth} onChange={toggle('oauth')} /> needs OAuth
+          </label>
+          <label>
+            <input type="checkbox" checked={filters.secrets} onChange={toggle('secrets')} /> needs secrets
+          </label>
+        </fieldset>
+      </div>
+      <ErrorNote error={index.error ?? searchError} />
+      {index.loading && !index.data ? (
+        <Loading what="tools" />
+      ) : (
+        <>
+          <p class="muted" role="status" aria-live="polite">
+            {toolCount.toLocaleString('en')} {toolCount === 1 ? 'tool' : 'tools'}
+            {ranked ? `, best match first for “${ranked.text}”` : ''}
+          </p>
+          <VirtualList rows={rows} />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Only the rows in view (and a few either side) are in the page: 1,007 tools scroll as fast as ten. */
+function VirtualList({ rows }: { rows: Row[] }) {
+  const viewport = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  const offsets = useMemo(() => {
+    const tops: number[] = [];
+    let top = 0;
+    for (const row of rows) {
+      tops.push(top);
+      top += row.kind === 'tool' ? rowHeight : headerHeight;
+    }
+    return { tops, total: top };
+  }, [rows]);
+
+  useEffect(() => {
+    const element = viewport.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => setHeight(element.clientHeight));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  useEffect(() => {
+    viewport.current?.scrollTo({ top: 0 });
+    setScrollTop(0);
+  }, [rows]);
+
+  const first = Math.max(0, upperBound(offsets.tops, scrollTop) - 1 - overscan);
+  const last = Math.min(rows.length, upperBound(offsets.tops, scrollTop + height) + overscan);
+
+  return (
+    <div
+      class="virtual"
+      ref={viewport}
+      tabIndex={0}
+      aria-label="Tool list"
+      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+    >
+      <ul class="virtual-inner" style={{ height: `${offsets.total}px` }}>
+        {rows.slice(first, last).map((row, i) => {
+          const top = offsets.tops[first + i]!;
+          if (row.kind === 'toolkit') {
+            return (
+              <li key={`toolkit:${row.toolkit}`} class="virtual-row toolkit-row" style={{ top: `${top}px`, height: `${headerHeight}px` }}>
+                <strong>{row.toolkit}</strong> <span class="muted">{row.count} tools</span>
+              </li>
+            );
+          }
+          const { tool } = row;
+          return (
+            <li key={tool.name} class="virtual-row" style={{ top: `${top}px`, height: `${rowHeight}px` }}>
+              <a class="tool-link" href={`#/tools/${encodeURIComponent(tool.name)}`}>
+                <span class="tool-name">{tool.name}</span>
+                <span class="badges">
+                  {tool.read_only && <span class="badge">read-only</span>}
+                  {tool.destructive && <span class="badge danger">destructive</span>}
+                  {tool.oauth_provider && <span class="badge">OAuth: {tool.oauth_provider}</span>}
+                  {tool.secrets.length > 0 && <span class="badge">secrets</span>}
+                  {tool.routed_to !== 'builtin' && <span class="badge">worker: {tool.routed_to}</span>}
+                </span>
+                <span class="tool-summary">{tool.summary}</span>
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+/** The index of the first offset greater than `value`. */
+function upperBound(sorted: number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (sorted[mid]! <= value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

@@ -1,0 +1,269 @@
+/** Workers: register, enable or disable, check health, test an address, see the tools each serves and where they go. */
+import { useState } from 'preact/hooks';
+import { api, type Page } from '../api.js';
+import { forgetToolIndex, toolIndex } from '../catalog.js';
+import { ErrorNote, Loading, Section, useLoad } from '../ui.js';
+
+interface Worker {
+  id: string;
+  type: 'http' | 'mcp';
+  enabled: boolean;
+  http?: { uri: string; timeout: number; retry: number; secret?: { exists: boolean } };
+  mcp?: { uri: string; timeout: number; retry: number };
+}
+
+interface Health {
+  healthy: boolean;
+  message?: string;
+}
+
+export function WorkersPage() {
+  const workers = useLoad(() => api<Page<Worker>>('GET', '/workers?limit=100'), []);
+  const [selected, setSelected] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>();
+
+  async function setEnabled(worker: Worker, enabled: boolean) {
+    try {
+      await api('PATCH', `/workers/${encodeURIComponent(worker.id)}`, { enabled });
+      forgetToolIndex();
+      workers.reload();
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+
+  async function remove(worker: Worker) {
+    if (!confirm(`Remove the worker ${worker.id}? Its tools go back to where they were served before.`)) return;
+    try {
+      await api('DELETE', `/workers/${encodeURIComponent(worker.id)}`);
+      forgetToolIndex();
+      if (selected === worker.id) setSelected(undefined);
+      workers.reload();
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+
+  return (
+    <div>
+      <h1>Workers</h1>
+      <Register
+        onRegistered={(id) => {
+          forgetToolIndex();
+          workers.reload();
+          setSelected(id);
+        }}
+      />
+      <Section title="Registered workers">
+        <ErrorNote error={workers.error ?? error} />
+        {workers.loading && !workers.data && <Loading what="workers" />}
+        {workers.data && !workers.data.items.length && <p class="muted">No workers: every tool runs in the engine.</p>}
+        {workers.data && workers.data.items.length > 0 && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Type</th>
+                <th scope="col">Address</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Health</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {workers.data.items.map((worker) => (
+                <tr key={worker.id} class={selected === worker.id ? 'selected' : undefined}>
+                  <td>{worker.id}</td>
+                  <td>{worker.type}</td>
+                  <td>
+                    <code>{(worker.http ?? worker.mcp)?.uri}</code>
+                  </td>
+                  <td>
+                    {worker.enabled ? 'enabled' : 'disabled'}{' '}
+                    <button
+                      type="button"
+                      class="small secondary"
+                      aria-label={`${worker.enabled ? 'Disable' : 'Enable'} ${worker.id}`}
+                      onClick={() => void setEnabled(worker, !worker.enabled)}
+                    >
+                      {worker.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                  </td>
+                  <td>
+                    <HealthCell id={worker.id} />
+                  </td>
+                  <td>
+                    <button type="button" class="small" aria-pressed={selected === worker.id} onClick={() => setSelected(worker.id)}>
+                      Tools
+                    </button>{' '}
+                    <button type="button" class="small danger" onClick={() => void remove(worker)}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Section>
+      {selected && <WorkerTools key={selected} id={selected} />}
+    </div>
+  );
+}
+
+function HealthCell({ id }: { id: string }) {
+  const health = useLoad(() => api<Health>('GET', `/workers/${encodeURIComponent(id)}/health`), [id]);
+  if (health.error) return <span class="bad">{health.error.message}</span>;
+  if (!health.data) return <span class="muted">checking…</span>;
+  return (
+    <span class={health.data.healthy ? 'ok' : 'bad'}>
+      {health.data.healthy ? 'healthy' : 'unhealthy'}
+      {health.data.message ? `: ${health.data.message}` : ''}{' '}
+      <button type="button" class="small link" onClick={health.reload} aria-label={`Check ${id} again`}>
+        ↻
+      </button>
+    </span>
+  );
+}
+
+function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
+  const [id, setId] = useState('');
+  const [type, setType] = useState<'http' | 'mcp'>('http');
+  const [uri, setUri] = useState('');
+  const [secret, setSecret] = useState('');
+  const [test, setTest] = useState<Health | undefined>();
+  const [error, setError] = useState<unknown>();
+
+  const connection = () => ({ [type]: { uri, ...(type === 'http' && secret && { secret }) } });
+
+  async function register(event: Event) {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      await api('POST', '/workers', { id, type, enabled: true, ...connection() });
+      setSecret('');
+      onRegistered(id);
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+
+  async function tryIt() {
+    setError(undefined);
+    try {
+      setTest(await api<Health>('POST', '/workers/test', { type, ...connection() }));
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+
+  return (
+    <Section title="Register a worker">
+      <form class="row-form" onSubmit={register} aria-label="Register a worker">
+        <label class="field" for="worker-id">
+          <span>Id</span>
+          <input
+            id="worker-id"
+            required
+            pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}"
+            value={id}
+            onInput={(event) => setId(event.currentTarget.value)}
+          />
+        </label>
+        <label class="field" for="worker-type">
+          <span>Type</span>
+          <select id="worker-type" value={type} onChange={(event) => setType(event.currentTarget.value as 'http' | 'mcp')}>
+            <option value="http">worker protocol (http)</option>
+            <option value="mcp">MCP server</option>
+          </select>
+        </label>
+        <label class="field grow" for="worker-uri">
+          <span>Address</span>
+          <input
+            id="worker-uri"
+            type="url"
+            required
+            value={uri}
+            placeholder="http://127.0.0.1:8002"
+            onInput={(event) => setUri(event.currentTarget.value)}
+          />
+        </label>
+        {type === 'http' && (
+          <label class="field" for="worker-secret">
+            <span>Secret</span>
+            <input
+              id="worker-secret"
+              type="password"
+              autocomplete="off"
+              value={secret}
+              onInput={(event) => setSecret(event.currentTarget.value)}
+            />
+          </label>
+        )}
+        <button type="button" onClick={() => void tryIt()} disabled={!uri}>
+          Test
+        </button>
+        <button type="submit">Register</button>
+      </form>
+      {test && (
+        <p role="status" class={test.healthy ? 'ok' : 'bad'}>
+          Test: {test.healthy ? 'the worker answers' : 'the worker does not answer'}
+          {test.message ? ` (${test.message})` : ''}
+        </p>
+      )}
+      <ErrorNote error={error} />
+    </Section>
+  );
+}
+
+interface WorkerTool {
+  qualified_name: string;
+  description: string;
+}
+
+function WorkerTools({ id }: { id: string }) {
+  const tools = useLoad(async () => {
+    const [served, index] = await Promise.all([
+      api<Page<WorkerTool>>('GET', `/workers/${encodeURIComponent(id)}/tools?limit=100`),
+      toolIndex(),
+    ]);
+    const routes = new Map(index.map((tool) => [tool.name, tool.routed_to]));
+    return { ...served, items: served.items.map((tool) => ({ ...tool, routed_to: routes.get(tool.qualified_name) })) };
+  }, [id]);
+  return (
+    <Section title={`Tools served by ${id}`}>
+      <ErrorNote error={tools.error} />
+      {tools.loading && !tools.data && <Loading what="the worker's tools" />}
+      {tools.data && (
+        <>
+          <p class="muted">
+            {tools.data.total_count} tools
+            {tools.data.total_count > tools.data.items.length ? `, the first ${tools.data.items.length} shown` : ''}.
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">Calls go to</th>
+                <th scope="col">Description</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tools.data.items.map((tool) => (
+                <tr key={tool.qualified_name}>
+                  <td>
+                    <a href={`#/tools/${encodeURIComponent(tool.qualified_name)}`}>{tool.qualified_name}</a>
+                  </td>
+                  <td>{tool.routed_to === id ? 'this worker' : tool.routed_to ? tool.routed_to : 'not offered'}</td>
+                  <td>{tool.description.split('. ')[0]}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </Section>
+  );
+}

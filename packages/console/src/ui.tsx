@@ -1,0 +1,158 @@
+/** Small pieces every page uses: loading data, errors, the chosen user, JSON, times. */
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+
+export interface Loaded<T> {
+  data?: T;
+  error?: Error;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Runs `load` when `deps` change (and on reload); a stale answer never overwrites a newer one. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    load().then(
+      (data) => current && setState({ data, loading: false }),
+      (error: Error) => current && setState({ error, loading: false }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [...deps, round]);
+  const reload = useCallback(() => setRound((n) => n + 1), []);
+  return { ...state, reload };
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof ApiError ? `${error.code}: ` : '';
+  return (
+    <p class="error" role="alert">
+      {code}
+      {message}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** The user whose tokens and requirements the pages use; not a credential, so kept for the tab. */
+const userKey = 'quiver.userId';
+const listeners = new Set<(id: string) => void>();
+export function useUserId(): [string, (id: string) => void] {
+  const [id, setId] = useState(() => sessionStorage.getItem(userKey) ?? '');
+  useEffect(() => {
+    listeners.add(setId);
+    return () => void listeners.delete(setId);
+  }, []);
+  const set = useCallback((next: string) => {
+    sessionStorage.setItem(userKey, next);
+    for (const listener of listeners) listener(next);
+  }, []);
+  return [id, set];
+}
+
+/** A key with the user role acts for its own user only: the field shows it and cannot change it. */
+let lockedUserId: string | undefined;
+export function lockUser(id: string | undefined): void {
+  lockedUserId = id;
+  if (id) sessionStorage.setItem(userKey, id);
+}
+
+export function UserField({ id = 'user-id' }: { id?: string }) {
+  const [userId, setUserId] = useUserId();
+  const locked = lockedUserId;
+  return (
+    <label class="field inline" for={id}>
+      <span>User</span>
+      <input
+        id={id}
+        value={locked ?? userId}
+        readOnly={locked !== undefined}
+        placeholder="user id, e.g. alice@example.com"
+        onInput={(event) => setUserId(event.currentTarget.value)}
+      />
+    </label>
+  );
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+export function Section({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={title}>
+      <div class="card-head">
+        <h2>{title}</h2>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** A collapsible JSON tree: objects and arrays are <details>, open to the second level. */
+export function JsonView({ value, label }: { value: unknown; label?: string }) {
+  return (
+    <div class="json" aria-label={label ?? 'JSON'}>
+      <JsonNode value={value} depth={0} name={undefined} />
+    </div>
+  );
+}
+
+function JsonNode({ value, depth, name }: { value: unknown; depth: number; name: string | undefined }) {
+  const key = name === undefined ? null : <span class="json-key">{name}: </span>;
+  if (value === null || typeof value !== 'object') {
+    const kind = value === null ? 'null' : typeof value;
+    return (
+      <div class="json-leaf">
+        {key}
+        <span class={`json-${kind}`}>{JSON.stringify(value)}</span>
+      </div>
+    );
+  }
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  const brackets = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+  if (!entries.length) {
+    return (
+      <div class="json-leaf">
+        {key}
+        {brackets.join('')}
+      </div>
+    );
+  }
+  return (
+    <details open={depth < 2}>
+      <summary>
+        {key}
+        {brackets[0]}
+        <span class="muted">
+          {' '}
+          {entries.length} {Array.isArray(value) ? (entries.length === 1 ? 'item' : 'items') : entries.length === 1 ? 'key' : 'keys'}{' '}
+        </span>
+        {brackets[1]}
+      </summary>
+      <div class="json-children">
+        {entries.map(([childName, child]) => (
+          <JsonNode key={childName} value={child} depth={depth + 1} name={childName} />
+        ))}
+      </div>
+    </details>
+  );
+}

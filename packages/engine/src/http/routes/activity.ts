@@ -1,0 +1,95 @@
+/**
+ * Activity: recent executions with filters, and per-minute statistics per toolkit, from the engine's
+ * own record of every call (whichever way it came: the API, MCP, the scheduler).
+ */
+import { Activity, type ActivityFilter } from '../../activity.js';
+import type { Routes } from '../app.js';
+import { pageOf, pageQuery, type PageRequest } from '../page.js';
+
+const item = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    execution_type: { type: 'string', enum: ['immediate', 'scheduled'] },
+    tool_name: { type: 'string' },
+    toolkit_name: { type: 'string' },
+    user_id: { type: ['string', 'null'] },
+    success: { type: 'boolean' },
+    error_kind: { type: ['string', 'null'] },
+    duration_ms: { type: 'number' },
+    started_at: { type: 'string' },
+  },
+} as const;
+
+const latencies = { p50_ms: { type: ['number', 'null'] }, p99_ms: { type: ['number', 'null'] } } as const;
+const point = {
+  type: 'object',
+  properties: { minute: { type: 'string' }, calls: { type: 'integer' }, errors: { type: 'integer' }, ...latencies },
+} as const;
+
+export const activityRoutes: Routes = (app, engine) => {
+  const activity = new Activity(engine.store.db, engine.executions);
+
+  app.get<{ Querystring: PageRequest & ActivityFilter }>(
+    '/v1/activity/executions',
+    {
+      schema: {
+        operationId: 'activity-executions',
+        summary: 'Recent executions, newest first: immediate calls of the last day and scheduled executions',
+        querystring: {
+          type: 'object',
+          properties: {
+            ...pageQuery,
+            tool: { type: 'string', description: 'Only this tool (Toolkit.Tool).' },
+            toolkit: { type: 'string', description: 'Only tools of this toolkit.' },
+            user_id: { type: 'string', description: 'Only executions for this user.' },
+            outcome: { type: 'string', enum: ['success', 'failed'] },
+            since: { type: 'string', format: 'date-time', description: 'Only executions started at or after (ISO 8601).' },
+          },
+        },
+        response: { 200: pageOf(item) },
+      },
+    },
+    async (request) => {
+      const { limit, offset, ...filter } = request.query;
+      const { items, total_count } = await activity.list(filter, limit, offset);
+      return { items, limit, offset, page_count: items.length, total_count };
+    },
+  );
+
+  app.get<{ Querystring: { minutes: number } }>(
+    '/v1/activity/stats',
+    {
+      schema: {
+        operationId: 'activity-stats',
+        summary: 'Calls, errors and p50/p99 latency per minute and per toolkit over the last minutes',
+        querystring: { type: 'object', properties: { minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              since: { type: 'string' },
+              until: { type: 'string' },
+              minutes: { type: 'array', items: { type: 'string' } },
+              toolkits: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    toolkit: { type: 'string' },
+                    calls: { type: 'integer' },
+                    errors: { type: 'integer' },
+                    error_rate: { type: 'number' },
+                    ...latencies,
+                    points: { type: 'array', items: point },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    async (request) => activity.stats(request.query.minutes),
+  );
+};

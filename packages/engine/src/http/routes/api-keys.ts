@@ -1,0 +1,76 @@
+/** Admin API keys: create (the key is in this one answer only), list, revoke. */
+import { createApiKey, listApiKeys, revokeApiKey } from '../../security/api-keys.js';
+import type { Routes } from '../app.js';
+import { invalid, notFound } from '../../errors.js';
+import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
+
+const keyInfo = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    prefix: { type: 'string' },
+    created_at: { type: 'string' },
+    last_used_at: { type: ['string', 'null'] },
+    revoked_at: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const apiKeyRoutes: Routes = (app, engine) => {
+  app.get<{ Querystring: PageRequest }>(
+    '/v1/admin/api_keys',
+    {
+      schema: {
+        operationId: 'api-keys-list',
+        summary: 'List API keys (never the keys themselves)',
+        querystring: { type: 'object', properties: pageQuery },
+        response: { 200: pageOf(keyInfo) },
+      },
+    },
+    async (request) => page(await listApiKeys(engine.store.db), request.query),
+  );
+
+  app.post<{ Body: { name: string } }>(
+    '/v1/admin/api_keys',
+    {
+      schema: {
+        operationId: 'api-keys-create',
+        summary: 'Create an API key; the answer is the only time the key is shown',
+        body: {
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+        },
+        response: { 201: { type: 'object', properties: { key: { type: 'string' }, ...keyInfo.properties } } },
+      },
+    },
+    async (request, reply) => {
+      const { key, info } = await createApiKey(engine.store.db, request.body.name);
+      return reply.status(201).send({ key, ...info });
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/v1/admin/api_keys/:id',
+    {
+      schema: {
+        operationId: 'api-keys-revoke',
+        summary: 'Revoke an API key (by id or prefix); not the key making the request',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+      },
+    },
+    async (request, reply) => {
+      // Revocation takes an id or a prefix; either may name the key making this request.
+      const own = await engine.store.db
+        .selectFrom('api_keys')
+        .select(['id', 'prefix'])
+        .where('id', '=', request.apiKeyId ?? '')
+        .executeTakeFirst();
+      if (own && [own.id, own.prefix].includes(request.params.id))
+        throw invalid('this request is made with that key: revoke it with another key');
+      if (!(await revokeApiKey(engine.store.db, request.params.id))) throw notFound(`API key ${request.params.id}`);
+      return reply.status(204).send();
+    },
+  );
+};
