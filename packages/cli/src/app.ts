@@ -1,14 +1,15 @@
 /** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
 import { Runtime, ServingPolicy, ToolRegistry, UpstreamClient, type CallRecord, type ServingOptions, type Tool } from '@quiver/core';
-import { toolkits } from '@quiver/toolkits';
-import { configFromEnv, contextProvider, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
+import { builtinToolkits } from '@quiver/toolkits';
+import { contextProvider, emptyConfig, mergeConfig, type QuiverConfig, type Settings } from './config.js';
+import type { SandboxHandle } from './sandbox-session.js';
 
 export interface SetupOptions {
-  /** Start the local emulators and point every toolkit at them. */
-  sandbox?: boolean;
-  /** Config file path (default: quiver.config.json in the working directory, or QUIVER_CONFIG). */
-  configPath?: string;
-  /** Settings from command-line flags; they win over everything else. */
+  /** The resolved settings (see config.ts). */
+  settings: Settings;
+  /** Start the local emulators and point every toolkit at them, or use a sandbox already running. */
+  sandbox?: boolean | SandboxHandle;
+  /** Upstream settings from command-line flags; they win over everything else. */
   overrides?: QuiverConfig;
 }
 
@@ -16,26 +17,24 @@ export interface Setup {
   registry: ToolRegistry;
   config: QuiverConfig;
   /** The sandbox's token and secrets, when the sandbox runs: every emulator accepts them. */
-  sandbox?: { token: string; secrets: Record<string, string> };
+  sandbox?: SandboxHandle;
   close(): Promise<void>;
 }
 
-/** The built-in toolkits, by name. */
-export const builtinRegistry = () => new ToolRegistry(toolkits);
+/** The built-in toolkits, by name; CommerceTools keeps its store in the data directory. */
+export const builtinRegistry = (dataDir: string) => new ToolRegistry(builtinToolkits({ dataDir }));
 
 /** Configuration from every layer, with the sandbox started and layered in when asked for. */
-export async function openSetup(options: SetupOptions = {}, registry = builtinRegistry()): Promise<Setup> {
+export async function openSetup(options: SetupOptions, registry = builtinRegistry(options.settings.dataDir)): Promise<Setup> {
   const tools = registry.tools();
   let sandboxLayer = emptyConfig();
-  let sandbox: { token: string; secrets: Record<string, string>; close(): Promise<void> } | undefined;
+  let sandbox: SandboxHandle | undefined;
   if (options.sandbox) {
     // Loaded only on request: the emulators are never part of the runtime proper.
-    const { startSandbox } = await import('@quiver/sandbox');
-    const started = await startSandbox();
-    sandboxLayer = sandboxConfig(started, tools);
-    sandbox = started;
+    sandbox = typeof options.sandbox === 'object' ? options.sandbox : await (await import('./sandbox-session.js')).startLocalSandbox();
+    sandboxLayer = sandboxConfig(sandbox, tools);
   }
-  const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
+  const config = mergeConfig(options.settings.upstream, sandboxLayer, options.overrides ?? emptyConfig());
   return { registry, config, sandbox, close: async () => sandbox?.close() };
 }
 
@@ -53,7 +52,7 @@ export interface App {
 }
 
 /** A runtime for local calls (`call`, `mcp`): tokens and secrets come from the configuration. */
-export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions } = {}, registry = builtinRegistry()): Promise<App> {
+export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions }, registry = builtinRegistry(options.settings.dataDir)): Promise<App> {
   const setup = await openSetup(options, registry);
   const defaults = Object.fromEntries(registry.toolkits.map((toolkit) => [toolkit.name, toolkit.baseUrl]));
   const client = new UpstreamClient();

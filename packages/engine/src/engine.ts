@@ -34,6 +34,8 @@ export type EngineBase = Omit<Engine, 'credentials' | 'scheduler' | 'policy' | '
 
 export interface Engine {
   config: EngineConfig;
+  /** Where the HTTP API listens, once it does (the port is known only then when the configured one is 0). */
+  address: { url: string };
   store: Store;
   vault: Vault;
   client: UpstreamClient;
@@ -58,6 +60,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   let scheduler: Scheduler | undefined;
   const base: EngineBase = {
     config,
+    address: { url: `http://${config.host}:${config.port}` },
     store,
     vault,
     client,

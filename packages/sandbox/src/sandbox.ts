@@ -13,6 +13,7 @@ import { seedHubspotDemo } from './hubspot/demo.js';
 import { startHubspotEmulator } from './hubspot/index.js';
 import { seedPylonDemo } from './pylon/demo.js';
 import { startPylonEmulator } from './pylon/index.js';
+import { startUnavailableEmulator } from './emulator/unavailable.js';
 
 export interface Sandbox {
   baseUrls: Record<string, string>;
@@ -20,6 +21,8 @@ export interface Sandbox {
   token: string;
   /** Values for the secrets that secret-based toolkits declare, as the emulators expect them. */
   secrets: Record<string, string>;
+  /** Emulators that could not start, with the reason; their toolkits' calls answer 503 saying so. */
+  unavailable: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -27,10 +30,12 @@ export const sandboxToken = 'quiver-sandbox-token';
 
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
 export async function startSandbox(): Promise<Sandbox> {
-  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([startHubspotEmulator(), startGithubEmulator(), startCustomerioEmulator(), startClickupEmulator(), startDropboxEmulator(), startPylonEmulator(), startFigmaEmulator(), startGraphEmulator()]);
+  const unavailable: Record<string, string> = {};
+  // One emulator that cannot start (its data missing from an install) must not take the others down.
+  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([startHubspotEmulator(), startGithubEmulator().catch(unavailableAs('GitHub', unavailable)), startCustomerioEmulator(), startClickupEmulator(), startDropboxEmulator(), startPylonEmulator(), startFigmaEmulator(), startGraphEmulator()]);
   await seedHubspotDemo(hubspot.url, sandboxToken);
   // On the code host the sandbox token is octocat, the owner of the demo repository.
-  await seedGithubDemo(github.url, github.tokenFor('octocat', sandboxToken));
+  if ('tokenFor' in github) await seedGithubDemo(github.url, github.tokenFor('octocat', sandboxToken));
   // Tracking: the demo workspace has site id quiver-sandbox and the sandbox token as its API key.
   await seedCustomerioDemo(customerio, sandboxToken);
   // Task board: the sandbox token's user is a member of the demo workspace (space Product, list Roadmap).
@@ -45,8 +50,15 @@ export async function startSandbox(): Promise<Sandbox> {
     baseUrls: { CrmMarketingApi: hubspot.url, RepoHostApi: github.url, TrackingApi: customerio.url, TaskboardApi: clickup.url, FileStore: dropbox.url, SupportDesk: pylon.url, Design: figma.url, MailClient: graph.url },
     token: sandboxToken,
     secrets: { TRACKING_SITE_ID: demoSiteId, TRACKING_API_KEY: sandboxToken, SUPPORT_API_TOKEN: sandboxToken },
+    unavailable,
     close: async () => {
       await Promise.all([hubspot.close(), github.close(), customerio.close(), clickup.close(), dropbox.close(), pylon.close(), figma.close(), graph.close()]);
     },
   };
 }
+
+/** Records why an emulator did not start and puts a server in its place that answers 503 saying so. */
+const unavailableAs = (service: string, unavailable: Record<string, string>) => (error: unknown) => {
+  unavailable[service] = (error as Error).message;
+  return startUnavailableEmulator(service, (error as Error).message);
+};

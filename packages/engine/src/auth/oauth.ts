@@ -70,7 +70,7 @@ export class OAuth implements Credentials {
 
   /** The callback every provider redirects to; it follows the engine's public URL. */
   get redirectUri(): string {
-    return `${this.engine.config.publicUrl}/v1/oauth/callback`;
+    return `${this.engine.config.publicUrl ?? this.engine.address.url}/v1/oauth/callback`;
   }
 
   // ---- Credentials ----------------------------------------------------------------------------
@@ -470,7 +470,7 @@ export function oauthOf(engine: EngineBase): OAuth {
 /** The engine's default credentials: users' OAuth tokens, authorized through the engine. */
 export const oauthCredentials = (engine: EngineBase): Credentials => oauthOf(engine);
 
-/** Creates or updates the providers of the config file (see `loadAuthProviders`). */
+/** Creates or updates the providers of the config file (see `parseAuthProviders`). */
 export const applyAuthProviders = (engine: EngineBase, inputs: AuthProviderInput[]): Promise<void> => oauthOf(engine).applyProviders(inputs);
 
 // ---- Helpers ----------------------------------------------------------------------------------

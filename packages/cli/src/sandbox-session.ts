@@ -1,0 +1,76 @@
+/**
+ * The sandbox a command runs on: started for the command alone, or the one a running `quiver sandbox`
+ * announced in the data directory, so that what one `quiver call --sandbox` creates the next one sees.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** What a command needs of a sandbox: where each toolkit's emulator is and the credentials they accept. */
+export interface SandboxHandle {
+  baseUrls: Record<string, string>;
+  token: string;
+  secrets: Record<string, string>;
+  /** Emulators that could not start, with the reason. */
+  unavailable: Record<string, string>;
+  close(): Promise<void>;
+}
+
+interface Announcement {
+  pid: number;
+  baseUrls: Record<string, string>;
+  token: string;
+  secrets: Record<string, string>;
+  unavailable: Record<string, string>;
+}
+
+const announcementFile = (dataDir: string) => join(dataDir, 'sandbox.json');
+
+/** Starts every emulator in this process; emulators that could not start are reported on standard error. */
+export async function startLocalSandbox(): Promise<SandboxHandle> {
+  const { startSandbox } = await import('@quiver/sandbox');
+  const sandbox = await startSandbox();
+  for (const [service, reason] of Object.entries(sandbox.unavailable)) console.error(`quiver: warning: sandbox without the ${service} emulator: ${reason}`);
+  return sandbox;
+}
+
+/** Tells later commands where this process's sandbox is; returns the function that withdraws the announcement. */
+export function announceSandbox(dataDir: string, sandbox: SandboxHandle): () => void {
+  const { baseUrls, token, secrets, unavailable } = sandbox;
+  const file = announcementFile(dataDir);
+  const announcement: Announcement = { pid: process.pid, baseUrls, token, secrets, unavailable };
+  writeFileSync(file, `${JSON.stringify(announcement, null, 2)}\n`, { mode: 0o600 });
+  return () => rmSync(file, { force: true });
+}
+
+/** The sandbox a running `quiver sandbox` announced, when its process is alive and its emulators answer. */
+export async function runningSandbox(dataDir: string): Promise<(SandboxHandle & { pid: number }) | undefined> {
+  let announcement: Announcement;
+  try {
+    announcement = JSON.parse(readFileSync(announcementFile(dataDir), 'utf8')) as Announcement;
+  } catch {
+    return undefined;
+  }
+  if (!alive(announcement.pid) || !(await answers(Object.values(announcement.baseUrls)[0]))) return undefined;
+  // The emulators belong to the `quiver sandbox` process: closing here only lets go of them.
+  return { ...announcement, close: async () => {} };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Any HTTP answer will do: the emulator is there. */
+async function answers(url: string | undefined): Promise<boolean> {
+  if (!url) return false;
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
