@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 export const packageName = 'quiver-engine';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const bundled = ['core', 'toolkits', 'sandbox', 'engine'];
+const runtimePins = ['light-my-request'];
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
 /** Builds the staging folder and packs it; returns the path of the tarball. */
@@ -47,6 +48,9 @@ export function pack(destination = join(root, 'pack')) {
       copyBuild(source, target);
     }
     for (const file of ['README.md', 'LICENSE']) cpSync(join(root, file), join(stage, file));
+    // The root's overrides that reach the installed tree (light-my-request: later versions need Node 22) become
+    // direct dependencies, which npm then shares with the packages that ask for a range.
+    for (const [name, version] of Object.entries(rootManifest.overrides ?? {})) if (runtimePins.includes(name)) dependencies[name] = version;
     const manifest = {
       name: packageName,
       version: rootManifest.version,
