@@ -76,10 +76,10 @@ export const settingDocs: ReadonlyArray<{ setting: string; flag?: string; env?: 
   { setting: 'the engine\'s address as browsers see it (OAuth callbacks)', env: 'QUIVER_PUBLIC_URL', file: 'publicUrl', default: '`http://<host>:<port>`' },
   { setting: 'log level (JSON lines on standard error)', env: 'QUIVER_LOG_LEVEL', file: 'logLevel', default: '`info`' },
   { setting: 'project name', env: 'QUIVER_PROJECT_NAME', file: 'projectName', default: '`Quiver`' },
-  { setting: 'worker secret (`quiver worker`)', flag: '--secret, --secret-env NAME', env: 'QUIVER_WORKER_SECRET', default: 'none: required' },
-  { setting: 'base URL of a toolkit', flag: '--base-url (`call`)', env: '`QUIVER_BASE_URL_<TOOLKIT>`, e.g. `QUIVER_BASE_URL_CRM_MARKETING_API`', file: 'toolkits.<Toolkit>.baseUrl', default: "the toolkit's (below)" },
-  { setting: 'OAuth access token of a provider (`call`, `mcp`)', flag: '--token (`call`)', env: '`QUIVER_TOKEN_<PROVIDER>`, e.g. `QUIVER_TOKEN_GITHUB`', file: 'tokens.<provider>', default: 'none' },
-  { setting: 'a secret a tool declares (`call`, `mcp`; the engine keeps its own)', flag: '--secret KEY=VALUE (`call`)', env: "the secret's own key, e.g. `GIT_SERVER_URL`", file: 'secrets.<KEY>', default: 'none' },
+  { setting: 'worker secret (`quiver worker`)', flag: '`--secret`, `--secret-env NAME`', env: 'QUIVER_WORKER_SECRET', default: 'none: required' },
+  { setting: 'base URL of a toolkit', flag: '`--base-url` (`call`)', env: '`QUIVER_BASE_URL_<TOOLKIT>`, e.g. `QUIVER_BASE_URL_CRM_MARKETING_API`', file: 'toolkits.<Toolkit>.baseUrl', default: "the toolkit's (below)" },
+  { setting: 'OAuth access token of a provider (`call`, `mcp`)', flag: '`--token` (`call`)', env: '`QUIVER_TOKEN_<PROVIDER>`, e.g. `QUIVER_TOKEN_GITHUB`', file: 'tokens.<provider>', default: 'none' },
+  { setting: 'a secret a tool declares (`call`, `mcp`; the engine keeps its own)', flag: '`--secret KEY=VALUE` (`call`)', env: "the secret's own key, e.g. `GIT_SERVER_URL`", file: 'secrets.<KEY>', default: 'none' },
   { setting: 'OAuth providers (the engine)', file: 'authProviders', default: 'none' },
 ];
 
@@ -94,7 +94,9 @@ export function settingsTable(): string {
 export const loadSettings = (flags: SettingFlags, tools: readonly Tool[]): Settings =>
   resolveSettings({ flags, env: process.env, cwd: process.cwd(), platform: process.platform, home: homedir(), tools });
 
-export function resolveSettings({ flags, env, cwd, platform, home, tools }: SettingSources): Settings {
+export function resolveSettings({ flags, env: given, cwd, platform, home, tools }: SettingSources): Settings {
+  // A variable set to the empty string (as compose files and shells often leave them) counts as unset.
+  const env = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
   const configFile = findConfigFile(flags.config ?? env.QUIVER_CONFIG, cwd, configHome(env, platform, home));
   const file = configFile ? readConfigFile(configFile) : {};
   const text = (key: string): string | undefined => {
