@@ -23,7 +23,8 @@ const elsewhere = join(scratch, 'elsewhere');
 const quiver = join(installDir, 'node_modules', '.bin', 'quiver');
 /** No checkout on the path, no inherited Quiver settings: the user's view. */
 const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
+  // Without the checkout's node_modules/.bin, which `npm test` puts on the PATH.
+  PATH: (process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':'),
   HOME: home,
   ...(process.env.npm_config_cache && { npm_config_cache: process.env.npm_config_cache }),
 };
@@ -55,6 +56,12 @@ describe(`the ${packageName} package`, () => {
     expect(stderr.trim()).toBe('1007 tools');
     const toolkits = new Set(stdout.trim().split('\n').map((line) => line.split('.')[0]));
     expect([...toolkits].sort()).toEqual(['CommerceTools', 'CrmMarketingApi', 'Design', 'FileStore', 'MailClient', 'RepoHostApi', 'SupportDesk', 'TaskboardApi', 'ToolEngineApi', 'TrackingApi']);
+  });
+
+  it('prints MCP client configuration that names the installed command', async () => {
+    const onPath = { ...env, PATH: `${join(installDir, 'node_modules', '.bin')}:${env.PATH}` };
+    const { stdout } = await run('quiver', ['mcp', '--sandbox', '--print-config', 'cursor'], { cwd: elsewhere, env: onPath });
+    expect(JSON.parse(stdout)).toEqual({ mcpServers: { quiver: { command: 'quiver', args: ['mcp', '--sandbox'] } } });
   });
 
   it('serves MCP over stdio with the sandbox, calls a tool, and exits when the client goes', async () => {

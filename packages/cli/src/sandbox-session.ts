@@ -39,18 +39,24 @@ export function announceSandbox(dataDir: string, sandbox: SandboxHandle): () => 
   const file = announcementFile(dataDir);
   const announcement: Announcement = { pid: process.pid, baseUrls, token, secrets, unavailable };
   writeFileSync(file, `${JSON.stringify(announcement, null, 2)}\n`, { mode: 0o600 });
-  return () => rmSync(file, { force: true });
+  // Only our own announcement: a later `quiver sandbox` may have replaced it.
+  return () => {
+    if (readAnnouncement(dataDir)?.pid === process.pid) rmSync(file, { force: true });
+  };
+}
+
+function readAnnouncement(dataDir: string): Announcement | undefined {
+  try {
+    return JSON.parse(readFileSync(announcementFile(dataDir), 'utf8')) as Announcement;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The sandbox a running `quiver sandbox` announced, when its process is alive and its emulators answer. */
 export async function runningSandbox(dataDir: string): Promise<(SandboxHandle & { pid: number }) | undefined> {
-  let announcement: Announcement;
-  try {
-    announcement = JSON.parse(readFileSync(announcementFile(dataDir), 'utf8')) as Announcement;
-  } catch {
-    return undefined;
-  }
-  if (!alive(announcement.pid) || !(await answers(Object.values(announcement.baseUrls)[0]))) return undefined;
+  const announcement = readAnnouncement(dataDir);
+  if (!announcement || !alive(announcement.pid) || !(await answers(Object.values(announcement.baseUrls)[0]))) return undefined;
   // The emulators belong to the `quiver sandbox` process: closing here only lets go of them.
   return { ...announcement, close: async () => {} };
 }
