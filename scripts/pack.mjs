@@ -44,7 +44,8 @@ export function pack(destination = join(root, 'pack')) {
       const { version, type, main, exports } = readJson(join(source, 'package.json'));
       // Their third-party dependencies are the package's own, installed beside it: listed once, at the top.
       mkdirSync(target, { recursive: true });
-      writeFileSync(join(target, 'package.json'), `${JSON.stringify({ name: `@quiver/${name}`, version, license: 'MIT', type, main, exports }, null, 2)}\n`);
+      const bundledManifest = { name: `@quiver/${name}`, version, license: 'MIT', type, main, exports };
+      writeFileSync(join(target, 'package.json'), `${JSON.stringify(bundledManifest, null, 2)}\n`);
       copyBuild(source, target);
     }
     for (const file of ['README.md', 'LICENSE']) cpSync(join(root, file), join(stage, file));
@@ -66,7 +67,11 @@ export function pack(destination = join(root, 'pack')) {
     };
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     mkdirSync(destination, { recursive: true });
-    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
+      cwd: stage,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return join(destination, JSON.parse(output)[0].filename);
   } finally {
     rmSync(stage, { recursive: true, force: true });

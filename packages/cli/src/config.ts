@@ -67,20 +67,90 @@ export interface SettingSources {
   tools: readonly Tool[];
 }
 
+interface SettingDoc {
+  setting: string;
+  flag?: string;
+  env?: string;
+  file?: string;
+  default: string;
+}
+
 /** The documented settings, as the README's tables show them (a test checks the README against this list). */
-export const settingDocs: ReadonlyArray<{ setting: string; flag?: string; env?: string; file?: string; default: string }> = [
-  { setting: 'config file', flag: '--config', env: 'QUIVER_CONFIG', default: '`quiver.config.json` in the working directory, else `config.json` in the configuration directory' },
-  { setting: 'data directory', flag: '--data-dir', env: 'QUIVER_DATA_DIR', file: 'dataDir', default: 'the platform data directory (see below)' },
-  { setting: 'database', env: 'DATABASE_URL', file: 'database', default: 'SQLite file `quiver.db` in the data directory' },
-  { setting: 'master key sealing secrets and tokens (64 hex characters, or 32 bytes base64)', env: 'QUIVER_MASTER_KEY', default: 'key file `master.key` in the data directory, mode 0600' },
-  { setting: 'the engine\'s address as browsers see it (OAuth callbacks)', env: 'QUIVER_PUBLIC_URL', file: 'publicUrl', default: '`http://<host>:<port>`' },
-  { setting: 'log level (JSON lines on standard error)', env: 'QUIVER_LOG_LEVEL', file: 'logLevel', default: '`info`' },
-  { setting: 'project name', env: 'QUIVER_PROJECT_NAME', file: 'projectName', default: '`Quiver`' },
-  { setting: 'worker secret (`quiver worker`)', flag: '`--secret`, `--secret-env NAME`', env: 'QUIVER_WORKER_SECRET', default: 'none: required' },
-  { setting: 'base URL of a toolkit', flag: '`--base-url` (`call`)', env: '`QUIVER_BASE_URL_<TOOLKIT>`, e.g. `QUIVER_BASE_URL_CRM_MARKETING_API`', file: 'toolkits.<Toolkit>.baseUrl', default: "the toolkit's (below)" },
-  { setting: 'OAuth access token of a provider (`call`, `mcp`)', flag: '`--token` (`call`)', env: '`QUIVER_TOKEN_<PROVIDER>`, e.g. `QUIVER_TOKEN_GITHUB`', file: 'tokens.<provider>', default: 'none' },
-  { setting: 'a secret a tool declares (`call`, `mcp`; the engine keeps its own)', flag: '`--secret KEY=VALUE` (`call`)', env: "the secret's own key, e.g. `GIT_SERVER_URL`", file: 'secrets.<KEY>', default: 'none' },
-  { setting: 'OAuth providers (the engine)', file: 'authProviders', default: 'none' },
+export const settingDocs: ReadonlyArray<SettingDoc> = [
+  {
+    setting: 'config file',
+    flag: '--config',
+    env: 'QUIVER_CONFIG',
+    default: '`quiver.config.json` in the working directory, else `config.json` in the configuration directory',
+  },
+  {
+    setting: 'data directory',
+    flag: '--data-dir',
+    env: 'QUIVER_DATA_DIR',
+    file: 'dataDir',
+    default: 'the platform data directory (see below)',
+  },
+  {
+    setting: 'database',
+    env: 'DATABASE_URL',
+    file: 'database',
+    default: 'SQLite file `quiver.db` in the data directory',
+  },
+  {
+    setting: 'master key sealing secrets and tokens (64 hex characters, or 32 bytes base64)',
+    env: 'QUIVER_MASTER_KEY',
+    default: 'key file `master.key` in the data directory, mode 0600',
+  },
+  {
+    setting: 'the engine\'s address as browsers see it (OAuth callbacks)',
+    env: 'QUIVER_PUBLIC_URL',
+    file: 'publicUrl',
+    default: '`http://<host>:<port>`',
+  },
+  {
+    setting: 'log level (JSON lines on standard error)',
+    env: 'QUIVER_LOG_LEVEL',
+    file: 'logLevel',
+    default: '`info`',
+  },
+  {
+    setting: 'project name',
+    env: 'QUIVER_PROJECT_NAME',
+    file: 'projectName',
+    default: '`Quiver`',
+  },
+  {
+    setting: 'worker secret (`quiver worker`)',
+    flag: '`--secret`, `--secret-env NAME`',
+    env: 'QUIVER_WORKER_SECRET',
+    default: 'none: required',
+  },
+  {
+    setting: 'base URL of a toolkit',
+    flag: '`--base-url` (`call`)',
+    env: '`QUIVER_BASE_URL_<TOOLKIT>`, e.g. `QUIVER_BASE_URL_CRM_MARKETING_API`',
+    file: 'toolkits.<Toolkit>.baseUrl',
+    default: "the toolkit's (below)",
+  },
+  {
+    setting: 'OAuth access token of a provider (`call`, `mcp`)',
+    flag: '`--token` (`call`)',
+    env: '`QUIVER_TOKEN_<PROVIDER>`, e.g. `QUIVER_TOKEN_GITHUB`',
+    file: 'tokens.<provider>',
+    default: 'none',
+  },
+  {
+    setting: 'a secret a tool declares (`call`, `mcp`; the engine keeps its own)',
+    flag: '`--secret KEY=VALUE` (`call`)',
+    env: "the secret's own key, e.g. `GIT_SERVER_URL`",
+    file: 'secrets.<KEY>',
+    default: 'none',
+  },
+  {
+    setting: 'OAuth providers (the engine)',
+    file: 'authProviders',
+    default: 'none',
+  },
 ];
 
 /** The README's settings table, rendered from `settingDocs`. */
@@ -124,14 +194,17 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools 
   };
 }
 
-/** `$XDG_DATA_HOME/quiver`, else `~/.local/share/quiver`; `~/Library/Application Support/quiver` on macOS; `%LOCALAPPDATA%\quiver` on Windows. */
+/**
+ * `$XDG_DATA_HOME/quiver`, else `~/.local/share/quiver`; `~/Library/Application Support/quiver` on macOS;
+ * `%LOCALAPPDATA%\quiver` on Windows.
+ */
 export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string {
   if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'quiver');
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'quiver');
   return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'quiver');
 }
 
-/** The platform's configuration directory for quiver: `$XDG_CONFIG_HOME/quiver`, `~/.config/quiver`, or the macOS and Windows equivalents. */
+/** The platform's configuration directory: `$XDG_CONFIG_HOME/quiver`, `~/.config/quiver`, or the macOS and Windows equivalents. */
 export function configHome(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string {
   if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'quiver');
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'quiver');

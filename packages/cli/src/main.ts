@@ -19,7 +19,10 @@ const program = new Command('quiver')
   .configureOutput({ outputError: (text, write) => write(text) });
 
 const sandboxOption = new Option('--sandbox', 'start the local upstream emulators and point every toolkit at them');
-const configOption = new Option('--config <path>', 'config file (default: QUIVER_CONFIG, quiver.config.json here, or config.json in the configuration directory)');
+const configOption = new Option(
+  '--config <path>',
+  'config file (default: QUIVER_CONFIG, quiver.config.json here, or config.json in the configuration directory)',
+);
 const dataDirOption = new Option('--data-dir <path>', 'data directory (default: QUIVER_DATA_DIR, or the platform data directory)');
 
 /** Settings from this command's flags, the environment and the config file (see config.ts). */

@@ -11,6 +11,7 @@ export async function runSandbox(settings: Settings): Promise<void> {
     await sandbox.close();
   });
   for (const [toolkit, url] of Object.entries(sandbox.baseUrls)) console.log(`${toolkit.padEnd(16)} ${url}`);
-  console.error(`quiver: sandbox running; \`quiver call --sandbox\` uses it until you stop this (Ctrl-C); its state lives in memory and ends with it`);
+  console.error('quiver: sandbox running; `quiver call --sandbox` uses it until you stop this (Ctrl-C)');
+  console.error('quiver: its state lives in memory and ends with it');
   console.error(`quiver: token ${sandbox.token}; announced in ${settings.dataDir}`);
 }

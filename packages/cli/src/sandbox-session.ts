@@ -29,7 +29,9 @@ const announcementFile = (dataDir: string) => join(dataDir, 'sandbox.json');
 export async function startLocalSandbox(): Promise<SandboxHandle> {
   const { startSandbox } = await import('@quiver/sandbox');
   const sandbox = await startSandbox();
-  for (const [service, reason] of Object.entries(sandbox.unavailable)) console.error(`quiver: warning: sandbox without the ${service} emulator: ${reason}`);
+  for (const [service, reason] of Object.entries(sandbox.unavailable)) {
+    console.error(`quiver: warning: sandbox without the ${service} emulator: ${reason}`);
+  }
   return sandbox;
 }
 

@@ -79,6 +79,8 @@ async function loadTokenizer(): Promise<(text: string) => number> {
     return (await import('gpt-tokenizer/encoding/o200k_base')).countTokens;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new UsageError('counting tokens needs the gpt-tokenizer package beside quiver-engine: npm install gpt-tokenizer@4.0.0 (with -g for a global install)');
+    throw new UsageError(
+      'counting tokens needs the gpt-tokenizer package beside quiver-engine: npm install gpt-tokenizer@4.0.0 (with -g for a global install)',
+    );
   }
 }

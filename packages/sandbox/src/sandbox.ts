@@ -32,7 +32,16 @@ export const sandboxToken = 'quiver-sandbox-token';
 export async function startSandbox(): Promise<Sandbox> {
   const unavailable: Record<string, string> = {};
   // One emulator that cannot start (its data missing from an install) must not take the others down.
-  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([startHubspotEmulator(), startGithubEmulator().catch(unavailableAs('GitHub', unavailable)), startCustomerioEmulator(), startClickupEmulator(), startDropboxEmulator(), startPylonEmulator(), startFigmaEmulator(), startGraphEmulator()]);
+  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([
+    startHubspotEmulator(),
+    startGithubEmulator().catch(unavailableAs('GitHub', unavailable)),
+    startCustomerioEmulator(),
+    startClickupEmulator(),
+    startDropboxEmulator(),
+    startPylonEmulator(),
+    startFigmaEmulator(),
+    startGraphEmulator(),
+  ]);
   await seedHubspotDemo(hubspot.url, sandboxToken);
   // On the code host the sandbox token is octocat, the owner of the demo repository.
   if ('tokenFor' in github) await seedGithubDemo(github.url, github.tokenFor('octocat', sandboxToken));
