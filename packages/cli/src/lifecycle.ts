@@ -3,6 +3,8 @@
  * input) close what the command opened and exit 0; a close that hangs is cut short so the process is gone
  * within 5 s. Errors at start-up end the process at once, on one line of standard error.
  */
+import { createServer } from 'node:net';
+
 const CLOSE_LIMIT_MS = 4_000;
 
 export function closeOnStop(close: () => Promise<void>, { stdin = false } = {}): void {
@@ -26,6 +28,21 @@ export function closeOnStop(close: () => Promise<void>, { stdin = false } = {}):
   process.once('SIGTERM', stop);
   // A client that goes away closes our standard input; that is the end of the session.
   if (stdin) process.stdin.once('end', stop).once('close', stop);
+}
+
+/**
+ * Fails at once when the port is taken, before the sandbox and the database are opened (seconds of work that a
+ * taken port would waste); the real listen later reports the rare port taken in between the same way.
+ */
+export async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen({ host, port, exclusive: true }, resolve));
+  } catch (error) {
+    throw listenError(error, host, port);
+  }
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
 /** A failure to listen, said plainly: a port in use is a common mistake with a simple fix. */

@@ -8,7 +8,7 @@ import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.j
 import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
 import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
-import { closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
+import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
 import { runningSandbox } from './sandbox-session.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 
@@ -82,6 +82,7 @@ addServingOptions(program.command('serve'))
     const unmatched = unmatchedNames(serving, registry.tools());
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
     checkDataDir(settings, { required: true });
+    await checkPortFree(options.host, port);
     const { applyAuthProviders, engineConfig, parseAuthProviders, sandboxCredentials, startEngine } = await import('@quiver/engine');
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox }, registry);
@@ -133,6 +134,7 @@ program
     const secret = settings.workerSecret.value;
     if (!secret) throw new UsageError(`no worker secret: set ${settings.workerSecret.variable} (or pass --secret-env NAME or --secret)`);
     if (toolkits.some((toolkit) => toolkit.name === 'CommerceTools')) checkDataDir(settings, { required: false });
+    await checkPortFree(options.host, port);
     const setup = await openSetup({ settings, sandbox: options.sandbox }, registry);
     const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config) }).catch((error: unknown) => {
       throw listenError(error, options.host, port);
