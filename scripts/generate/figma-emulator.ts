@@ -12,9 +12,8 @@
  * description's prose says, though its schema forgets it.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { parse } from 'yaml';
 import type { Generator } from './index.js';
+import { descriptionFile, descriptionModule } from './descriptions.js';
 import { extractOperations, stableJson, type OperationSelection } from './openapi-table.js';
 
 const output = 'packages/sandbox/src/figma/operations.json';
@@ -54,9 +53,8 @@ const node = {
 };
 
 export const figmaEmulator: Generator = () => {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve('@figma/rest-api-spec/openapi/openapi.yaml');
-  const description = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const { parse } = descriptionModule<typeof import('yaml')>('yaml');
+  const description = parse(readFileSync(descriptionFile('@figma/rest-api-spec/openapi/openapi.yaml'), 'utf8')) as Record<string, unknown>;
   const table = extractOperations(description, figmaOperations, {
     source: '@figma/rest-api-spec',
     replacements: { Node: node, DocumentNode: node, CanvasNode: node, SubcanvasNode: node },

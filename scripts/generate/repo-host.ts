@@ -5,11 +5,11 @@
  * item types of arrays, formats, request-body schemas of the mode-driven tools, content types, token
  * scopes, and the text our short descriptions are derived from.
  */
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Annotations, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { joinWithin, restates, sentencesOf, terminated } from './repo-host-text.js';
+import { descriptionFile } from './descriptions.js';
 import { catalogFile, mapSchema, modeParameters, readJson, simplify, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/repo-host';
@@ -132,7 +132,7 @@ interface Description {
 
 export function generateRepoHost(sharedDir: string): GeneratedFile[] {
   const catalog = readJson(resolve(sharedDir, 'catalog/RepoHostApi.json')) as { toolkit: string; default_base_url: string; tools: CatalogTool[] };
-  const spec = readJson(createRequire(import.meta.url).resolve('@octokit/openapi/generated/ghes-3.8.json')) as Description;
+  const spec = readJson(descriptionFile('@octokit/openapi/generated/ghes-3.8.json')) as Description;
   const { deref, shallow } = dereferencer(spec);
 
   const summaries = new Map<string, number>();

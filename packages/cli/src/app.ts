@@ -1,46 +1,48 @@
 /** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
 import { builtinSource, localDispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type Dispatcher, type ServingOptions, type Tool, type Toolkit } from '@quiver/core';
-import { toolkits } from '@quiver/toolkits';
-import { configFromEnv, emptyConfig, loadConfigFile, mergeConfig, type QuiverConfig } from './config.js';
+import { builtinToolkits, toolkits } from '@quiver/toolkits';
+import { emptyConfig, mergeConfig, type QuiverConfig, type Settings } from './config.js';
+import type { SandboxHandle } from './sandbox-session.js';
 
 export interface SetupOptions {
-  /** Start the local emulators and point every toolkit at them. */
-  sandbox?: boolean;
-  /** Config file path (default: quiver.config.json in the working directory, or QUIVER_CONFIG). */
-  configPath?: string;
-  /** Settings from command-line flags; they win over everything else. */
+  /** The resolved settings (see config.ts). */
+  settings: Settings;
+  /** Start the local emulators and point every toolkit at them, or use a sandbox already running. */
+  sandbox?: boolean | SandboxHandle;
+  /** Upstream settings from command-line flags; they win over everything else. */
   overrides?: QuiverConfig;
 }
 
 export interface Setup {
   config: QuiverConfig;
   /** The sandbox's token and secrets, when the sandbox runs: every emulator has issued them. */
-  sandbox?: { token: string; secrets: Record<string, string> };
+  sandbox?: SandboxHandle;
   close(): Promise<void>;
 }
 
-export const builtinToolkits: readonly Toolkit[] = toolkits;
-export const builtinTools: readonly Tool[] = toolkits.flatMap((toolkit) => toolkit.tools);
+/** Every built-in toolkit and tool, for the commands that list and describe them (nothing is stored). */
+export const listedToolkits: readonly Toolkit[] = toolkits;
+export const listedTools: readonly Tool[] = toolkits.flatMap((toolkit) => toolkit.tools);
 
 /** The built-in toolkits as a catalog, for the commands that look tools up without running them. */
-export const builtinCatalog = () => new ToolCatalog([builtinSource(toolkits, new UpstreamClient())]);
+export const listingCatalog = () => new ToolCatalog([builtinSource(toolkits, new UpstreamClient())]);
 
 /** A built-in toolkit by name, in any case. */
-export const builtinToolkit = (name: string): Toolkit | undefined => toolkits.find((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase());
+export const listedToolkit = (name: string): Toolkit | undefined => toolkits.find((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase());
 
-/** Configuration from every layer, with the sandbox started and layered in when asked for. */
-export async function openSetup(options: SetupOptions = {}): Promise<Setup> {
-  const tools = builtinTools;
+/** The toolkits a command runs: CommerceTools keeps its store in the data directory. */
+export const runnableToolkits = (settings: Settings): Toolkit[] => builtinToolkits({ dataDir: settings.dataDir });
+
+/** Configuration from every layer, with the sandbox started (or attached to) and layered in when asked for. */
+export async function openSetup(options: SetupOptions): Promise<Setup> {
   let sandboxLayer = emptyConfig();
-  let sandbox: { token: string; secrets: Record<string, string>; close(): Promise<void> } | undefined;
+  let sandbox: SandboxHandle | undefined;
   if (options.sandbox) {
     // Loaded only on request: the emulators are never part of the runtime proper.
-    const { startSandbox } = await import('@quiver/sandbox');
-    const started = await startSandbox();
-    sandboxLayer = sandboxConfig(started, tools);
-    sandbox = started;
+    sandbox = typeof options.sandbox === 'object' ? options.sandbox : await (await import('./sandbox-session.js')).startLocalSandbox();
+    sandboxLayer = sandboxConfig(sandbox, listedTools);
   }
-  const config = mergeConfig(loadConfigFile(options.configPath), configFromEnv(process.env, tools), sandboxLayer, options.overrides ?? emptyConfig());
+  const config = mergeConfig(options.settings.upstream, sandboxLayer, options.overrides ?? emptyConfig());
   return { config, sandbox, close: async () => sandbox?.close() };
 }
 
@@ -57,11 +59,11 @@ export interface App {
  * The dispatcher for local calls (`call`, `mcp`): the built-in toolkits at their configured base URLs,
  * with the configuration's tokens and secrets, under the server's policy when there is one.
  */
-export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions } = {}): Promise<App> {
+export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions }): Promise<App> {
   const setup = await openSetup(options);
   const client = new UpstreamClient();
   const record = options.logCalls ? (call: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...call })}\n`) : undefined;
-  const dispatcher = localDispatcher(toolkits, {
+  const dispatcher = localDispatcher(runnableToolkits(options.settings), {
     client,
     baseUrls: configuredBaseUrls(setup.config),
     tokens: setup.config.tokens,

@@ -1,47 +1,244 @@
 /**
- * Where each toolkit's upstream is and which credentials it uses, from (highest first) command-line
- * flags, the environment, the config file, and the toolkit's defaults.
+ * Every setting of the `quiver` command, resolved once from (highest first) command-line flags, the
+ * environment, the config file and the defaults, into one typed object that the commands pass down.
+ * No other module reads the environment or the config file.
  *
- * Config file (quiver.config.json in the working directory, or the path in QUIVER_CONFIG):
- *   { "toolkits": { "CrmMarketingApi": { "baseUrl": "https://api.hubapi.com" } },
+ * Config file (the first that exists: --config, QUIVER_CONFIG, quiver.config.json in the working directory,
+ * config.json in the platform's configuration directory):
+ *   { "dataDir": "...", "database": "postgres://...", "publicUrl": "https://...", "logLevel": "info",
+ *     "toolkits": { "CrmMarketingApi": { "baseUrl": "https://api.hubapi.com" } },
  *     "tokens":   { "hubspot": "<OAuth access token>" },
  *     "secrets":  { "SOME_KEY": "<value>" },
  *     "authProviders": [ { "id": "github", "client_id": "...", "client_secret": "..." } ] }
- * (authProviders are read by the engine, `quiver serve`; the rest by every command.)
- * Environment: QUIVER_BASE_URL_<TOOLKIT> (CrmMarketingApi -> CRM_MARKETING_API), QUIVER_TOKEN_<PROVIDER>
- * (QUIVER_TOKEN_HUBSPOT), and each secret under its own key (SOME_KEY).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Tool } from '@quiver/core';
 
+/** Where each toolkit's upstream is and which credentials local calls (`call`, `mcp`, `worker`) use. */
 export interface QuiverConfig {
   toolkits: Record<string, { baseUrl?: string }>;
   tokens: Record<string, string>;
   secrets: Record<string, string>;
 }
 
-export const emptyConfig = (): QuiverConfig => ({ toolkits: {}, tokens: {}, secrets: {} });
-
-/** The config file in use: the one named, or quiver.config.json when it exists. */
-export function configFile(path?: string): string | undefined {
-  const file = resolve(path ?? process.env.QUIVER_CONFIG ?? 'quiver.config.json');
-  if (existsSync(file)) return file;
-  if (path ?? process.env.QUIVER_CONFIG) throw new UsageError(`config file not found: ${file}`);
-  return undefined;
+export interface Settings {
+  /** The config file that was read, if any. */
+  configFile?: string;
+  /** Absolute path of the data directory: the SQLite databases, the master key file, the sandbox's announcement. */
+  dataDir: string;
+  /** The engine's database: a SQLite file path, or a postgres:// URL. */
+  database: string;
+  /** The engine's master key, when given rather than kept in the data directory's key file. */
+  masterKey?: string;
+  /** The engine's address as browsers reach it (OAuth callbacks); the listening address when absent. */
+  publicUrl?: string;
+  /** Log level of the engine's JSON lines on standard error. */
+  logLevel: string;
+  /** The name of the engine's one project. */
+  projectName: string;
+  /** The secret the engine signs worker calls with (`quiver worker`); the variable it came from names it in errors. */
+  workerSecret: { variable: string; value?: string };
+  /** Base URLs, tokens and secrets from the config file and the environment (flags of `call` are layered on later). */
+  upstream: QuiverConfig;
+  /** The config file's `authProviders`, as written: the engine checks and completes them. */
+  authProviders: unknown[];
+  /** The command search path (PATH): `mcp --print-config` tells whether `quiver` on it is this installation. */
+  searchPath: string;
 }
 
-export function loadConfigFile(path?: string): QuiverConfig {
-  const file = configFile(path);
-  if (!file) return emptyConfig();
-  let parsed: Partial<QuiverConfig>;
+/** Flags that change settings; each command has the ones that concern it. */
+export interface SettingFlags {
+  config?: string;
+  dataDir?: string;
+  secret?: string;
+  secretEnv?: string;
+}
+
+/** Everything settings are resolved from, so that a test can give its own. */
+export interface SettingSources {
+  flags: SettingFlags;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  platform: NodeJS.Platform;
+  home: string;
+  /** The tools whose base URL, token and secret variables are looked up. */
+  tools: readonly Tool[];
+}
+
+interface SettingDoc {
+  setting: string;
+  flag?: string;
+  env?: string;
+  file?: string;
+  default: string;
+}
+
+/** The documented settings, as the README's tables show them (a test checks the README against this list). */
+export const settingDocs: ReadonlyArray<SettingDoc> = [
+  {
+    setting: 'config file',
+    flag: '--config',
+    env: 'QUIVER_CONFIG',
+    default: '`quiver.config.json` in the working directory, else `config.json` in the configuration directory',
+  },
+  {
+    setting: 'data directory',
+    flag: '--data-dir',
+    env: 'QUIVER_DATA_DIR',
+    file: 'dataDir',
+    default: 'the platform data directory (see below)',
+  },
+  {
+    setting: 'database',
+    env: 'DATABASE_URL',
+    file: 'database',
+    default: 'SQLite file `quiver.db` in the data directory',
+  },
+  {
+    setting: 'master key sealing secrets and tokens (64 hex characters, or 32 bytes base64)',
+    env: 'QUIVER_MASTER_KEY',
+    default: 'key file `master.key` in the data directory, mode 0600',
+  },
+  {
+    setting: 'the engine\'s address as browsers see it (OAuth callbacks)',
+    env: 'QUIVER_PUBLIC_URL',
+    file: 'publicUrl',
+    default: '`http://<host>:<port>`',
+  },
+  {
+    setting: 'log level (JSON lines on standard error)',
+    env: 'QUIVER_LOG_LEVEL',
+    file: 'logLevel',
+    default: '`info`',
+  },
+  {
+    setting: 'project name',
+    env: 'QUIVER_PROJECT_NAME',
+    file: 'projectName',
+    default: '`Quiver`',
+  },
+  {
+    setting: 'worker secret (`quiver worker`)',
+    flag: '`--secret`, `--secret-env NAME`',
+    env: 'QUIVER_WORKER_SECRET',
+    default: 'none: required',
+  },
+  {
+    setting: 'base URL of a toolkit',
+    flag: '`--base-url` (`call`)',
+    env: '`QUIVER_BASE_URL_<TOOLKIT>`, e.g. `QUIVER_BASE_URL_CRM_MARKETING_API`',
+    file: 'toolkits.<Toolkit>.baseUrl',
+    default: "the toolkit's (below)",
+  },
+  {
+    setting: 'OAuth access token of a provider (`call`, `mcp`)',
+    flag: '`--token` (`call`)',
+    env: '`QUIVER_TOKEN_<PROVIDER>`, e.g. `QUIVER_TOKEN_GITHUB`',
+    file: 'tokens.<provider>',
+    default: 'none',
+  },
+  {
+    setting: 'a secret a tool declares (`call`, `mcp`; the engine keeps its own)',
+    flag: '`--secret KEY=VALUE` (`call`)',
+    env: "the secret's own key, e.g. `GIT_SERVER_URL`",
+    file: 'secrets.<KEY>',
+    default: 'none',
+  },
+  {
+    setting: 'OAuth providers (the engine)',
+    file: 'authProviders',
+    default: 'none',
+  },
+];
+
+/** The README's settings table, rendered from `settingDocs`. */
+export function settingsTable(): string {
+  const code = (text?: string) => (!text ? '' : text.includes('`') ? text : `\`${text}\``);
+  const rows = settingDocs.map((doc) => `| ${doc.setting} | ${code(doc.flag)} | ${code(doc.env)} | ${code(doc.file)} | ${doc.default} |`);
+  return ['| setting | flag | environment | config file | default |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The settings of this process: its flags, environment, working directory and home. */
+export const loadSettings = (flags: SettingFlags, tools: readonly Tool[]): Settings =>
+  resolveSettings({ flags, env: process.env, cwd: process.cwd(), platform: process.platform, home: homedir(), tools });
+
+export function resolveSettings({ flags, env: given, cwd, platform, home, tools }: SettingSources): Settings {
+  // A variable set to the empty string (as compose files and shells often leave them) counts as unset.
+  const env = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
+  const configFile = findConfigFile(flags.config ?? env.QUIVER_CONFIG, cwd, configHome(env, platform, home));
+  const file = configFile ? readConfigFile(configFile) : {};
+  const text = (key: string): string | undefined => {
+    const value = file[key];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') throw new UsageError(`config file ${configFile}: ${key} must be a string`);
+    return value;
+  };
+  const dataDir = resolve(cwd, flags.dataDir ?? env.QUIVER_DATA_DIR ?? text('dataDir') ?? defaultDataDir(env, platform, home));
+  const secretVariable = flags.secretEnv ?? 'QUIVER_WORKER_SECRET';
+  const authProviders = file.authProviders ?? [];
+  if (!Array.isArray(authProviders)) throw new UsageError(`config file ${configFile}: authProviders must be an array`);
+  return {
+    configFile,
+    dataDir,
+    database: env.DATABASE_URL ?? text('database') ?? join(dataDir, 'quiver.db'),
+    masterKey: env.QUIVER_MASTER_KEY,
+    publicUrl: (env.QUIVER_PUBLIC_URL ?? text('publicUrl'))?.replace(/\/+$/, ''),
+    logLevel: env.QUIVER_LOG_LEVEL ?? text('logLevel') ?? 'info',
+    projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? 'Quiver',
+    workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
+    upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
+    authProviders,
+    searchPath: env.PATH ?? '',
+  };
+}
+
+/**
+ * `$XDG_DATA_HOME/quiver`, else `~/.local/share/quiver`; `~/Library/Application Support/quiver` on macOS;
+ * `%LOCALAPPDATA%\quiver` on Windows.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string {
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'quiver');
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'quiver');
+  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'quiver');
+}
+
+/** The platform's configuration directory: `$XDG_CONFIG_HOME/quiver`, `~/.config/quiver`, or the macOS and Windows equivalents. */
+export function configHome(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string {
+  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'quiver');
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'quiver');
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'quiver');
+}
+
+/** The file named (which must exist), else the first default that exists. */
+function findConfigFile(named: string | undefined, cwd: string, configDir: string): string | undefined {
+  if (named) {
+    const file = resolve(cwd, named);
+    if (!existsSync(file)) throw new UsageError(`config file not found: ${file}`);
+    return file;
+  }
+  return [resolve(cwd, 'quiver.config.json'), join(configDir, 'config.json')].find((file) => existsSync(file));
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<QuiverConfig>;
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (cause) {
     throw new UsageError(`config file ${file} is not valid JSON: ${(cause as Error).message}`);
   }
-  return { toolkits: parsed.toolkits ?? {}, tokens: parsed.tokens ?? {}, secrets: parsed.secrets ?? {} };
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`config file ${file} must hold a JSON object`);
+  return parsed as Record<string, unknown>;
 }
+
+const upstreamOf = (file: Partial<Record<keyof QuiverConfig, unknown>>): QuiverConfig => ({
+  toolkits: (file.toolkits ?? {}) as QuiverConfig['toolkits'],
+  tokens: (file.tokens ?? {}) as QuiverConfig['tokens'],
+  secrets: (file.secrets ?? {}) as QuiverConfig['secrets'],
+});
+
+export const emptyConfig = (): QuiverConfig => ({ toolkits: {}, tokens: {}, secrets: {} });
 
 /** Later layers win, key by key. */
 export function mergeConfig(...layers: QuiverConfig[]): QuiverConfig {

@@ -3,8 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { createToolIndex, formatNames, formatTool, qualifiedName, ServingPolicy, type FormatName, type Tool } from '@quiver/core';
-import { builtinCatalog, builtinToolkit, builtinToolkits, builtinTools, configuredBaseUrls, openApp, openSetup } from './app.js';
-import { configFile, emptyConfig, UsageError, type QuiverConfig } from './config.js';
+import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, runnableToolkits } from './app.js';
+import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
+import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
+import { dataDirProblem } from './data-dir.js';
+import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
+import { runningSandbox } from './sandbox-session.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 
 const program = new Command('quiver')
@@ -14,23 +18,46 @@ const program = new Command('quiver')
   .configureOutput({ outputError: (text, write) => write(text) });
 
 const sandboxOption = new Option('--sandbox', 'start the local upstream emulators and point every toolkit at them');
-const configOption = new Option('--config <path>', 'config file (default: quiver.config.json, or QUIVER_CONFIG)');
+const configOption = new Option(
+  '--config <path>',
+  'config file (default: QUIVER_CONFIG, quiver.config.json here, or config.json in the configuration directory)',
+);
+const dataDirOption = new Option('--data-dir <path>', 'data directory (default: QUIVER_DATA_DIR, or the platform data directory)');
+
+/** Settings from this command's flags, the environment and the config file (see config.ts). */
+const settingsFor = (flags: SettingFlags): Settings => loadSettings(flags, listedTools);
+
+/** Commands that keep data stop here when they cannot; those that only may (CommerceTools) warn and go on. */
+function checkDataDir(settings: Settings, { required }: { required: boolean }): void {
+  const problem = dataDirProblem(settings.dataDir);
+  if (problem && required) throw new Error(problem);
+  if (problem) console.error(`quiver: warning: ${problem}`);
+}
 
 addServingOptions(program.command('mcp'))
   .description('serve the tools over MCP on standard input and output')
   .addOption(sandboxOption)
   .addOption(configOption)
-  .action(async (options: { sandbox?: boolean; config?: string } & ServingFlags) => {
+  .addOption(dataDirOption)
+  .addOption(new Option('--print-config <client>', "print this server's entry for the client's MCP configuration, and exit").choices(clientNames))
+  .action(async (options: { sandbox?: boolean; config?: string; dataDir?: string; printConfig?: ClientName } & ServingFlags) => {
     const serving = servingOptions(options);
-    const unmatched = unmatchedNames(serving, builtinTools);
+    const settings = settingsFor(options);
+    const unmatched = unmatchedNames(serving, listedTools);
     if (unmatched) throw new UsageError(unmatched);
+    if (options.printConfig) {
+      const launcher = currentLauncher(settings.searchPath);
+      console.log(JSON.stringify(clientConfig(options.printConfig, forwardedArgs(process.argv, process.cwd()), launcher), null, 2));
+      return;
+    }
+    checkDataDir(settings, { required: false });
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
     const { createMcpServer } = await import('@quiver/engine/mcp');
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, serving, logCalls: true });
+    const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
     const server = createMcpServer(app.dispatcher, { discovery: options.discovery });
     const transport = new StdioServerTransport();
-    transport.onclose = () => void app.close();
+    closeOnStop(() => server.close().then(() => app.close()), { stdin: true });
     await server.connect(transport);
   });
 
@@ -40,36 +67,41 @@ addServingOptions(program.command('serve'))
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .addOption(sandboxOption)
   .addOption(configOption)
-  .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string } & ServingFlags) => {
-    const port = Number(options.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
+  .addOption(dataDirOption)
+  .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string; dataDir?: string } & ServingFlags) => {
+    const port = portOf(options.port);
     const serving = servingOptions(options);
+    const settings = settingsFor(options);
     // Only a warning: a worker registered later may bring the tools named.
-    const unmatched = unmatchedNames(serving, builtinTools);
+    const unmatched = unmatchedNames(serving, listedTools);
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
-    const { engineConfig, loadAuthProviders, startEngine } = await import('@quiver/engine');
-    const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
-    const config = engineConfig(process.env, { host: options.host, port });
+    checkDataDir(settings, { required: true });
+    await checkPortFree(options.host, port);
+    const { engineConfig, parseAuthProviders, startEngine } = await import('@quiver/engine');
+    const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
+    const setup = await openSetup({ settings, sandbox: options.sandbox });
+    const { dataDir, database, masterKey, publicUrl, projectName } = settings;
+    const config = engineConfig({ dataDir, database, masterKey, publicUrl, projectName, host: options.host, port });
     const running = await startEngine({
       config,
       // JSON lines on standard error; requests are logged without headers, so no key or token appears.
-      logger: { level: process.env.QUIVER_LOG_LEVEL ?? 'info', stream: process.stderr },
+      logger: { level: settings.logLevel, stream: process.stderr },
+      toolkits: runnableToolkits(settings),
       baseUrls: configuredBaseUrls(setup.config),
       // In the sandbox the engine is every provider's authorization server, granting the emulators' token.
       ...(setup.sandbox && { sandbox: { token: setup.sandbox.token }, defaultSecrets: setup.sandbox.secrets }),
       serving,
       discovery: options.discovery,
+    }).catch((error: unknown) => {
+      throw listenError(error, options.host, port);
     });
-    const file = configFile(options.config);
-    if (file) await running.engine.oauth.applyProviders(loadAuthProviders(file));
+    closeOnStop(() => running.close().then(() => setup.close()));
+    if (authProviders.length) await running.engine.oauth.applyProviders(authProviders);
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
     const tools = (await running.engine.dispatcher.list()).length;
     const listing = options.discovery ? ' (discovery mode: search, describe and call meta-tools)' : '';
     console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${listing}${mode}`);
     console.error(`quiver: data in ${config.dataDir}; every route but /v1/health and /v1/openapi needs an API key (quiver keys create)`);
-    const stop = () => void running.close().then(() => setup.close()).then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   });
 
 program
@@ -82,25 +114,29 @@ program
   .option('--secret <secret>', 'the secret itself (visible in the process list: prefer --secret-env)')
   .addOption(sandboxOption)
   .addOption(configOption)
-  .action(async (options: { toolkits: string; port: string; host: string; secretEnv: string; secret?: string; sandbox?: boolean; config?: string }) => {
-    const port = Number(options.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${options.port}'`);
-    const { selectToolkits, startWorkerServer, workerSecret } = await import('@quiver/engine');
-    let toolkits, secret;
+  .addOption(dataDirOption)
+  .action(async (options: { toolkits: string; port: string; host: string; secretEnv: string; secret?: string; sandbox?: boolean; config?: string; dataDir?: string }) => {
+    const port = portOf(options.port);
+    const { selectToolkits, startWorkerServer } = await import('@quiver/engine');
+    const settings = settingsFor(options);
+    let toolkits;
     try {
-      toolkits = selectToolkits(options.toolkits, builtinToolkits);
-      secret = workerSecret(options);
+      toolkits = selectToolkits(options.toolkits, runnableToolkits(settings));
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const setup = await openSetup({ sandbox: options.sandbox, configPath: options.config });
-    const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config) });
+    const secret = settings.workerSecret.value;
+    if (!secret) throw new UsageError(`no worker secret: set ${settings.workerSecret.variable} (or pass --secret-env NAME or --secret)`);
+    if (toolkits.some((toolkit) => toolkit.name === 'CommerceTools')) checkDataDir(settings, { required: false });
+    await checkPortFree(options.host, port);
+    const setup = await openSetup({ settings, sandbox: options.sandbox });
+    const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config) }).catch((error: unknown) => {
+      throw listenError(error, options.host, port);
+    });
+    closeOnStop(() => worker.close().then(() => setup.close()));
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
     console.error(`quiver: worker serving ${worker.tools.length} tools of ${toolkits.map((t) => t.name).join(', ')} at ${worker.url}${mode}`);
     console.error(`quiver: register it with the engine: POST /v1/workers {"id": "...", "type": "http", "http": {"uri": "${worker.url}", "secret": "<the same secret>"}}`);
-    const stop = () => void worker.close().then(() => setup.close()).then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   });
 
 const keys = program.command('keys').description("manage the engine's API keys (in the data directory's database, or DATABASE_URL)");
@@ -109,8 +145,10 @@ keys
   .command('create')
   .description('create an API key and print it (it is shown only this once)')
   .option('--name <name>', 'a name to recognise the key by', 'default')
-  .action(async (options: { name: string }) => {
-    await withStore(async (db, { createApiKey }) => {
+  .addOption(configOption)
+  .addOption(dataDirOption)
+  .action(async (options: { name: string } & SettingFlags) => {
+    await withStore(options, async (db, { createApiKey }) => {
       const { key, info } = await createApiKey(db, options.name);
       console.log(key);
       console.error(`created API key ${info.prefix}… (${info.name}, id ${info.id}); it is not shown again`);
@@ -120,8 +158,10 @@ keys
 keys
   .command('list')
   .description('list API keys (never the keys themselves)')
-  .action(async () => {
-    await withStore(async (db, { listApiKeys }) => {
+  .addOption(configOption)
+  .addOption(dataDirOption)
+  .action(async (options: SettingFlags) => {
+    await withStore(options, async (db, { listApiKeys }) => {
       for (const key of await listApiKeys(db)) {
         console.log(`${key.id}  ${key.prefix}…  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
       }
@@ -132,17 +172,21 @@ keys
   .command('revoke')
   .description('revoke an API key by id or prefix')
   .argument('<key>', 'the id or prefix `quiver keys list` shows')
-  .action(async (idOrPrefix: string) => {
-    await withStore(async (db, { revokeApiKey }) => {
+  .addOption(configOption)
+  .addOption(dataDirOption)
+  .action(async (idOrPrefix: string, options: SettingFlags) => {
+    await withStore(options, async (db, { revokeApiKey }) => {
       if (!(await revokeApiKey(db, idOrPrefix))) throw new UsageError(`no active API key with id or prefix '${idOrPrefix}'`);
       console.error(`revoked ${idOrPrefix}`);
     });
   });
 
 /** Opens the engine's store (as `serve` would) for one command. */
-async function withStore(work: (db: import('@quiver/engine').Store['db'], engine: typeof import('@quiver/engine')) => Promise<void>): Promise<void> {
+async function withStore(flags: SettingFlags, work: (db: import('@quiver/engine').Store['db'], engine: typeof import('@quiver/engine')) => Promise<void>): Promise<void> {
+  const settings = settingsFor(flags);
+  checkDataDir(settings, { required: true });
   const engine = await import('@quiver/engine');
-  const store = await engine.openStore(engine.engineConfig().database);
+  const store = await engine.openStore(settings.database);
   try {
     await work(store.db, engine);
   } finally {
@@ -160,11 +204,14 @@ program
   .option('--secret <KEY=VALUE>', 'a secret the tool declares (repeatable)', collect, [])
   .addOption(sandboxOption)
   .addOption(configOption)
-  .action(async (name: string, options: { input: string; baseUrl?: string; token?: string; secret: string[]; sandbox?: boolean; config?: string }) => {
+  .addOption(dataDirOption)
+  .action(async (name: string, options: { input: string; baseUrl?: string; token?: string; secret: string[]; sandbox?: boolean; config?: string; dataDir?: string }) => {
     const input = parseInput(options.input);
-    const tool = await builtinTool(name);
+    const settings = settingsFor({ config: options.config, dataDir: options.dataDir });
+    const tool = await listedTool(name);
     const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, overrides });
+    if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
+    const app = await openApp({ settings, sandbox: options.sandbox && ((await attachedSandbox(settings)) ?? true), overrides });
     try {
       const result = await app.dispatcher.call(name, input);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -181,7 +228,7 @@ tools
   .description('list tools, one per line')
   .option('--toolkit <name>', 'only this toolkit')
   .action(async (options: { toolkit?: string }) => {
-    const selected = options.toolkit ? knownToolkit(options.toolkit).tools : builtinTools;
+    const selected = options.toolkit ? knownToolkit(options.toolkit).tools : listedTools;
     const width = Math.max(...selected.map((tool) => qualifiedName(tool).length));
     for (const tool of selected) console.log(`${qualifiedName(tool).padEnd(width)}  ${firstSentence(tool.description)}`);
     console.error(`${selected.length} tools`);
@@ -193,7 +240,7 @@ tools
   .argument('<tool>', 'tool name, e.g. CrmMarketingApi.CreateMarketingCampaign')
   .addOption(new Option('--format <format>', 'output format').choices(formatNames).default('arcade'))
   .action(async (name: string, options: { format: FormatName }) => {
-    const tool = await builtinTool(name);
+    const tool = await listedTool(name);
     console.log(JSON.stringify(formatTool(tool, options.format), null, 2));
   });
 
@@ -208,7 +255,7 @@ tools
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got '${options.limit}'`);
     if (!query.trim()) throw new UsageError('the query is empty');
     if (options.toolkit) knownToolkit(options.toolkit);
-    const hits = (await createToolIndex(builtinTools)).search(query, { limit, toolkit: options.toolkit });
+    const hits = (await createToolIndex(listedTools)).search(query, { limit, toolkit: options.toolkit });
     const width = Math.max(0, ...hits.map(({ tool }) => qualifiedName(tool).length));
     for (const { tool, score } of hits) console.log(`${qualifiedName(tool).padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${firstSentence(tool.description)}`);
     console.error(`${hits.length} tools`);
@@ -220,23 +267,48 @@ addServingOptions(tools.command('tokens'), { listingOnly: true })
   .action(async (options: { format: 'mcp' | 'openai' | 'anthropic' } & ServingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);
-    const all = builtinTools;
+    const all = listedTools;
     const unmatched = unmatchedNames(serving, all);
     if (unmatched) throw new UsageError(unmatched);
     console.log(formatTokenReport(await tokenReport(all, new ServingPolicy(serving), options.format)));
   });
 
+program
+  .command('sandbox')
+  .description('run the local emulators until stopped; `quiver call --sandbox` uses them meanwhile, so state carries from call to call')
+  .addOption(configOption)
+  .addOption(dataDirOption)
+  .action(async (options: SettingFlags) => {
+    const settings = settingsFor(options);
+    checkDataDir(settings, { required: true });
+    const { runSandbox } = await import('./sandbox-command.js');
+    await runSandbox(settings);
+  });
+
+/** The sandbox a running `quiver sandbox` offers, said on standard error so that nobody wonders where state went. */
+async function attachedSandbox(settings: Settings) {
+  const running = await runningSandbox(settings.dataDir);
+  if (running) console.error(`quiver: using the running sandbox (quiver sandbox, process ${running.pid})`);
+  return running;
+}
+
 /** A built-in tool by any of its names; a usage error otherwise. */
-async function builtinTool(name: string): Promise<Tool> {
-  const found = await builtinCatalog().resolve(name);
+async function listedTool(name: string): Promise<Tool> {
+  const found = await listingCatalog().resolve(name);
   if (!found || !('tool' in found)) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
   return found.tool;
 }
 
 function knownToolkit(name: string) {
-  const toolkit = builtinToolkit(name);
-  if (!toolkit) throw new UsageError(`unknown toolkit '${name}'; toolkits: ${builtinToolkits.map((t) => t.name).join(', ')}`);
+  const toolkit = listedToolkit(name);
+  if (!toolkit) throw new UsageError(`unknown toolkit '${name}'; toolkits: ${listedToolkits.map((t) => t.name).join(', ')}`);
   return toolkit;
+}
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${text}'`);
+  return port;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -281,18 +353,14 @@ function flagConfig(toolkit: string, provider: string | undefined, options: { ba
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0] ?? text;
 
 async function main(argv: string[]): Promise<void> {
+  exitOnUncaught();
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode === 0 ? 0 : 2;
-    } else if (error instanceof UsageError) {
-      console.error(`quiver: ${error.message}`);
-      process.exitCode = 2;
-    } else {
-      console.error(`quiver: ${(error as Error).message}`);
-      process.exitCode = 1;
-    }
+    // Exit at once: a server, a database or the sandbox may already be open, and must not keep the process up.
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    console.error(`quiver: ${(error as Error).message}`);
+    process.exit(error instanceof UsageError ? 2 : 1);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { McpToolDefinition, ServingPolicy, Tool } from '@quiver/core';
 import { metaTools } from '@quiver/engine/mcp';
+import { UsageError } from './config.js';
 
 export type TokenFormat = 'mcp' | 'openai' | 'anthropic';
 export const tokenFormats: TokenFormat[] = ['mcp', 'openai', 'anthropic'];
@@ -32,8 +33,7 @@ const listing = (definitions: unknown[], format: TokenFormat) => JSON.stringify(
 
 /** Token counts of the tools `policy` offers, listed as the server would. */
 export async function tokenReport(tools: readonly Tool[], policy: ServingPolicy, format: TokenFormat): Promise<TokenReport> {
-  // Loaded only here: the tokenizer's tables are large, and nothing else needs them.
-  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  const countTokens = await loadTokenizer();
   const offered = tools.filter((tool) => policy.offers(tool));
   const definitions = offered.map((tool) => shaped(policy.toMcpTool(tool), format));
   const perTool = offered.map((tool, i) => ({ name: `${tool.toolkit.name}.${tool.name}`, toolkit: tool.toolkit.name, tokens: countTokens(JSON.stringify(definitions[i])) }));
@@ -68,4 +68,19 @@ export function formatTokenReport(report: TokenReport): string {
     `(o200k_base tokens of the compact JSON, ${report.format} format)`,
   );
   return lines.join('\n');
+}
+
+/**
+ * The o200k tokenizer, loaded only here: its tables weigh 30 MB and nothing else needs them, so the installed
+ * package leaves it out (a checkout has it).
+ */
+async function loadTokenizer(): Promise<(text: string) => number> {
+  try {
+    return (await import('gpt-tokenizer/encoding/o200k_base')).countTokens;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new UsageError(
+      'counting tokens needs the gpt-tokenizer package beside quiver-engine: npm install gpt-tokenizer@4.0.0 (with -g for a global install)',
+    );
+  }
 }

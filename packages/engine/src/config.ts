@@ -1,12 +1,7 @@
 /**
- * Engine settings, from the environment with embedded defaults: SQLite and a key file under the data
- * directory, the HTTP API on 127.0.0.1:9099.
- *
- *   QUIVER_DATA_DIR     data directory (default .quiver in the working directory)
- *   DATABASE_URL        postgres://... to use PostgreSQL instead of SQLite
- *   QUIVER_MASTER_KEY   the 256-bit key that seals secrets and tokens (default: a key file, mode 0600)
- *   QUIVER_PUBLIC_URL   the engine's address as browsers reach it, for OAuth callbacks
- *   QUIVER_PROJECT_NAME the name of the engine's one project (default Quiver)
+ * The engine's settings, as the caller resolved them (the `quiver` command's configuration module reads
+ * flags, environment and config file); only the defaults that follow from the others are filled in here:
+ * SQLite in the data directory, the HTTP API on 127.0.0.1:9099.
  */
 import { resolve } from 'node:path';
 
@@ -14,25 +9,25 @@ export interface EngineConfig {
   dataDir: string;
   /** A SQLite file path, or a postgres:// URL. */
   database: string;
+  /** The 256-bit key that seals secrets and tokens; a key file in the data directory when absent. */
   masterKey?: string;
   host: string;
   port: number;
-  publicUrl: string;
+  /** The engine's address as browsers reach it, for OAuth callbacks; the address it listens on when absent. */
+  publicUrl?: string;
   /** The engine is one project; the project routes show it under this name. */
   projectName: string;
 }
 
-export function engineConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineConfig> = {}): EngineConfig {
-  const dataDir = resolve(overrides.dataDir ?? env.QUIVER_DATA_DIR ?? '.quiver');
-  const host = overrides.host ?? '127.0.0.1';
-  const port = overrides.port ?? 9099;
+export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
+  const dataDir = resolve(settings.dataDir);
   return {
     dataDir,
-    database: overrides.database ?? env.DATABASE_URL ?? resolve(dataDir, 'quiver.db'),
-    masterKey: overrides.masterKey ?? env.QUIVER_MASTER_KEY,
-    host,
-    port,
-    publicUrl: (overrides.publicUrl ?? env.QUIVER_PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
-    projectName: overrides.projectName ?? env.QUIVER_PROJECT_NAME ?? 'Quiver',
+    database: settings.database ?? resolve(dataDir, 'quiver.db'),
+    masterKey: settings.masterKey,
+    host: settings.host ?? '127.0.0.1',
+    port: settings.port ?? 9099,
+    publicUrl: settings.publicUrl?.replace(/\/+$/, ''),
+    projectName: settings.projectName ?? 'Quiver',
   };
 }

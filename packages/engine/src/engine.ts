@@ -40,6 +40,8 @@ export interface EngineOptions {
 
 export interface Engine {
   config: EngineConfig;
+  /** Where the HTTP API listens, once it does (the port is known only then when the configured one is 0). */
+  address: { url: string };
   store: Store;
   vault: Vault;
   changes: ChangeWatcher;
@@ -72,8 +74,11 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
   const toolkits = options.toolkits ?? builtinToolkits;
-  const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl: () => config.publicUrl, scopes: scopesByProvider(toolkits) });
-  const oauth = new OAuth({ db: store.db, vault, changes, config, sandbox });
+  // Where browsers reach the engine: its public URL, or the address it listens on (known once it does).
+  const address = { url: `http://${config.host}:${config.port}` };
+  const publicUrl = () => config.publicUrl ?? address.url;
+  const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl, scopes: scopesByProvider(toolkits) });
+  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox });
   const credentials = options.credentials?.() ?? oauth;
   const executions = new ExecutionLog(store.db);
   const builtin = builtinSource(toolkits, client, options.baseUrls);
@@ -82,6 +87,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   await workers.load();
   const engine: Engine = {
     config,
+    address,
     store,
     vault,
     changes,

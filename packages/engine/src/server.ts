@@ -39,8 +39,8 @@ export async function startEngine(options: EngineOptions & { logger?: FastifySer
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
-  // With port 0 the address is known only now; OAuth callbacks must name it.
-  if (config.port === 0 && !process.env.QUIVER_PUBLIC_URL) config.publicUrl = url;
+  // With port 0 the address is known only now; OAuth callbacks name it unless a public URL is configured.
+  engine.address.url = url;
   engine.scheduler.start();
   return {
     engine,

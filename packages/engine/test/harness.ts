@@ -66,7 +66,7 @@ export async function startTestEngine(kind: 'sqlite' | 'postgres' = 'sqlite', op
   const logs: string[] = [];
   const running = await startEngine({
     logger: { level: 'debug', stream: { write: (line: string) => void logs.push(line) } },
-    config: engineConfig({}, { dataDir, database, host: '127.0.0.1', port: 0 }),
+    config: engineConfig({ dataDir, database, host: '127.0.0.1', port: 0 }),
     credentials: () => sandboxCredentials('test-token'),
     scheduler: { pollMs: 50 },
     ...options,

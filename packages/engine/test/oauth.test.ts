@@ -5,13 +5,11 @@
  * browser that logs in and consents through the server's own interaction pages.
  */
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { defineToolkit } from '@quiver/core';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAuthProviders } from '../src/auth/providers.js';
+import { parseAuthProviders } from '../src/auth/providers.js';
 import { databases, startTestEngine, type TestEngine } from './harness.js';
 import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, RESOURCE, tool } from './oidc.js';
 
@@ -302,15 +300,14 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   });
 });
 
-describe('loadAuthProviders', () => {
-  it('reads the authProviders of a config file and completes them from the presets', () => {
-    const file = join(process.env.TMPDIR ?? '/tmp', `quiver-auth-${process.pid}.json`);
-    writeFileSync(file, JSON.stringify({ authProviders: [{ id: 'gh', provider_id: 'github', client_id: 'a', client_secret: 'b' }, { id: 'microsoft', oauth2: { client_id: 'm' } }] }));
-    expect(loadAuthProviders(file)).toEqual([
+describe('parseAuthProviders', () => {
+  it('checks the authProviders of a config file and completes them from the presets', () => {
+    const file = 'quiver.config.json';
+    expect(parseAuthProviders([{ id: 'gh', provider_id: 'github', client_id: 'a', client_secret: 'b' }, { id: 'microsoft', oauth2: { client_id: 'm' } }], file)).toEqual([
       { id: 'gh', provider_id: 'github', oauth2: { client_id: 'a', client_secret: 'b' } },
       { id: 'microsoft', oauth2: { client_id: 'm' } },
     ]);
-    writeFileSync(file, JSON.stringify({ authProviders: [{ id: 'custom', client_id: 'a' }] }));
-    expect(() => loadAuthProviders(file)).toThrow(/authProviders\[0\].*endpoint is required/);
+    expect(() => parseAuthProviders([{ id: 'custom', client_id: 'a' }], file)).toThrow(/quiver.config.json: authProviders\[0\].*endpoint is required/);
+    expect(() => parseAuthProviders({ id: 'gh' }, file)).toThrow(/authProviders must be an array/);
   });
 });

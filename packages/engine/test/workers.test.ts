@@ -17,7 +17,7 @@ import { createApiKey } from '../src/security/api-keys.js';
 import { startEngine, type RunningEngine } from '../src/server.js';
 import { httpWorkerSource } from '../src/workers/http.js';
 import { signWorkerToken } from '../src/workers/protocol.js';
-import { selectToolkits, startWorkerServer, workerSecret, type WorkerServer } from '../src/workers/server.js';
+import { selectToolkits, startWorkerServer, type WorkerServer } from '../src/workers/server.js';
 
 const secret = 'worker-secret-0123456789abcdef';
 const crm = selectToolkits('crmmarketingapi', toolkits);
@@ -115,11 +115,7 @@ describe('worker protocol server', () => {
     expect(unknown.body.name).toBe('not_found');
   });
 
-  it('takes its secret from flags or the environment', () => {
-    expect(workerSecret({ secret: 's1' }, {})).toBe('s1');
-    expect(workerSecret({}, { QUIVER_WORKER_SECRET: 's2' })).toBe('s2');
-    expect(workerSecret({ secretEnv: 'MINE' }, { MINE: 's3' })).toBe('s3');
-    expect(() => workerSecret({}, {})).toThrow(/QUIVER_WORKER_SECRET/);
+  it('names the unknown toolkits', () => {
     expect(() => selectToolkits('CrmMarketingApi,Nope', toolkits)).toThrow(/Nope/);
   });
 });
@@ -249,7 +245,7 @@ describe('workers registered with the engine', () => {
   const answers: string[] = [];
 
   const start = () =>
-    startEngine({ config: engineConfig({}, { dataDir, port: 0 }), toolkits: [], credentials: () => sandboxCredentials('t') });
+    startEngine({ config: engineConfig({ dataDir, port: 0 }), toolkits: [], credentials: () => sandboxCredentials('t') });
 
   async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
     const answer = await call(`${engine.url}${path}`, { ...init, token: key });

@@ -1,5 +1,6 @@
 import type { Toolkit } from '@quiver/core';
-import { commerceTools } from './commerce/index.js';
+import { join } from 'node:path';
+import { commerceTools, createCommerceTools } from './commerce/index.js';
 import { crmMarketing } from './crm-marketing/index.js';
 import { design } from './design/index.js';
 import { fileStore } from './file-store/index.js';
@@ -12,5 +13,9 @@ import { trackingApi } from './tracking/index.js';
 
 export { crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient };
 
-/** Every built-in toolkit. */
+/** Every built-in toolkit; CommerceTools keeps what it creates in memory. */
 export const toolkits: Toolkit[] = [crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient];
+
+/** Every built-in toolkit, with CommerceTools keeping what it creates in `commerce.db` in the data directory. */
+export const builtinToolkits = ({ dataDir }: { dataDir: string }): Toolkit[] =>
+  toolkits.map((toolkit) => (toolkit === commerceTools ? createCommerceTools({ store: join(dataDir, 'commerce.db') }) : toolkit));

@@ -4,7 +4,7 @@
  * store, here a file in a temporary directory, which a second connection counts to prove that a refused
  * call stored nothing. The last test checks that all six tools were called successfully.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,6 +12,7 @@ import { UpstreamClient, type ToolError } from '@quiver/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceTools, openCommerceStore, type CommerceStore } from '../src/commerce/index.js';
 import { ToolClient } from './tool-client.helpers.js';
+import { builtinToolkits } from '../src/index.js';
 
 
 // Ids from the shop's static data.
@@ -146,21 +147,24 @@ describe('the catalog', () => {
 
   it('creates no store file until a tool needs one, then uses commerce.db in the data directory', async () => {
     const dataDir = join(directory, 'data-dir');
-    const previous = process.env.QUIVER_DATA_DIR;
-    process.env.QUIVER_DATA_DIR = dataDir;
-    try {
-      const byDefault = runtimeOn();
-      await lookup('GetAvailableProducts', {}, byDefault);
-      expect(existsSync(dataDir)).toBe(false);
-      const user = await createUser({ email: newEmail('default.store'), first_name: 'Dee', last_name: 'Fault' }, byDefault);
-      expect(existsSync(join(dataDir, 'commerce.db'))).toBe(true);
-      const reader = new Database(join(dataDir, 'commerce.db'), { readonly: true });
-      expect(reader.prepare('SELECT id FROM users').all()).toEqual([{ id: user.id }]);
-      reader.close();
-    } finally {
-      if (previous === undefined) delete process.env.QUIVER_DATA_DIR;
-      else process.env.QUIVER_DATA_DIR = previous;
-    }
+    const [byDefault] = builtinToolkits({ dataDir }).filter((toolkit) => toolkit.name === 'CommerceTools');
+    const runtime = new ToolClient(byDefault!, { covered, client });
+    await lookup('GetAvailableProducts', {}, runtime);
+    expect(existsSync(dataDir)).toBe(false);
+    const user = await createUser({ email: newEmail('default.store'), first_name: 'Dee', last_name: 'Fault' }, runtime);
+    expect(existsSync(join(dataDir, 'commerce.db'))).toBe(true);
+    const reader = new Database(join(dataDir, 'commerce.db'), { readonly: true });
+    expect(reader.prepare('SELECT id FROM users').all()).toEqual([{ id: user.id }]);
+    reader.close();
+  });
+
+  it('names the store file when it cannot be opened', async () => {
+    const blocked = join(directory, 'not-a-directory');
+    writeFileSync(blocked, 'a file where the data directory should be');
+    const runtime = new ToolClient(createCommerceTools({ store: join(blocked, 'commerce.db') }), { client });
+    const result = await runtime.attempt('GetCustomerInfo', { customer_email: 'nobody@example.com' });
+    expect(result).toMatchObject({ error: { kind: 'TOOL_RUNTIME_FATAL' } });
+    expect(JSON.stringify(result)).toContain(`CommerceTools cannot open its store ${join(blocked, 'commerce.db')}`);
   });
 });
 

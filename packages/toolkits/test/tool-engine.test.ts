@@ -65,7 +65,7 @@ beforeAll(async () => {
   emulator.issueToken('t');
   dataDir = mkdtempSync(join(tmpdir(), 'quiver-tool-engine-'));
   engine = await startEngine({
-    config: engineConfig({}, { dataDir, port: 0, host: '127.0.0.1' }),
+    config: engineConfig({ dataDir, port: 0, host: '127.0.0.1' }),
     credentials: () => sandboxCredentials('t'),
     baseUrls: { CrmMarketingApi: emulator.url },
     scheduler: { pollMs: 50 },

@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
-import type { EngineConfig } from '../config.js';
 import { Problem } from '../errors.js';
 import type { Vault } from '../security/vault.js';
 import type { ChangeWatcher } from '../store/changes.js';
@@ -30,7 +29,8 @@ export interface OAuthDependencies {
   db: Kysely<Database>;
   vault: Vault;
   changes: ChangeWatcher;
-  config: Pick<EngineConfig, 'publicUrl'>;
+  /** The engine's address as browsers reach it (known only once it listens, when none is configured). */
+  publicUrl: () => string;
   /** In the sandbox, every provider is the engine's own authorization server. */
   sandbox?: SandboxAuthorization;
 }
@@ -65,7 +65,7 @@ export class OAuth implements Credentials {
 
   /** The callback every provider redirects to; it follows the engine's public URL. */
   get redirectUri(): string {
-    return `${this.deps.config.publicUrl}/v1/oauth/callback`;
+    return `${this.deps.publicUrl()}/v1/oauth/callback`;
   }
 
   // ---- Credentials ----------------------------------------------------------------------------

@@ -3,7 +3,6 @@
  * through the admin API or the engine's config file. The client secret is sealed by the vault and
  * never leaves it again: a provider reads back as `client_secret: {exists, editable}`.
  */
-import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import { conflict, invalid } from '../errors.js';
 import type { Vault } from '../security/vault.js';
@@ -206,22 +205,16 @@ function checkEndpoint(name: string, value: string): void {
 export const isLoopback = (url: URL) => ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 
 /**
- * The `authProviders` of an engine config file, checked and completed from the presets, e.g.
- *   { "authProviders": [{ "id": "github", "client_id": "...", "client_secret": "..." }] }
+ * The `authProviders` of the config file, checked and completed from the presets, e.g.
+ *   [{ "id": "github", "client_id": "...", "client_secret": "..." }]
  * Each entry takes the admin API's shape (`oauth2: {client_id, client_secret, ...}`) or, for short,
- * `client_id` and `client_secret` at the top. Apply the result with `OAuth.applyProviders`.
+ * `client_id` and `client_secret` at the top. `source` names the file in errors. Apply the result with
+ * `OAuth.applyProviders`.
  */
-export function loadAuthProviders(file: string): AuthProviderInput[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (cause) {
-    throw new Error(`${file}: ${(cause as Error).message}`);
-  }
-  const list = (parsed as { authProviders?: unknown }).authProviders ?? [];
-  if (!Array.isArray(list)) throw new Error(`${file}: authProviders must be an array`);
+export function parseAuthProviders(list: unknown, source: string): AuthProviderInput[] {
+  if (!Array.isArray(list)) throw new Error(`${source}: authProviders must be an array`);
   return list.map((entry: Record<string, unknown>, index) => {
-    const at = `${file}: authProviders[${index}]`;
+    const at = `${source}: authProviders[${index}]`;
     if (!entry || typeof entry !== 'object' || typeof entry.id !== 'string' || !entry.id) throw new Error(`${at}: id is required`);
     const { id, description, provider_id, client_id, client_secret, oauth2 } = entry as { id: string } & Record<string, string | undefined> & { oauth2?: AuthProviderInput['oauth2'] };
     const input: AuthProviderInput = {

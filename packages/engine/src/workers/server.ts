@@ -118,12 +118,3 @@ export function selectToolkits(names: string, available: readonly Toolkit[]): To
   if (unknown.length) throw new Error(`unknown toolkit(s): ${unknown.join(', ')}; toolkits: ${available.map((t) => t.name).join(', ')}`);
   return available.filter((toolkit) => wanted.some((name) => toolkit.name.toLowerCase() === name.toLowerCase()));
 }
-
-/** The worker secret: --secret, else the variable --secret-env names, else QUIVER_WORKER_SECRET. */
-export function workerSecret(options: { secret?: string; secretEnv?: string }, env: NodeJS.ProcessEnv = process.env): string {
-  if (options.secret) return options.secret;
-  const variable = options.secretEnv ?? 'QUIVER_WORKER_SECRET';
-  const value = env[variable];
-  if (!value) throw new Error(`no worker secret: set ${variable} (or pass --secret-env NAME or --secret)`);
-  return value;
-}

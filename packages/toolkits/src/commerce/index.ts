@@ -8,19 +8,21 @@ import { readCatalog } from '../catalog.js';
 import { getAvailableProducts, getDiscountCodes, getShippingRates } from './catalogue.js';
 import { createUser, getCustomerInfo } from './customers.js';
 import { createOrder } from './orders.js';
-import { defaultStoreLocation, openCommerceStore, type CommerceStore } from './store.js';
+import { openCommerceStore, type CommerceStore } from './store.js';
 
-export { openCommerceStore, defaultStoreLocation, type CommerceStore } from './store.js';
+export { openCommerceStore, type CommerceStore } from './store.js';
 
 export interface CommerceOptions {
-  /** Where users and orders are kept. Default: `commerce.db` in the data directory, opened on first use. */
-  store?: CommerceStore;
+  /** Where users and orders are kept: a store, or the file to open on first use (`commerce.db` in the data directory). */
+  store?: CommerceStore | string;
 }
 
+/** CommerceTools keeping what it creates in `options.store`; in memory when none is given. */
 export function createCommerceTools(options: CommerceOptions = {}): Toolkit {
-  let store = options.store;
+  let store = typeof options.store === 'object' ? options.store : undefined;
+  const location = typeof options.store === 'string' ? options.store : ':memory:';
   // Opened on the first call that needs it, so that loading the toolkit (to list tools) creates no file.
-  const opened = (): CommerceStore => (store ??= openCommerceStore(defaultStoreLocation()));
+  const opened = (): CommerceStore => (store ??= openCommerceStore(location));
   const tool = (name: string): Tool => toolkit.tools.find((candidate) => candidate.name === name)!;
 
   const toolkit = defineToolkit(readCatalog(new URL('./catalog.json', import.meta.url)), {

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 import type { Customer } from './data.js';
 import type { Order } from './orders.js';
@@ -40,12 +40,18 @@ const schema = `
  * loaded here, on first use, so that serving the tool list never loads a native module.
  */
 export function openCommerceStore(location: string): CommerceStore {
-  if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
-  const db: SqliteDatabase = new Database(location);
-  // Several processes (the engine, a `quiver call`) may share the file.
-  if (location !== ':memory:') db.pragma('journal_mode = WAL');
-  db.exec(schema);
+  let db: SqliteDatabase;
+  try {
+    if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+    db = new Database(location);
+    // Several processes (the engine, a `quiver call`) may share the file.
+    if (location !== ':memory:') db.pragma('journal_mode = WAL');
+    db.exec(schema);
+  } catch (cause) {
+    // Said with the path: the usual cause is a data directory the process may not write.
+    throw new Error(`CommerceTools cannot open its store ${location}: ${(cause as Error).message}`);
+  }
 
   const parse = <T>(row: unknown): T | undefined => (row ? (JSON.parse((row as { record: string }).record) as T) : undefined);
   const byEmail = db.prepare('SELECT record FROM users WHERE email = ?');
@@ -63,6 +69,3 @@ export function openCommerceStore(location: string): CommerceStore {
     close: () => db.close(),
   };
 }
-
-/** `commerce.db` in the data directory: QUIVER_DATA_DIR, as for the engine, or `.quiver` in the working directory. */
-export const defaultStoreLocation = (env: NodeJS.ProcessEnv = process.env): string => resolve(env.QUIVER_DATA_DIR ?? '.quiver', 'commerce.db');

