@@ -1,7 +1,7 @@
 /**
  * Writes the GitHub emulator's operation table (packages/sandbox/src/github/operations.json) from the
  * GitHub Enterprise Server 3.8 description that npm @octokit/openapi ships (generated/ghes-3.8.json, MIT,
- * a devDependency). The description is 10.5 MB; the emulator loads only this extract: every operation's
+ * installed in scripts/descriptions). The description is 10.5 MB; the emulator loads only this extract: every operation's
  * parameters, bodies and documented successes, the component schemas they reach, the description's first
  * example per success (the samples are built from them) and each operation's first tag.
  *
@@ -9,10 +9,10 @@
  * 3.8", answering only 501) are left out, so their paths are not served.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { JsonSchema, Operation, QueryParameter } from '../../packages/sandbox/src/emulator/operations.js';
 import type { GithubOperations } from '../../packages/sandbox/src/github/table.js';
 import { dereference, referencedNames, SchemaConverter } from './github-schemas.js';
+import { descriptionFile } from './descriptions.js';
 import type { Generator } from './index.js';
 
 const output = 'packages/sandbox/src/github/operations.json';
@@ -24,7 +24,7 @@ interface Description {
 }
 
 export function loadGithubDescription(): Description {
-  const file = createRequire(import.meta.url).resolve('@octokit/openapi/generated/ghes-3.8.json');
+  const file = descriptionFile('@octokit/openapi/generated/ghes-3.8.json');
   return JSON.parse(readFileSync(file, 'utf8')) as Description;
 }
 
