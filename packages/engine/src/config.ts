@@ -7,8 +7,11 @@
  *   QUIVER_MASTER_KEY   the 256-bit key that seals secrets and tokens (default: a key file, mode 0600)
  *   QUIVER_PUBLIC_URL   the engine's address as browsers reach it, for OAuth callbacks
  *   QUIVER_PROJECT_NAME the name of the engine's one project (default Quiver)
+ *
+ * The authorization server of the MCP endpoint reads its own settings (authorization-server/settings.ts).
  */
 import { resolve } from 'node:path';
+import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
 
 export interface EngineConfig {
   dataDir: string;
@@ -20,6 +23,8 @@ export interface EngineConfig {
   publicUrl: string;
   /** The engine is one project; the project routes show it under this name. */
   projectName: string;
+  /** How people sign in to MCP clients (OAuth 2.1 for the MCP endpoint). */
+  authorizationServer: AuthorizationServerSettings;
 }
 
 export function engineConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineConfig> = {}): EngineConfig {
@@ -34,5 +39,6 @@ export function engineConfig(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     port,
     publicUrl: (overrides.publicUrl ?? env.QUIVER_PUBLIC_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
     projectName: overrides.projectName ?? env.QUIVER_PROJECT_NAME ?? 'Quiver',
+    authorizationServer: overrides.authorizationServer ?? authorizationServerSettings(env),
   };
 }

@@ -1,5 +1,6 @@
 /** Starts the engine: database, scheduler, and the HTTP API on the configured address. */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { authorizationServerRoutes } from './authorization-server/routes.js';
 import { buildApp, type Routes } from './http/app.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -13,7 +14,7 @@ import { workerRoutes } from './http/routes/workers.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 
 /** Every route group of the API. */
-export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes];
+export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, authorizationServerRoutes];
 
 export interface RunningEngine {
   engine: Engine;
