@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { authorizationServerSettings, type Credentials } from '@quiver/engine';
+import { allRoutes, authorizationServerSettings, buildApp, openEngine, type Credentials } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing } from '@quiver/toolkits';
 import type Provider from 'oidc-provider';
@@ -314,13 +314,17 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       await spoofed.close();
     });
 
-    it('stores codes and tokens hashed', async () => {
+    it('stores codes and tokens hashed, and logs none', async () => {
       const rows = await engine.engine.store.db.selectFrom('authorization_server_objects').selectAll().execute();
       expect(rows.length).toBeGreaterThan(0);
       const dump = JSON.stringify(rows);
       expect(dump).not.toContain(firstTokens.access_token);
       expect(dump).not.toContain(firstTokens.refresh_token!);
       expect(rows.map((row) => row.model)).toEqual(expect.arrayContaining(['AccessToken', 'RefreshToken', 'Grant', 'Client']));
+      // Nor in the logs: no token, and not the identity provider's code either.
+      const logs = engine.logs.join('\n');
+      expect(logs).toContain('/oauth/authorize');
+      for (const secret of [firstTokens.access_token, firstTokens.refresh_token!, 'sign-in/callback?code=']) expect(logs).not.toContain(secret);
     });
 
     it('rotates the refresh token on use, and a replayed one ends the grant', async () => {
@@ -487,6 +491,29 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       const issued = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: target.url, client_id: documentId, code_verifier: verifier });
       expect(issued.status).toBe(200);
       expect((await mcpStatus(issued.body.access_token!)).status).toBe(200);
+    });
+
+    it('shares clients, grants and tokens between engine processes on one database', async () => {
+      // A second engine on the same database and master key, behind the same public URL.
+      const other = await openEngine({ config: { ...engine.engine.config }, toolkits: [crmMarketing], baseUrls: { CrmMarketingApi: hubspot.url }, credentials });
+      const app = await buildApp(other, allRoutes);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const otherUrl = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`;
+      try {
+        const issued = await exchange((await code()).searchParams.get('code')!);
+        const status = async (base: string, accessToken: string) =>
+          (await fetch(`${base}/v1/mcp`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status;
+        expect(await status(otherUrl, issued.body.access_token!)).toBe(200);
+        const refreshed = await fetch(`${otherUrl}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token!, client_id: clientId }));
+        expect(refreshed.status).toBe(200);
+        const next = (await refreshed.json()) as Record<string, string>;
+        expect(await status(engine.url, next.access_token!)).toBe(200);
+        expect((await fetch(`${otherUrl}/oauth/revoke`, form({ token: next.access_token!, client_id: clientId }))).status).toBe(200);
+        expect(await status(engine.url, next.access_token!)).toBe(401);
+      } finally {
+        await app.close();
+        await other.close();
+      }
     });
 
     it('lets a single person sign in with an API key', async () => {

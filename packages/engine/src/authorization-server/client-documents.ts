@@ -4,6 +4,7 @@
  * by the JSON document at that URL. The document must name itself as `client_id`, and a public
  * client is all it can describe (no secrets, PKCE only).
  */
+import { BlockList, isIP } from 'node:net';
 import type { AdapterPayload } from 'oidc-provider';
 import { isLoopback } from '../auth/providers.js';
 
@@ -14,6 +15,19 @@ const TIMEOUT_MS = 5_000;
 
 /** The metadata a document may set; everything else in it is ignored. */
 const FIELDS = ['client_name', 'client_uri', 'logo_uri', 'redirect_uris', 'grant_types', 'response_types', 'scope', 'contacts', 'tos_uri', 'policy_uri', 'application_type'];
+
+/** Addresses a document is never fetched from by IP literal: the engine's own network. */
+const internal = new BlockList();
+for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
+  internal.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) internal.addSubnet(net, prefix, 'ipv6');
+
+function isInternal(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const family = isIP(host);
+  return host === 'localhost' || host.endsWith('.localhost') || (family !== 0 && internal.check(host, family === 4 ? 'ipv4' : 'ipv6'));
+}
 
 export class ClientDocuments {
   private readonly cache = new Map<string, { at: number; metadata: AdapterPayload }>();
@@ -29,7 +43,8 @@ export class ClientDocuments {
       return false;
     }
     if (url.hash || url.username || url.password || url.pathname === '/') return false;
-    return url.protocol === 'https:' || (this.allowInsecureLoopback && url.protocol === 'http:' && isLoopback(url));
+    if (this.allowInsecureLoopback && isLoopback(url)) return url.protocol === 'http:' || url.protocol === 'https:';
+    return url.protocol === 'https:' && !isInternal(url);
   }
 
   /** The client's metadata, or undefined when the document is missing or invalid (the client is unknown). */

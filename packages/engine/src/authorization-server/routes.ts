@@ -62,7 +62,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('x-frame-options', 'DENY')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' *; frame-ancestors 'none'")
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
       .send(body);
 
   /** The interaction the browser's cookie holds; it must be the one in the URL. */
@@ -118,7 +118,8 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     }
   });
 
-  app.get(paths.identityCallback, { config, schema }, async (request, reply) => {
+  // Its query holds the identity provider's code: the route logs only warnings and errors.
+  app.get(paths.identityCallback, { config, schema, logLevel: 'warn' }, async (request, reply) => {
     if (!server.identity) return html(reply, errorPage('invalid_request', 'No identity provider is configured.'), 400);
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     reply.header('set-cookie', `${SIGN_IN_COOKIE}=; Path=${paths.identityCallback}; HttpOnly; SameSite=Lax; Max-Age=0`);
