@@ -232,7 +232,9 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     });
 
     it('serves protected-resource and authorization-server metadata', async () => {
-      const resource = await (await fetch(`${engine.url}/.well-known/oauth-protected-resource/v1/mcp`)).json();
+      const resourceResponse = await fetch(`${engine.url}/.well-known/oauth-protected-resource/v1/mcp`);
+      expect(resourceResponse.headers.get('access-control-allow-origin')).toBe('*');
+      const resource = await resourceResponse.json();
       expect(resource).toMatchObject({ resource: `${engine.url}/v1/mcp`, authorization_servers: [engine.url], scopes_supported: ['tools:read', 'tools:write'] });
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const metadata = await (await fetch(engine.url + path)).json();
@@ -487,7 +489,7 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
         await page.waitForSelector('#allow');
         expect(await page.textContent('body')).toContain('Metadata Document Client');
         await page.click('#allow');
-      });
+      }, bob);
       const issued = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: target.url, client_id: documentId, code_verifier: verifier });
       expect(issued.status).toBe(200);
       expect((await mcpStatus(issued.body.access_token!)).status).toBe(200);

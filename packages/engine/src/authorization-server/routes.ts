@@ -25,10 +25,13 @@ export const authorizationServerRoutes: Routes = async (app, engine) => {
     bearer_methods_supported: ['header'],
     resource_name: `${engine.config.projectName} MCP`,
   });
-  for (const path of mcpPaths) {
-    app.get(`/.well-known/oauth-protected-resource${path}`, { config: { public: true }, schema: hidden }, async () => resourceMetadata(path));
+  // Public documents: browser-based clients read them across origins.
+  for (const [url, path] of [...mcpPaths.map((path) => [`/.well-known/oauth-protected-resource${path}`, path]), ['/.well-known/oauth-protected-resource', mcpPaths[0]]]) {
+    app.get(url!, { config: { public: true }, schema: hidden }, async (_request, reply) => {
+      reply.header('access-control-allow-origin', '*');
+      return resourceMetadata(path!);
+    });
   }
-  app.get('/.well-known/oauth-protected-resource', { config: { public: true }, schema: hidden }, async () => resourceMetadata(mcpPaths[0]));
 
   // ---- oidc-provider's own endpoints, handed the raw request before Fastify reads its body. ----
   const delegate = async (request: FastifyRequest, reply: FastifyReply) => {

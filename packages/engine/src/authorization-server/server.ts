@@ -8,7 +8,7 @@
  * The provider is made on first use: with port 0 the public URL is known only once the engine listens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oidc-provider';
 import type { EngineBase } from '../engine.js';
 import { DatabaseAdapter } from './adapter.js';
 import { ClientDocuments } from './client-documents.js';
@@ -80,6 +80,8 @@ export class AuthorizationServer {
   }
 
   private async build(): Promise<Provider> {
+    // Loaded on first use: an engine that never signs anyone in does not load it at all.
+    const { default: Provider, errors } = await import('oidc-provider');
     const { db } = this.engine.store;
     const { vault } = this.engine;
     const settings = this.settings;
