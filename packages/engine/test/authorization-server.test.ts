@@ -518,6 +518,32 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       }
     });
 
+    it('asks for both tool scopes when a client names none, and reports a denial to the client', async () => {
+      const issued = await exchange((await code({ scope: undefined })).searchParams.get('code')!);
+      expect(issued.body.scope).toBe('tools:read tools:write');
+
+      const registered = await fetch(`${engine.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Declined Client', redirect_uris: [target.url] }),
+      });
+      const declined = ((await registered.json()) as { client_id: string }).client_id;
+      const back = await browse(authorizeUrl(declined, { code_challenge: s256(verifier), code_challenge_method: 'S256' }), async (page) => {
+        await page.waitForSelector('#deny');
+        expect(await page.textContent('body')).toContain('Declined Client');
+        await page.click('#deny');
+      }, bob);
+      expect(back.searchParams.get('error')).toBe('access_denied');
+      expect(back.searchParams.get('code')).toBeNull();
+    });
+
+    it('refuses an identity provider answer that this browser did not ask for', async () => {
+      const forged = await fetch(`${engine.url}/oauth/sign-in/callback?code=stolen&state=unknown`, { redirect: 'manual' });
+      expect(forged.status).toBe(400);
+      expect(forged.headers.get('location')).toBeNull();
+      expect(await forged.text()).toContain('start again');
+    });
+
     it('lets a single person sign in with an API key', async () => {
       const fresh = await browser!.newContext();
       try {
