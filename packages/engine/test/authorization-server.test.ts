@@ -204,8 +204,8 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     const response = await fetch(`${engine.url}/oauth/token`, form(values));
     return { status: response.status, body: (await response.json()) as Record<string, string> };
   };
-  const mcpStatus = async (accessToken: string, path = '/v1/mcp') => {
-    const response = await fetch(engine.url + path, {
+  const mcpStatus = async (accessToken: string, path = '/v1/mcp', base = engine.url) => {
+    const response = await fetch(base + path, {
       method: 'POST',
       headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
@@ -503,8 +503,7 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       const otherUrl = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`;
       try {
         const issued = await exchange((await code()).searchParams.get('code')!);
-        const status = async (base: string, accessToken: string) =>
-          (await fetch(`${base}/v1/mcp`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })).status;
+        const status = async (base: string, accessToken: string) => (await mcpStatus(accessToken, '/v1/mcp', base)).status;
         expect(await status(otherUrl, issued.body.access_token!)).toBe(200);
         const refreshed = await fetch(`${otherUrl}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token!, client_id: clientId }));
         expect(refreshed.status).toBe(200);

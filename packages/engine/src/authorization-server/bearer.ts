@@ -30,7 +30,10 @@ export function mcpAuthentication(engine: Engine) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
     const challenge = (status: 401 | 403, error?: string, description?: string) => {
-      const params = [`resource_metadata="${server.issuer}/.well-known/oauth-protected-resource${path}"`, `scope="${Object.keys(toolScopes).join(' ')}"`];
+      const params = [
+        `resource_metadata="${server.issuer}/.well-known/oauth-protected-resource${path}"`,
+        `scope="${Object.keys(toolScopes).join(' ')}"`,
+      ];
       if (error) params.unshift(`error="${error}"`, `error_description="${description}"`);
       return reply
         .status(status)

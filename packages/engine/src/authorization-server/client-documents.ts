@@ -14,13 +14,15 @@ const MAX_BYTES = 16 * 1024;
 const TIMEOUT_MS = 5_000;
 
 /** The metadata a document may set; everything else in it is ignored. */
-const FIELDS = ['client_name', 'client_uri', 'logo_uri', 'redirect_uris', 'grant_types', 'response_types', 'scope', 'contacts', 'tos_uri', 'policy_uri', 'application_type'];
+const FIELDS = [
+  ...['client_name', 'client_uri', 'logo_uri', 'tos_uri', 'policy_uri', 'contacts'],
+  ...['redirect_uris', 'grant_types', 'response_types', 'scope', 'application_type'],
+];
 
 /** Addresses a document is never fetched from by IP literal: the engine's own network. */
 const internal = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
-  internal.addSubnet(net, prefix, 'ipv4');
-}
+const ipv4 = [['0.0.0.0', 8], ['10.0.0.0', 8], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const;
+for (const [net, prefix] of ipv4) internal.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) internal.addSubnet(net, prefix, 'ipv6');
 
 function isInternal(url: URL): boolean {

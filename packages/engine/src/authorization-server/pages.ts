@@ -38,7 +38,8 @@ export function signInPage(view: SignInView): string {
   const { client } = view;
   const ways = [
     view.identityProvider &&
-      `<form method="get" action="${escape(view.identityProvider.href)}"><button type="submit" id="sign-in-idp">Sign in with ${escape(view.identityProvider.name)}</button></form>`,
+      `<form method="get" action="${escape(view.identityProvider.href)}">
+<button type="submit" id="sign-in-idp">Sign in with ${escape(view.identityProvider.name)}</button></form>`,
     view.keySignIn &&
       `<form method="post" action="${escape(view.action)}/key"><label for="key">Or sign in with your Quiver API key</label>
 <input id="key" name="key" type="password" autocomplete="off" required><button type="submit" id="sign-in-key">Sign in with key</button></form>`,
@@ -77,5 +78,8 @@ export function consentPage(view: ConsentView): string {
 }
 
 export function errorPage(error: string, description: string): string {
-  return page('Cannot continue', `<h1>Cannot continue</h1><p><code>${escape(error)}</code>: ${escape(description)}</p><p>Start again from your MCP client.</p>`);
+  return page(
+    'Cannot continue',
+    `<h1>Cannot continue</h1><p><code>${escape(error)}</code>: ${escape(description)}</p><p>Start again from your MCP client.</p>`,
+  );
 }

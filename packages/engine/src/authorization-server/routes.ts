@@ -26,10 +26,12 @@ export const authorizationServerRoutes: Routes = async (app, engine) => {
     resource_name: `${engine.config.projectName} MCP`,
   });
   // Public documents: browser-based clients read them across origins.
-  for (const [url, path] of [...mcpPaths.map((path) => [`/.well-known/oauth-protected-resource${path}`, path]), ['/.well-known/oauth-protected-resource', mcpPaths[0]]]) {
-    app.get(url!, { config: { public: true }, schema: hidden }, async (_request, reply) => {
+  const documents: [string, string][] = [...mcpPaths.map((path) => [`/.well-known/oauth-protected-resource${path}`, path] as [string, string])];
+  documents.push(['/.well-known/oauth-protected-resource', mcpPaths[0]]);
+  for (const [url, path] of documents) {
+    app.get(url, { config: { public: true }, schema: hidden }, async (_request, reply) => {
       reply.header('access-control-allow-origin', '*');
-      return resourceMetadata(path!);
+      return resourceMetadata(path);
     });
   }
 
@@ -42,7 +44,8 @@ export const authorizationServerRoutes: Routes = async (app, engine) => {
     await server.handle(request.raw, reply.raw);
   };
   for (const url of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/oauth/*']) {
-    app.route({ method: ['GET', 'POST', 'OPTIONS'], url, config: { public: true }, schema: hidden, onRequest: delegate, handler: async () => undefined });
+    const route = { method: ['GET', 'POST', 'OPTIONS'], url, config: { public: true }, schema: hidden };
+    app.route({ ...route, onRequest: delegate, handler: async () => undefined });
   }
 
   // ---- Sign-in and consent: their own scope, for the form bodies they post. ----
@@ -75,7 +78,8 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     if (!interaction || interaction.uid !== request.params.uid) return undefined;
     const client = await provider.Client.find(interaction.params.client_id as string);
     if (!client) return undefined;
-    const view: ClientView = { name: client.clientName ?? client.clientId, clientId: client.clientId, redirectUri: String(interaction.params.redirect_uri) };
+    const redirectUri = String(interaction.params.redirect_uri);
+    const view: ClientView = { name: client.clientName ?? client.clientId, clientId: client.clientId, redirectUri };
     return { provider, interaction, client: view };
   };
   const expired = (reply: FastifyReply) =>
@@ -100,9 +104,12 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     const { interaction, client } = found;
     if (interaction.prompt.name === 'login') return signIn(reply, interaction.uid, client);
     const requested = String(interaction.params.scope ?? '').split(' ');
-    const scopes = (Object.entries(toolScopes) as [string, string][]).filter(([name]) => requested.includes(name)).map(([name, description]) => ({ name, description }));
+    const scopes = Object.entries(toolScopes)
+      .filter(([name]) => requested.includes(name))
+      .map(([name, description]) => ({ name, description }));
     const resource = String(interaction.params.resource ?? server.resource(mcpPaths[0]));
-    return html(reply, consentPage({ client, action: `${paths.interaction}/${interaction.uid}`, userId: interaction.session!.accountId, scopes, resource }));
+    const action = `${paths.interaction}/${interaction.uid}`;
+    return html(reply, consentPage({ client, action, userId: interaction.session!.accountId, scopes, resource }));
   });
 
   // The identity provider: there and back.
@@ -149,8 +156,11 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     if (!found || found.interaction.prompt.name !== 'login') return expired(reply);
     const key = request.body?.key?.trim();
     const identity = key && server.settings.keyUser !== undefined ? await verifyApiKey(engine.store.db, key, server.settings.keyUser) : undefined;
-    if (identity?.role !== 'user' || !identity.userId) return signIn(reply, found.interaction.uid, found.client, 'That key cannot sign in: use a valid user key.', 401);
-    const returnTo = await found.provider.interactionResult(request.raw, reply.raw, { login: { accountId: identity.userId } }, { mergeWithLastSubmission: false });
+    if (identity?.role !== 'user' || !identity.userId) {
+      return signIn(reply, found.interaction.uid, found.client, 'That key cannot sign in: use a valid user key.', 401);
+    }
+    const result = { login: { accountId: identity.userId } };
+    const returnTo = await found.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     return reply.redirect(returnTo, 303);
   });
 
@@ -161,7 +171,11 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     const { accountId } = interaction.session!;
     const clientId = interaction.params.client_id as string;
     const grant = (interaction.grantId && (await provider.Grant.find(interaction.grantId))) || new provider.Grant({ accountId, clientId });
-    const missing = interaction.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missing = interaction.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));

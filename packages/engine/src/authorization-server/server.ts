@@ -102,7 +102,12 @@ export class AuthorizationServer {
       jwks: keys.jwks,
       cookies: { keys: keys.cookieKeys },
       clientAuthMethods: ['none'],
-      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'RS256' },
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'RS256',
+      },
       responseTypes: ['code'],
       // The tool scopes are listed here too, so that clients may register them (RFC 7591 `scope`).
       scopes: ['openid', 'offline_access', ...Object.keys(toolScopes)],
