@@ -260,6 +260,13 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       expect(result.isError).toBeFalsy();
       expect(tokenUsers.at(-1)).toBe('script-user');
       await client.close();
+      // The raw key, as every other route takes it.
+      const raw = await fetch(`${engine.url}/v1/mcp`, {
+        method: 'POST',
+        headers: { authorization: engine.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(raw.status).toBe(200);
     });
 
     it('registers public clients only, with exact redirect URIs', async () => {

@@ -41,13 +41,17 @@ export function mcpAuthentication(engine: Engine) {
         .send({ name: status === 401 ? 'unauthorized' : 'forbidden', message: description ?? 'Sign in: an access token or an API key is required.' });
     };
 
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (!token) return challenge(401);
-    const keyId = await verifyApiKey(engine.store.db, token);
+    const header = request.headers.authorization?.trim() ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    // An API key may come raw, as on every other route; an access token only as a bearer token.
+    const key = token ?? (header || undefined);
+    if (!key) return challenge(401);
+    const keyId = await verifyApiKey(engine.store.db, key);
     if (keyId) {
       request.apiKeyId = keyId;
       return;
     }
+    if (!token) return challenge(401, 'invalid_request', 'Send the access token as Authorization: Bearer <token>.');
     const provider = await server.provider();
     const found = await provider.AccessToken.find(token);
     if (!found || found.isExpired) return challenge(401, 'invalid_token', 'The access token is unknown, expired or revoked.');
