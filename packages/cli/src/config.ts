@@ -15,6 +15,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Tool } from '@quiver/core';
+// Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
+import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
 
 /** Where each toolkit's upstream is and which credentials local calls (`call`, `mcp`, `worker`) use. */
 export interface QuiverConfig {
@@ -46,6 +48,8 @@ export interface Settings {
   authProviders: unknown[];
   /** The command search path (PATH): `mcp --print-config` tells whether `quiver` on it is this installation. */
   searchPath: string;
+  /** How people sign in to remote MCP clients (the engine's OAuth 2.1 authorization server). */
+  authorizationServer: AuthorizationServerSettings;
 }
 
 /** Flags that change settings; each command has the ones that concern it. */
@@ -151,6 +155,11 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     file: 'authProviders',
     default: 'none',
   },
+  {
+    setting: 'sign-in of remote MCP clients (see [Signing people in](#signing-people-in-the-engine-as-an-oauth-21-authorization-server))',
+    env: '`QUIVER_OIDC_ISSUER`, `QUIVER_OIDC_CLIENT_ID`, `QUIVER_OIDC_CLIENT_SECRET`, `QUIVER_OIDC_SCOPES`, `QUIVER_OIDC_NAME`, `QUIVER_AUTH_KEY_USER`, `QUIVER_AUTH_ACCESS_TOKEN_TTL`, `QUIVER_AUTH_REFRESH_TOKEN_TTL`, `QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS`',
+    default: 'off until an identity provider or a key user is set',
+  },
 ];
 
 /** The README's settings table, rendered from `settingDocs`. */
@@ -191,7 +200,16 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools 
     upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
     authProviders,
     searchPath: env.PATH ?? '',
+    authorizationServer: signInSettings(env),
   };
+}
+
+function signInSettings(env: NodeJS.ProcessEnv): AuthorizationServerSettings {
+  try {
+    return authorizationServerSettings(env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 /**

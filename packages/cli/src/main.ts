@@ -80,8 +80,8 @@ addServingOptions(program.command('serve'))
     const { engineConfig, parseAuthProviders, startEngine } = await import('@quiver/engine');
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const { dataDir, database, masterKey, publicUrl, projectName } = settings;
-    const config = engineConfig({ dataDir, database, masterKey, publicUrl, projectName, host: options.host, port });
+    const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer } = settings;
+    const config = engineConfig({ dataDir, database, masterKey, publicUrl, projectName, authorizationServer, host: options.host, port });
     const running = await startEngine({
       config,
       // JSON lines on standard error; requests are logged without headers, so no key or token appears.

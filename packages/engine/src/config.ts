@@ -2,8 +2,11 @@
  * The engine's settings, as the caller resolved them (the `quiver` command's configuration module reads
  * flags, environment and config file); only the defaults that follow from the others are filled in here:
  * SQLite in the data directory, the HTTP API on 127.0.0.1:9099.
+ *
+ * The authorization server of the MCP endpoint has settings of its own (authorization-server/settings.ts).
  */
 import { resolve } from 'node:path';
+import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
 
 export interface EngineConfig {
   dataDir: string;
@@ -17,6 +20,8 @@ export interface EngineConfig {
   publicUrl?: string;
   /** The engine is one project; the project routes show it under this name. */
   projectName: string;
+  /** How people sign in to MCP clients (OAuth 2.1 for the MCP endpoint). */
+  authorizationServer: AuthorizationServerSettings;
 }
 
 export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
@@ -29,5 +34,6 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     port: settings.port ?? 9099,
     publicUrl: settings.publicUrl?.replace(/\/+$/, ''),
     projectName: settings.projectName ?? 'Quiver',
+    authorizationServer: settings.authorizationServer ?? authorizationServerSettings({}),
   };
 }

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
 import { OAuth } from './auth/oauth.js';
 import { SandboxAuthorization } from './auth/sandbox-authorization.js';
+import { AuthorizationServer } from './authorization-server/server.js';
 import type { EngineConfig } from './config.js';
 import { ExecutionLog } from './executions.js';
 import { SecretStore } from './secrets.js';
@@ -51,6 +52,8 @@ export interface Engine {
   secrets: SecretStore;
   /** Users' authorizations, connections and auth providers. */
   oauth: OAuth;
+  /** The OAuth 2.1 authorization server of the MCP endpoint, for MCP clients that sign people in. */
+  authorizationServer: AuthorizationServer;
   /** Where calls get users' tokens: the OAuth above, unless the engine was opened with others. */
   credentials: Credentials;
   /** The one path of every tool call: the HTTP API, MCP, the scheduler. */
@@ -95,6 +98,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     apiKeys: new ApiKeyVerifier(store.db, changes),
     secrets,
     oauth,
+    authorizationServer: new AuthorizationServer({ db: store.db, vault, settings: config.authorizationServer, publicUrl }),
     credentials,
     dispatcher: new Dispatcher(catalog, {
       credentials: engineCredentials(credentials, secrets),

@@ -12,3 +12,4 @@ export { Vault, loadMasterKey } from './security/vault.js';
 export { startWorkerServer, selectToolkits, type WorkerServer, type WorkerServerOptions } from './workers/server.js';
 export { signWorkerToken, checkWorkerToken } from './workers/protocol.js';
 export { WorkerRegistry } from './workers/registry.js';
+export { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';

@@ -1,5 +1,6 @@
 /** Starts the engine: database, scheduler, and the HTTP API on the configured address. */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { authorizationServerRoutes } from './authorization-server/routes.js';
 import { buildApp, type Routes } from './http/app.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
@@ -20,7 +21,7 @@ import { openEngine, type Engine, type EngineOptions } from './engine.js';
 
 /** Every route group of the API. */
 export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, sandboxOAuthRoutes,
-  meRoutes, apiKeyRoutes, toolIndexRoutes, activityRoutes, consoleRoutes];
+  meRoutes, apiKeyRoutes, toolIndexRoutes, activityRoutes, consoleRoutes, authorizationServerRoutes];
 
 export interface RunningEngine {
   engine: Engine;

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createApiKey, engineConfig, sandboxCredentials, startEngine, type EngineOptions, type RunningEngine } from '@quiver/engine';
+import { createApiKey, engineConfig, sandboxCredentials, startEngine, type EngineConfig, type EngineOptions, type RunningEngine } from '@quiver/engine';
 
 export const postgresUrl = process.env.QUIVER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -60,13 +60,17 @@ export interface TestEngine extends RunningEngine {
   api(method: string, path: string, body?: unknown, authorization?: string | null): Promise<{ status: number; body: any }>;
 }
 
-export async function startTestEngine(kind: 'sqlite' | 'postgres' = 'sqlite', options: Partial<EngineOptions> = {}): Promise<TestEngine> {
+export async function startTestEngine(
+  kind: 'sqlite' | 'postgres' = 'sqlite',
+  options: Partial<EngineOptions> = {},
+  config: Partial<EngineConfig> = {},
+): Promise<TestEngine> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quiver-engine-test-'));
   const { database, drop } = await testDatabase(kind, dataDir);
   const logs: string[] = [];
   const running = await startEngine({
     logger: { level: 'debug', stream: { write: (line: string) => void logs.push(line) } },
-    config: engineConfig({ dataDir, database, host: '127.0.0.1', port: 0 }),
+    config: engineConfig({ dataDir, database, host: '127.0.0.1', port: 0, ...config }),
     credentials: () => sandboxCredentials('test-token'),
     scheduler: { pollMs: 50 },
     ...options,

@@ -122,6 +122,19 @@ export interface SettingTable {
   value: string;
 }
 
+/** One object of the authorization server (oidc-provider's models), found by the hash of its id. */
+export interface AuthorizationServerObjectTable {
+  model: string;
+  id_hash: string;
+  /** JSON of the object, without its id (for tokens and codes, the id is the secret). */
+  payload: string;
+  grant_id: string | null;
+  uid_hash: string | null;
+  user_code_hash: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
 export interface Database {
   api_keys: ApiKeyTable;
   secrets: SecretTable;
@@ -132,6 +145,7 @@ export interface Database {
   executions: ExecutionTable;
   attempts: AttemptTable;
   settings: SettingTable;
+  authorization_server_objects: AuthorizationServerObjectTable;
 }
 
 export type { Generated };

@@ -1,18 +1,24 @@
 /**
  * The MCP endpoint (streamable HTTP) at /v1/mcp and /mcp: the engine's tools, called for the user the
- * `Quiver-User-ID` header names, with that user's tokens. Stateless: each request gets its own server.
+ * `Quiver-User-ID` header names (with an API key) or the signed-in user of an access token (OAuth),
+ * with that user's tokens. Stateless: each request gets its own server.
  * `?discovery=true` lists the discovery meta-tools instead of the tools, `?discovery=false` every tool;
  * without it, the engine's setting (`quiver serve --discovery`) decides.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { mcpAuthentication, sessionPolicy } from '../../authorization-server/bearer.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { Routes } from '../app.js';
 
 export const mcpRoutes: Routes = (app, engine) => {
+  const authenticate = mcpAuthentication(engine);
   async function handle(request: FastifyRequest<{ Querystring: { discovery?: boolean } }>, reply: FastifyReply) {
-    const userId = headerValue(request.headers['quiver-user-id']);
-    const server = createMcpServer(engine.dispatcher, { userId, discovery: request.query.discovery ?? engine.discovery });
+    // An OAuth session acts as its token's user, within its scopes; an API key as the header says.
+    const { caller } = request;
+    const userId = caller ? caller.userId : headerValue(request.headers['quiver-user-id']);
+    const policy = sessionPolicy(engine.policy, caller);
+    const server = createMcpServer(engine.dispatcher, { userId, policy, discovery: request.query.discovery ?? engine.discovery });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {
@@ -27,9 +33,11 @@ export const mcpRoutes: Routes = (app, engine) => {
     app.route({
       method: ['GET', 'POST', 'DELETE'],
       url,
+      config: { public: true },
+      onRequest: authenticate,
       schema: {
         operationId: url === '/v1/mcp' ? 'mcp-endpoint' : 'mcp-endpoint-short',
-        summary: 'MCP streamable HTTP; the acting user in the Quiver-User-ID header',
+        summary: 'MCP streamable HTTP; an OAuth access token, or an API key with the acting user in the Quiver-User-ID header',
         hide: url === '/mcp',
         querystring: { type: 'object', properties: { discovery: { type: 'boolean', description: 'List the search, describe and call meta-tools instead of every tool.' } } },
       },

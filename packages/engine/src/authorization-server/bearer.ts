@@ -1,0 +1,78 @@
+/**
+ * Who calls the MCP endpoint: a script with an API key (the acting user in `Quiver-User-ID`, as
+ * before), or a person's MCP client with an access token of this engine, whose user is the token's
+ * and whose scopes narrow what the session may do. Anything else gets 401 with a `WWW-Authenticate`
+ * challenge pointing at the protected-resource metadata (RFC 9728, RFC 6750 §3).
+ */
+import { ServingPolicy } from '@quiver/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine } from '../engine.js';
+import { toolScopes, type ToolScope } from './server.js';
+
+/** A caller signed in through the authorization server: always one user, never from a header. */
+export interface UserCaller {
+  role: 'user';
+  userId: string;
+  scopes: ToolScope[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request carries an access token of the engine's authorization server. */
+    caller?: UserCaller;
+  }
+}
+
+/** The route hook of the MCP endpoint: an API key or an access token for this very path. */
+export function mcpAuthentication(engine: Engine) {
+  const server = engine.authorizationServer;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    const challenge = (status: 401 | 403, error?: string, description?: string) => {
+      const params = [
+        `resource_metadata="${server.issuer}/.well-known/oauth-protected-resource${path}"`,
+        `scope="${Object.keys(toolScopes).join(' ')}"`,
+      ];
+      if (error) params.unshift(`error="${error}"`, `error_description="${description}"`);
+      return reply
+        .status(status)
+        .header('www-authenticate', `Bearer ${params.join(', ')}`)
+        .send({ name: status === 401 ? 'unauthorized' : 'forbidden', message: description ?? 'Sign in: an access token or an API key is required.' });
+    };
+
+    const header = request.headers.authorization?.trim() ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    // An API key may come raw, as on every other route; an access token only as a bearer token.
+    const key = token ?? (header || undefined);
+    if (!key) return challenge(401);
+    const keyId = await engine.apiKeys.verify(key);
+    if (keyId) {
+      request.apiKeyId = keyId;
+      return;
+    }
+    if (!token) return challenge(401, 'invalid_request', 'Send the access token as Authorization: Bearer <token>.');
+    const provider = await server.provider();
+    const found = await provider.AccessToken.find(token);
+    if (!found || found.isExpired) return challenge(401, 'invalid_token', 'The access token is unknown, expired or revoked.');
+    // RFC 8707: a token is good only for the resource it was issued for.
+    const audiences = [found.aud ?? []].flat();
+    if (!audiences.includes(server.resource(path))) return challenge(401, 'invalid_token', 'The access token was issued for another resource.');
+    const scopes = (found.scope ?? '').split(' ').filter((scope): scope is ToolScope => scope in toolScopes);
+    if (!scopes.length) return challenge(403, 'insufficient_scope', 'The access token grants no tool scope.');
+    request.caller = { role: 'user', userId: found.accountId, scopes };
+  };
+}
+
+/**
+ * The serving policy of a session: the engine's, narrowed to read-only tools unless the session
+ * holds `tools:write`. One per engine policy and scope set, so schemas stay cached.
+ * (Dispatch hook for issue 9's dispatcher: a session's policy is all it needs.)
+ */
+const narrowed = new WeakMap<ServingPolicy, ServingPolicy>();
+
+export function sessionPolicy(policy: ServingPolicy, caller: UserCaller | undefined): ServingPolicy {
+  if (!caller || caller.scopes.includes('tools:write') || policy.options.readOnly) return policy;
+  let readOnly = narrowed.get(policy);
+  if (!readOnly) narrowed.set(policy, (readOnly = new ServingPolicy({ ...policy.options, readOnly: true })));
+  return readOnly;
+}

@@ -1,0 +1,133 @@
+/**
+ * How a person proves who they are before consenting: an OpenID Connect identity provider (the
+ * engine is its relying party: authorization code with PKCE, state and nonce, through oauth4webapi
+ * as the engine's other OAuth client code), or, for a single-person setup, a user API key.
+ *
+ * The user id of the engine's tokens is the ID token's `sub`: the identity provider's stable,
+ * never reassigned identifier of the person (an email address can change hands; `sub` cannot). One
+ * engine trusts one identity provider, so `sub` alone is unique.
+ */
+import type { Kysely } from 'kysely';
+import * as oauth from 'oauth4webapi';
+import { isLoopback } from '../auth/providers.js';
+import type { ApiKeyVerifier } from '../security/api-keys.js';
+import type { Vault } from '../security/vault.js';
+import type { Database } from '../store/schema.js';
+import { DatabaseAdapter } from './adapter.js';
+import type { IdentityProviderSettings } from './settings.js';
+
+/** How long the person has at the identity provider. */
+const SIGN_IN_TTL_S = 10 * 60;
+
+/** A sign-in under way: which interaction it belongs to, and the secrets the callback checks. */
+interface PendingSignIn {
+  uid: string;
+  nonce: string;
+  verifierCiphertext: string;
+}
+
+export class IdentityProvider {
+  private discovered?: Promise<oauth.AuthorizationServer>;
+  private readonly pending: DatabaseAdapter;
+  private readonly client: oauth.Client;
+  private readonly auth: oauth.ClientAuth;
+
+  constructor(
+    readonly settings: IdentityProviderSettings,
+    db: Kysely<Database>,
+    private readonly vault: Vault,
+    private readonly redirectUri: () => string,
+  ) {
+    this.pending = new DatabaseAdapter(db, vault, 'SignIn');
+    this.client = { client_id: settings.clientId };
+    this.auth = settings.clientSecret ? oauth.ClientSecretBasic(settings.clientSecret) : oauth.None();
+  }
+
+  /** Where to send the browser to sign in for interaction `uid`, and the state its cookie must carry back. */
+  async start(uid: string): Promise<{ url: string; state: string }> {
+    const as = await this.metadata();
+    const state = oauth.generateRandomState();
+    const nonce = oauth.generateRandomNonce();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const signIn: PendingSignIn = { uid, nonce, verifierCiphertext: this.vault.seal(verifier) };
+    await this.pending.upsert(state, { ...signIn }, SIGN_IN_TTL_S);
+    const url = new URL(as.authorization_endpoint!);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', this.client.client_id);
+    url.searchParams.set('redirect_uri', this.redirectUri());
+    url.searchParams.set('scope', this.settings.scopes.join(' '));
+    url.searchParams.set('state', state);
+    url.searchParams.set('nonce', nonce);
+    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    return { url: url.href, state };
+  }
+
+  /**
+   * The identity provider's redirect back: `browserState` is the state the browser's cookie holds, so
+   * a response cannot be replayed into another browser. Answers the interaction and the person's subject.
+   */
+  async finish(query: URLSearchParams, browserState: string | undefined): Promise<{ uid: string; subject: string }> {
+    const state = query.get('state') ?? '';
+    const stored = state ? ((await this.pending.find(state)) as (PendingSignIn & { consumed?: number }) | undefined) : undefined;
+    if (!stored || stored.consumed) throw new SignInError('This sign-in is unknown or was used already: start again from the client.');
+    await this.pending.consume(state);
+    if (browserState !== state) throw new SignInError('This sign-in was started in another browser: start again from the client.');
+    const as = await this.metadata();
+    const options = this.options(as.issuer);
+    try {
+      const params = oauth.validateAuthResponse(as, this.client, query, state);
+      const verifier = this.vault.open(stored.verifierCiphertext);
+      const response = await oauth.authorizationCodeGrantRequest(as, this.client, this.auth, params, this.redirectUri(), verifier, options);
+      const result = await oauth.processAuthorizationCodeResponse(as, this.client, response, { expectedNonce: stored.nonce, requireIdToken: true });
+      const subject = oauth.getValidatedIdTokenClaims(result)?.sub;
+      if (!subject) throw new SignInError('The identity provider did not say who signed in.');
+      return { uid: stored.uid, subject };
+    } catch (error) {
+      if (error instanceof SignInError) throw error;
+      throw new SignInError(`Signing in with ${this.settings.name} failed: ${describe(error)}.`);
+    }
+  }
+
+  private metadata(): Promise<oauth.AuthorizationServer> {
+    this.discovered ??= (async () => {
+      const issuer = new URL(this.settings.issuer);
+      const response = await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...this.options(issuer.href) });
+      return oauth.processDiscoveryResponse(issuer, response);
+    })().catch((error: unknown) => {
+      this.discovered = undefined;
+      throw new SignInError(`${this.settings.name} could not be reached: ${describe(error)}.`);
+    });
+    return this.discovered;
+  }
+
+  private options(issuer: string) {
+    const url = new URL(issuer);
+    return { [oauth.allowInsecureRequests]: url.protocol === 'http:' && isLoopback(url), signal: AbortSignal.timeout(15_000) };
+  }
+}
+
+/** A sign-in that cannot go on; its message is for the person in the browser. */
+export class SignInError extends Error {}
+
+/** Who an API key speaks for. */
+export interface KeyIdentity {
+  role: 'admin' | 'service' | 'user';
+  userId?: string;
+}
+
+/**
+ * The key's role and user. Keys carry neither yet: a valid key is an admin key, and only the user
+ * named by QUIVER_AUTH_KEY_USER (`keyUser`) may sign in with one. When keys carry roles, this reads
+ * them, and signing in takes user keys only, as their own user.
+ */
+export async function verifyApiKey(keys: ApiKeyVerifier, key: string, keyUser: string | undefined): Promise<KeyIdentity | undefined> {
+  const id = await keys.verify(key);
+  if (!id) return undefined;
+  return keyUser ? { role: 'user', userId: keyUser } : { role: 'admin' };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof oauth.AuthorizationResponseError || error instanceof oauth.ResponseBodyError) return error.error_description ?? error.error;
+  return (error as Error)?.message ?? 'unknown error';
+}

@@ -1,0 +1,181 @@
+/**
+ * The engine as the OAuth 2.1 authorization server of its MCP endpoint (oidc-provider): public
+ * clients only, registered dynamically (RFC 7591) or described by a client ID metadata document;
+ * the authorization code grant with PKCE S256; access tokens bound to the MCP resource (RFC 8707);
+ * refresh tokens rotated on every use; revocation (RFC 7009). Its storage is the engine's database.
+ *
+ * The issuer is the engine's public URL, so the metadata is at the well-known addresses of its root.
+ * The provider is made on first use: with port 0 the public URL is known only once the engine listens.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Configuration, default as Provider, KoaContextWithOIDC } from 'oidc-provider';
+import type { Kysely } from 'kysely';
+import type { Vault } from '../security/vault.js';
+import type { Database } from '../store/schema.js';
+import type { AuthorizationServerSettings } from './settings.js';
+import { DatabaseAdapter } from './adapter.js';
+import { ClientDocuments } from './client-documents.js';
+import { IdentityProvider } from './identity.js';
+import { serverKeys } from './keys.js';
+import { errorPage } from './pages.js';
+
+/** The scopes of the MCP resource; a session holds one or both. */
+export const toolScopes = {
+  'tools:read': 'See the tools and call those that only read data',
+  'tools:write': 'Call every tool, including those that change or delete data',
+} as const;
+export type ToolScope = keyof typeof toolScopes;
+
+/** Where the server's endpoints and pages live, under the issuer. */
+export const paths = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  interaction: '/oauth/interaction',
+  identityCallback: '/oauth/sign-in/callback',
+} as const;
+
+/** The MCP endpoint's paths: each is a resource of its own (a token for one is refused by the other). */
+export const mcpPaths = ['/v1/mcp', '/mcp'] as const;
+
+export class AuthorizationServer {
+  readonly identity?: IdentityProvider;
+  private made?: Promise<{ provider: Provider; handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }>;
+
+  constructor(
+    private readonly deps: {
+      db: Kysely<Database>;
+      vault: Vault;
+      settings: AuthorizationServerSettings;
+      /** The engine's address as browsers reach it: the issuer (known once the engine listens, for port 0). */
+      publicUrl: () => string;
+    },
+  ) {
+    if (deps.settings.identityProvider) {
+      this.identity = new IdentityProvider(deps.settings.identityProvider, deps.db, deps.vault, () => this.issuer + paths.identityCallback);
+    }
+  }
+
+  get issuer(): string {
+    return this.deps.publicUrl();
+  }
+
+  get settings(): AuthorizationServerSettings {
+    return this.deps.settings;
+  }
+
+  /** The resource (RFC 8707) an MCP path stands for. */
+  resource(path: string): string {
+    return this.issuer + path;
+  }
+
+  async provider(): Promise<Provider> {
+    return (await this.make()).provider;
+  }
+
+  /** Lets oidc-provider answer one request (its endpoints and metadata). */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    await (await this.make()).handler(req, res);
+  }
+
+  private make() {
+    this.made ??= (async () => {
+      const provider = await this.build();
+      return { provider, handler: provider.callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void> };
+    })();
+    return this.made;
+  }
+
+  private async build(): Promise<Provider> {
+    // Loaded on first use: an engine that never signs anyone in does not load it at all.
+    const { default: Provider, errors } = await import('oidc-provider');
+    const { db, vault } = this.deps;
+    const settings = this.settings;
+    const keys = await serverKeys(db, vault);
+    const documents = new ClientDocuments(settings.insecureClientDocuments);
+    const resources = mcpPaths.map((path) => this.resource(path));
+    const scope = Object.keys(toolScopes).join(' ');
+
+    const configuration: Configuration = {
+      adapter: (model: string) => {
+        const stored = new DatabaseAdapter(db, vault, model);
+        if (model !== 'Client') return stored;
+        // A client id that is an https URL names its metadata document; any other was registered.
+        return Object.assign(Object.create(stored) as DatabaseAdapter, {
+          find: (id: string) => (documents.accepts(id) ? documents.find(id) : stored.find(id)),
+        });
+      },
+      jwks: keys.jwks,
+      cookies: { keys: keys.cookieKeys },
+      clientAuthMethods: ['none'],
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'RS256',
+      },
+      responseTypes: ['code'],
+      // The tool scopes are listed here too, so that clients may register them (RFC 7591 `scope`).
+      scopes: ['openid', 'offline_access', ...Object.keys(toolScopes)],
+      claims: { openid: ['sub'] },
+      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+      pkce: { required: () => true },
+      allowOmittingSingleRegisteredRedirectUri: false,
+      // Every client is public: a refresh token is rotated on each use, and a replayed one revokes the grant.
+      rotateRefreshToken: true,
+      issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      ttl: {
+        AccessToken: settings.accessTokenTtl,
+        AuthorizationCode: 60,
+        IdToken: 3600,
+        Interaction: 15 * 60,
+        Grant: settings.refreshTokenTtl,
+        RefreshToken: settings.refreshTokenTtl,
+        Session: 12 * 3600,
+      },
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true },
+        revocation: { enabled: true },
+        rpInitiatedLogout: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => resources[0]!,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, resource) => {
+            if (!resources.includes(resource)) throw new errors.InvalidTarget(`resource must be this engine's MCP endpoint, ${resources[0]}`);
+            return { scope, audience: resource, accessTokenTTL: settings.accessTokenTtl, accessTokenFormat: 'opaque' };
+          },
+        },
+      },
+      interactions: { url: (_ctx, interaction) => `${paths.interaction}/${interaction.uid}` },
+      routes: {
+        authorization: paths.authorization,
+        token: paths.token,
+        registration: paths.registration,
+        revocation: paths.revocation,
+        jwks: paths.jwks,
+        userinfo: paths.userinfo,
+        introspection: '/oauth/introspect',
+        pushed_authorization_request: '/oauth/par',
+        end_session: '/oauth/logout',
+        code_verification: '/oauth/device',
+        device_authorization: '/oauth/device/auth',
+        backchannel_authentication: '/oauth/backchannel',
+      },
+      discovery: { client_id_metadata_document_supported: true, scopes_supported: ['openid', 'offline_access', ...Object.keys(toolScopes)] },
+      renderError: (ctx: KoaContextWithOIDC, out) => {
+        ctx.type = 'html';
+        ctx.body = errorPage(out.error ?? 'error', out.error_description ?? 'The request could not be completed.');
+      },
+    };
+    const provider = new Provider(this.issuer, configuration);
+    // Behind a TLS-terminating proxy the public URL is https: trust its forwarded protocol for cookies.
+    provider.proxy = this.issuer.startsWith('https:');
+    return provider;
+  }
+}
+
