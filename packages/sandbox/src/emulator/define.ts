@@ -133,7 +133,8 @@ export function defineEmulator<Principal, Context, Api>(
       db.prepare(`INSERT OR IGNORE INTO ${CREDENTIALS_TABLE} (digest) VALUES (?)`).run(digest(credential));
       return credential;
     };
-    const issued = (credential: string) => db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
+    const issued = (credential: string) =>
+      db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
     const core: EmulatorCore = { db, clock, inTransaction, urls: {}, issue };
     const ctx = await definition.context(core);
     const withHeaders = (response: EmulatorResponse): EmulatorResponse =>
