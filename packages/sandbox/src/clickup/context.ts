@@ -7,14 +7,15 @@ export interface ClickupCaller {
   userId: number;
 }
 
-export type ClickupRequest = EmulatorRequest<ClickupCaller>;
+export type ClickupRequest<Body = any> = EmulatorRequest<ClickupCaller, Body>;
 
 export interface ClickupContext {
   db: Database.Database;
   clock: Clock;
 }
 
-export type Handler = ServiceHandler<ClickupCaller, ClickupContext>;
+// Bodies are not declared per handler here yet: they are read untyped.
+export type Handler = ServiceHandler<ClickupCaller, ClickupContext, any>;
 
 /** ClickUp's error: `{ err, ECODE }` with an HTTP status. */
 export class ClickupError extends Error {

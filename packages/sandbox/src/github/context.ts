@@ -18,7 +18,7 @@ export interface GithubCaller {
   user: GithubUser;
 }
 
-export type GithubRequest = EmulatorRequest<GithubCaller>;
+export type GithubRequest<Body = any> = EmulatorRequest<GithubCaller, Body>;
 export type GithubResponse = EmulatorResponse;
 
 /** A repository row as every domain module sees it. */
@@ -46,7 +46,8 @@ export interface GithubContext {
   sample(operation: string, status?: number): any;
 }
 
-export type Handler = ServiceHandler<GithubCaller, GithubContext>;
+// Bodies are not declared per handler here yet: they are read untyped.
+export type Handler = ServiceHandler<GithubCaller, GithubContext, any>;
 
 /** Thrown by handlers; the HTTP layer renders it as GitHub does: `{message, errors?, documentation_url}`. */
 export class GithubError extends Error {

@@ -8,7 +8,7 @@ export interface HubspotCaller {
   appId: number;
 }
 
-export type HubspotRequest = EmulatorRequest<HubspotCaller>;
+export type HubspotRequest<Body = any> = EmulatorRequest<HubspotCaller, Body>;
 export type HubspotResponse = EmulatorResponse;
 
 export interface HubspotContext {
@@ -16,7 +16,8 @@ export interface HubspotContext {
   clock: Clock;
 }
 
-export type Handler = ServiceHandler<HubspotCaller, HubspotContext>;
+// Bodies are not declared per handler here yet: they are read untyped.
+export type Handler = ServiceHandler<HubspotCaller, HubspotContext, any>;
 
 /** Thrown by handlers; the HTTP layer renders it as a HubSpot-style JSON error. */
 export class HubspotError extends Error {
