@@ -7,15 +7,14 @@ export interface ClickupCaller {
   userId: number;
 }
 
-export type ClickupRequest<Body = any> = EmulatorRequest<ClickupCaller, Body>;
+export type ClickupRequest<Body = unknown> = EmulatorRequest<ClickupCaller, Body>;
 
 export interface ClickupContext {
   db: Database.Database;
   clock: Clock;
 }
 
-// Bodies are not declared per handler here yet: they are read untyped.
-export type Handler = ServiceHandler<ClickupCaller, ClickupContext, any>;
+export type Handler = ServiceHandler<ClickupCaller, ClickupContext>;
 
 /** ClickUp's error: `{ err, ECODE }` with an HTTP status. */
 export class ClickupError extends Error {
