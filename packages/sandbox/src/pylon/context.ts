@@ -14,7 +14,7 @@ export interface PylonCaller {
   account: ServiceAccount;
 }
 
-export type PylonRequest<Body = any> = EmulatorRequest<PylonCaller, Body>;
+export type PylonRequest<Body = unknown> = EmulatorRequest<PylonCaller, Body>;
 export type PylonResponse = EmulatorResponse;
 
 export interface PylonContext {
@@ -22,8 +22,7 @@ export interface PylonContext {
   clock: Clock;
 }
 
-// Bodies are not declared per handler here yet: they are read untyped.
-export type Handler = ServiceHandler<PylonCaller, PylonContext, any>;
+export type Handler = ServiceHandler<PylonCaller, PylonContext>;
 
 /** Thrown by handlers; rendered as Pylon's error body `{ errors: [message], request_id }`. */
 export class PylonError extends Error {
