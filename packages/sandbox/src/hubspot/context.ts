@@ -8,7 +8,7 @@ export interface HubspotCaller {
   appId: number;
 }
 
-export type HubspotRequest<Body = any> = EmulatorRequest<HubspotCaller, Body>;
+export type HubspotRequest<Body = unknown> = EmulatorRequest<HubspotCaller, Body>;
 export type HubspotResponse = EmulatorResponse;
 
 export interface HubspotContext {
@@ -16,8 +16,7 @@ export interface HubspotContext {
   clock: Clock;
 }
 
-// Bodies are not declared per handler here yet: they are read untyped.
-export type Handler = ServiceHandler<HubspotCaller, HubspotContext, any>;
+export type Handler = ServiceHandler<HubspotCaller, HubspotContext>;
 
 /** Thrown by handlers; the HTTP layer renders it as a HubSpot-style JSON error. */
 export class HubspotError extends Error {
