@@ -18,7 +18,7 @@ export interface GithubCaller {
   user: GithubUser;
 }
 
-export type GithubRequest<Body = any> = EmulatorRequest<GithubCaller, Body>;
+export type GithubRequest<Body = unknown> = EmulatorRequest<GithubCaller, Body>;
 export type GithubResponse = EmulatorResponse;
 
 /** A repository row as every domain module sees it. */
@@ -46,8 +46,7 @@ export interface GithubContext {
   sample(operation: string, status?: number): any;
 }
 
-// Bodies are not declared per handler here yet: they are read untyped.
-export type Handler = ServiceHandler<GithubCaller, GithubContext, any>;
+export type Handler = ServiceHandler<GithubCaller, GithubContext>;
 
 /** Thrown by handlers; the HTTP layer renders it as GitHub does: `{message, errors?, documentation_url}`. */
 export class GithubError extends Error {
