@@ -2,6 +2,7 @@ export { startHubspotEmulator, type HubspotEmulator, type HubspotEmulatorOptions
 export { startGithubEmulator, type GithubEmulator, type GithubEmulatorOptions, type RateLimitSetting } from './github/index.js';
 export { createClock, type Clock } from './emulator/clock.js';
 export type { RecordedRequest } from './emulator/server.js';
+export type { Emulator, EmulatorOptions } from './emulator/define.js';
 export { startSandbox, sandboxToken, type Sandbox } from './sandbox.js';
 export { startCustomerioEmulator, regionUrls, type CustomerioEmulator, type CustomerioEmulatorOptions, type PersonView, type WorkspaceView } from './customerio/index.js';
 export { startClickupEmulator, type ClickupEmulator, type ClickupEmulatorOptions, type SpaceOptions } from './clickup/index.js';

@@ -1,7 +1,7 @@
 /** Checklists on tasks and their items: each item call answers the checklist with all its items so far. */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { badRequest, notFound, type Handler } from './context.js';
+import { badRequest, notFound, type ClickupRequest, type Handler } from './context.js';
 import { findTask, touch } from './tasks.js';
 import { requireMembers } from './workspace.js';
 
@@ -59,7 +59,7 @@ function render(db: Database.Database, checklist: ChecklistRow, withItems: boole
 }
 
 export const checklistHandlers: Record<string, Handler> = {
-  createChecklist: ({ params, body, userId }, { db, clock }) => {
+  createChecklist: ({ params, body, userId }: ClickupRequest<{ name: string }>, { db, clock }) => {
     const { task } = findTask(db, params.task_id!, {}, userId);
     const name = String(body.name).trim();
     if (!name) throw badRequest('CHECK_003', 'Checklist name invalid');
@@ -71,7 +71,7 @@ export const checklistHandlers: Record<string, Handler> = {
     return { status: 200, body: render(db, checklist, false) };
   },
 
-  createChecklistItem: ({ params, body, userId }, { db, clock }) => {
+  createChecklistItem: ({ params, body, userId }: ClickupRequest<{ name?: string; assignee?: number }>, { db, clock }) => {
     const checklist = db.prepare('SELECT * FROM checklists WHERE id = ?').get(params.checklist_id!) as ChecklistRow | undefined;
     if (!checklist) throw notFound('CHECK_001', `Checklist ${params.checklist_id}`);
     const { space } = findTask(db, checklist.task_id, {}, userId);

@@ -7,7 +7,7 @@ export interface ClickupCaller {
   userId: number;
 }
 
-export type ClickupRequest = EmulatorRequest<ClickupCaller>;
+export type ClickupRequest<Body = unknown> = EmulatorRequest<ClickupCaller, Body>;
 
 export interface ClickupContext {
   db: Database.Database;

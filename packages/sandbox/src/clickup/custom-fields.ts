@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { badRequest, type Handler } from './context.js';
+import { badRequest, type ClickupRequest, type Handler } from './context.js';
 import { requireSpace } from './workspace.js';
 
 export function createCustomFieldTables(db: Database.Database): void {
@@ -66,14 +66,22 @@ function render(field: FieldRow) {
   };
 }
 
+interface FieldInput {
+  name: string;
+  type: string;
+  type_config?: Record<string, unknown>;
+  required?: boolean;
+  hide_from_guests?: boolean;
+}
+
 export const customFieldHandlers: Record<string, Handler> = {
-  createCustomField: ({ params, body, userId }, { db, clock }) => {
+  createCustomField: ({ params, body, userId }: ClickupRequest<FieldInput>, { db, clock }) => {
     const space = requireSpace(db, params.space_id!, userId);
     const name = String(body.name).trim();
     if (db.prepare('SELECT 1 FROM custom_fields WHERE space_id = ? AND lower(name) = lower(?)').get(space.id, name)) {
       throw badRequest('FIELD_010', `A field named "${name}" already exists in this space`);
     }
-    const config = { ...(body.type_config ?? {}) } as Record<string, unknown>;
+    const config = { ...body.type_config };
     checkTypeConfig(body.type, config);
     if (Array.isArray(config.options)) {
       config.options = (config.options as Array<{ name: string; color?: string | null }>).map((option, orderindex) => ({ id: randomUUID(), name: option.name, color: option.color ?? null, orderindex }));

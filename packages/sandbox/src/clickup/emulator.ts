@@ -55,7 +55,12 @@ export const startClickupEmulator = defineEmulator<ClickupCaller, ClickupContext
   handlers: clickupHandlers,
   createTables,
   context: ({ db, clock }) => ({ db, clock }),
-  credentials: { read: readToken, refuse: unauthorized, principal: (token, { db }) => ({ userId: userFor(db, token) }), tokenPrefix: 'pk_' },
+  credentials: {
+    read: readToken,
+    refuse: unauthorized,
+    principal: (token, { db }) => ({ userId: userFor(db, token) }),
+    tokenPrefix: 'pk_',
+  },
   renderError: renderClickupError,
   api: ({ db, inTransaction }) => ({
     userFor: (token) => userFor(db, token),

@@ -1,6 +1,6 @@
 /** Lists: created directly in a space (folderless), named uniquely within it, with the space's statuses. */
 import type Database from 'better-sqlite3';
-import { badRequest, notFound, type Handler } from './context.js';
+import { badRequest, notFound, type ClickupRequest, type Handler } from './context.js';
 import { fit, responseFields } from './table.js';
 import { requireMembers, requireSpace, statusesOf, userById, type SpaceRow } from './workspace.js';
 
@@ -83,8 +83,19 @@ export const initials = (name: string): string =>
     .slice(0, 2)
     .toUpperCase();
 
+interface ListInput {
+  name: string;
+  content?: string;
+  markdown_content?: string;
+  due_date?: number;
+  due_date_time?: boolean;
+  priority?: number;
+  assignee?: number;
+  status?: string;
+}
+
 export const listHandlers: Record<string, Handler> = {
-  [CREATE]: ({ params, body, userId }, { db, clock }) => {
+  [CREATE]: ({ params, body, userId }: ClickupRequest<ListInput>, { db, clock }) => {
     const space = requireSpace(db, params.space_id!, userId);
     const name = String(body.name).trim();
     if (!name) throw badRequest('SUBCAT_020', 'List name invalid');

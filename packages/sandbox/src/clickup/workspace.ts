@@ -48,11 +48,14 @@ export function userFor(db: Database.Database, token: string): number {
 }
 
 /** The token of `Authorization: <token>` (ClickUp's own form) or `Authorization: Bearer <token>`, or undefined. */
-export const readToken = (headers: Record<string, string>): string | undefined => /^(?:Bearer\s+)?(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+export const readToken = (headers: Record<string, string>): string | undefined =>
+  /^(?:Bearer\s+)?(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
 
 /** ClickUp's 401s: OAUTH_017 without a token, OAUTH_019 for one it did not issue. */
 export const unauthorized = (token: string | undefined) =>
-  token === undefined ? new ClickupError(401, 'OAUTH_017', 'Authorization header required') : new ClickupError(401, 'OAUTH_019', 'Oauth token not found');
+  token === undefined
+    ? new ClickupError(401, 'OAUTH_017', 'Authorization header required')
+    : new ClickupError(401, 'OAUTH_019', 'Oauth token not found');
 
 export interface User {
   id: number;

@@ -8,7 +8,7 @@ export interface TrackCaller {
   workspace: number;
 }
 
-export type TrackRequest = EmulatorRequest<TrackCaller>;
+export type TrackRequest<Body = unknown> = EmulatorRequest<TrackCaller, Body>;
 export type TrackResponse = EmulatorResponse;
 
 export interface TrackContext {

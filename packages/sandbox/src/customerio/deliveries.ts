@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { recordActivity } from './activities.js';
-import { accepted, notFound, unixNow, type Handler, type TrackContext } from './context.js';
+import { accepted, notFound, unixNow, type Handler, type TrackContext, type TrackRequest } from './context.js';
 import { findPerson, savePerson } from './people.js';
 
 export interface Delivery {
@@ -99,7 +99,7 @@ export function recordMetric(ctx: TrackContext, workspace: number, deliveryId: s
 }
 
 export const deliveryHandlers: Record<string, Handler> = {
-  unsubscribe: ({ params, body, workspace }, ctx) => {
+  unsubscribe: ({ params, body, workspace }: TrackRequest<{ unsubscribe?: boolean } | undefined>, ctx) => {
     const delivery = requireDelivery(ctx, workspace, params.delivery_id!);
     // Without `unsubscribe: true` the call only acknowledges the delivery.
     if (body?.unsubscribe !== true) return accepted;

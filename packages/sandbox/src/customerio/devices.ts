@@ -3,7 +3,7 @@
  * person moves it. Adding a device to someone new creates the person, as any data about them does.
  */
 import type Database from 'better-sqlite3';
-import { accepted, unixNow, type Handler, type TrackContext } from './context.js';
+import { accepted, unixNow, type Handler, type TrackContext, type TrackRequest } from './context.js';
 import { findPerson, pathRef, personFor, type PersonRef } from './people.js';
 
 export interface DeviceInput {
@@ -56,8 +56,8 @@ export function devicesOf({ db }: TrackContext, workspace: number, person: strin
 }
 
 export const deviceHandlers: Record<string, Handler> = {
-  add_device: ({ params, body, workspace }, ctx) => {
-    addDevice(ctx, workspace, pathRef(params.identifier!), body.device as DeviceInput);
+  add_device: ({ params, body, workspace }: TrackRequest<{ device: DeviceInput }>, ctx) => {
+    addDevice(ctx, workspace, pathRef(params.identifier!), body.device);
     return accepted;
   },
   delete_device: ({ params, workspace }, ctx) => {

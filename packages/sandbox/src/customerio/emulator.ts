@@ -22,7 +22,17 @@ import { profileHandlers } from './profiles.js';
 import { createSegmentTables, segmentHandlers } from './segments.js';
 import { operationTable } from './table.js';
 import { workspaceView, type WorkspaceView } from './view.js';
-import { authenticate, createWorkspaceTables, credentialOf, readCredentials, regionHandlers, registerWorkspace, unauthorized, type Credentials, type Region } from './workspaces.js';
+import {
+  authenticate,
+  createWorkspaceTables,
+  credentialOf,
+  readCredentials,
+  regionHandlers,
+  registerWorkspace,
+  unauthorized,
+  type Credentials,
+  type Region,
+} from './workspaces.js';
 
 export type CustomerioEmulatorOptions = EmulatorOptions;
 

@@ -4,7 +4,7 @@
  * at most 500 KB and each operation at most 32 KB; a failing operation fails the whole call, which
  * then changes nothing.
  */
-import { accepted, badRequest, TrackError, type Handler, type TrackContext } from './context.js';
+import { accepted, badRequest, TrackError, type Handler, type TrackContext, type TrackRequest } from './context.js';
 import { recordMetric } from './deliveries.js';
 import { addDevice, removeDevice } from './devices.js';
 import { trackPersonEvent } from './events.js';
@@ -101,9 +101,9 @@ export const entityHandlers: Record<string, Handler> = {
     applyEntity(ctx, workspace, body as Entity);
     return accepted;
   },
-  batch: ({ body, workspace }, ctx) => {
+  batch: ({ body, workspace }: TrackRequest<{ batch?: Entity[] }>, ctx) => {
     if (size(body) > BATCH_LIMIT) throw new TrackError(413, `a batch may be at most ${BATCH_LIMIT} bytes`);
-    const batch = (body.batch ?? []) as Entity[];
+    const batch = body.batch ?? [];
     batch.forEach((entity, index) => {
       if (size(entity) > ENTITY_LIMIT) throw badRequest(`batch[${index}] is larger than ${ENTITY_LIMIT} bytes`, `batch[${index}]`);
       try {

@@ -4,7 +4,7 @@
  * becomes one of their attributes.
  */
 import type Database from 'better-sqlite3';
-import { badRequest, unixNow, type Handler, type TrackContext } from './context.js';
+import { badRequest, unixNow, type Handler, type TrackContext, type TrackRequest } from './context.js';
 import { identifyPerson } from './profiles.js';
 
 export interface FormSubmission {
@@ -42,8 +42,8 @@ export function submissionsTo({ db }: TrackContext, workspace: number, formId: s
 }
 
 export const formHandlers: Record<string, Handler> = {
-  submitForm: ({ params, body, workspace }, ctx) => {
-    const fields = body.data as Record<string, string | null>;
+  submitForm: ({ params, body, workspace }: TrackRequest<{ data: Record<string, string | null> }>, ctx) => {
+    const fields = body.data;
     const ref = typeof fields.id === 'string' && fields.id ? { kind: 'id' as const, value: fields.id } : typeof fields.email === 'string' && fields.email ? { kind: 'email' as const, value: fields.email } : undefined;
     if (!ref) throw badRequest('data must carry a non-empty id or email to identify the respondent', 'data');
     ctx.db.prepare('INSERT OR IGNORE INTO forms (workspace, form_id, connected_at) VALUES (?, ?, ?)').run(workspace, params.form_id, unixNow(ctx));

@@ -5,12 +5,15 @@
  * secondary is deleted, and its identifiers go to the primary where the primary has none.
  */
 import { mergeJourneys } from './campaigns.js';
-import { accepted, badRequest, notFound, type Handler, type TrackContext } from './context.js';
+import { accepted, badRequest, notFound, type Handler, type TrackContext, type TrackRequest } from './context.js';
 import { mergeDeliveries } from './deliveries.js';
 import { mergeEvents } from './events.js';
 import { mergeRelationships } from './objects.js';
 import { deletePerson, findPerson, objectRef, savePerson, type PersonRef } from './people.js';
 import { mergeMemberships } from './segments.js';
+
+/** A person named by one identifier: `{ id }`, `{ email }` or `{ cio_id }`. */
+type Identifiers = Record<string, unknown>;
 
 const unset = (value: unknown) => value === undefined || value === null || value === '';
 
@@ -31,7 +34,7 @@ export function mergePeople(ctx: TrackContext, workspace: number, primaryRef: Pe
 }
 
 export const mergeHandlers: Record<string, Handler> = {
-  merge: ({ body, workspace }, ctx) => {
+  merge: ({ body, workspace }: TrackRequest<{ primary: Identifiers; secondary: Identifiers }>, ctx) => {
     mergePeople(ctx, workspace, objectRef(body.primary), objectRef(body.secondary));
     return accepted;
   },

@@ -5,7 +5,7 @@
  * are people without an id attribute, which these endpoints require.
  */
 import type Database from 'better-sqlite3';
-import { accepted, badRequest, notFound, type Handler, type TrackContext } from './context.js';
+import { accepted, badRequest, notFound, type Handler, type TrackContext, type TrackRequest } from './context.js';
 import { findPerson, type IdentifierKind } from './people.js';
 
 export type SegmentType = 'manual' | 'data';
@@ -62,16 +62,16 @@ function membersNamed(ctx: TrackContext, workspace: number, query: Record<string
 }
 
 export const segmentHandlers: Record<string, Handler> = {
-  add_to_segment: ({ params, query, body, workspace }, ctx) => {
+  add_to_segment: ({ params, query, body, workspace }: TrackRequest<{ ids: string[] }>, ctx) => {
     const segmentId = manualSegment(ctx, workspace, params.segment_id!);
     const insert = ctx.db.prepare('INSERT OR IGNORE INTO segment_members (workspace, segment_id, person) VALUES (?, ?, ?)');
-    for (const person of membersNamed(ctx, workspace, query, body.ids as string[])) insert.run(workspace, segmentId, person);
+    for (const person of membersNamed(ctx, workspace, query, body.ids)) insert.run(workspace, segmentId, person);
     return accepted;
   },
-  remove_from_segment: ({ params, query, body, workspace }, ctx) => {
+  remove_from_segment: ({ params, query, body, workspace }: TrackRequest<{ ids: string[] }>, ctx) => {
     const segmentId = manualSegment(ctx, workspace, params.segment_id!);
     const remove = ctx.db.prepare('DELETE FROM segment_members WHERE segment_id = ? AND person = ?');
-    for (const person of membersNamed(ctx, workspace, query, body.ids as string[])) remove.run(segmentId, person);
+    for (const person of membersNamed(ctx, workspace, query, body.ids)) remove.run(segmentId, person);
     return accepted;
   },
 };

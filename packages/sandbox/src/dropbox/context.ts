@@ -8,7 +8,7 @@ export interface DropboxCaller {
   accountId: number;
 }
 
-export type DropboxRequest = EmulatorRequest<DropboxCaller>;
+export type DropboxRequest<Body = unknown> = EmulatorRequest<DropboxCaller, Body>;
 
 export interface DropboxContext {
   db: Database.Database;

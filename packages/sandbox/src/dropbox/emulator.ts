@@ -47,7 +47,12 @@ export const startDropboxEmulator = defineEmulator<DropboxCaller, DropboxContext
   handlers: dropboxHandlers,
   createTables,
   context: ({ db, clock }) => ({ db, clock }),
-  credentials: { read: bearerToken, refuse: unauthorized, principal: (token, { db }) => ({ accountId: accountFor(db, token) }), tokenPrefix: 'sl.' },
+  credentials: {
+    read: bearerToken,
+    refuse: unauthorized,
+    principal: (token, { db }) => ({ accountId: accountFor(db, token) }),
+    tokenPrefix: 'sl.',
+  },
   renderError: renderDropboxError,
   api: ({ db, clock, inTransaction }) => ({
     putFile: (token, path, content) =>

@@ -4,7 +4,7 @@
  * pages, as Dropbox warns. The last page's cursor still continues (with nothing new).
  */
 import { requireScope } from './accounts.js';
-import { DropboxBadInput, DropboxError, type Handler } from './context.js';
+import { DropboxBadInput, DropboxError, type DropboxRequest, type Handler } from './context.js';
 import { loadCursor, saveCursor } from './cursors.js';
 import { folderPrefix, itemsIn, metadata } from './files.js';
 
@@ -26,13 +26,13 @@ function page(db: Parameters<Handler>[1]['db'], account: number, state: ListStat
 }
 
 export const listFolderHandlers: Record<string, Handler> = {
-  'files/list_folder': ({ body, accountId }, { db }) => {
+  'files/list_folder': ({ body, accountId }: DropboxRequest<{ path: string; recursive?: boolean; limit?: number }>, { db }) => {
     requireScope(db, accountId, 'files.metadata.read');
     if (body.path === '/') throw new DropboxBadInput('files/list_folder', 'request body: path: Specify the root folder as an empty string rather than as "/".');
     return page(db, accountId, { path: body.path, recursive: body.recursive === true, limit: body.limit ?? DEFAULT_LIMIT, offset: 0 });
   },
 
-  'files/list_folder/continue': ({ body, accountId }, { db }) => {
+  'files/list_folder/continue': ({ body, accountId }: DropboxRequest<{ cursor: string }>, { db }) => {
     requireScope(db, accountId, 'files.metadata.read');
     const state = loadCursor<ListState>(db, accountId, 'list', body.cursor);
     // An unknown or foreign cursor: start over with list_folder.

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { requireScope } from './accounts.js';
-import { DropboxError, type Handler } from './context.js';
+import { DropboxError, type DropboxRequest, type Handler } from './context.js';
 import { loadCursor, saveCursor } from './cursors.js';
 import { categoryOf, extensionOf, folderPrefix, itemsIn, metadata, type EntryRow } from './files.js';
 
@@ -25,7 +25,24 @@ interface SearchState {
 }
 
 type Tagged = string | { '.tag': string };
-const tag = (value: Tagged | undefined): string | undefined => (typeof value === 'string' ? value : value?.['.tag']);
+
+interface SearchBody {
+  query: string;
+  options?: {
+    path?: string;
+    max_results?: number;
+    file_status?: Tagged;
+    order_by?: Tagged;
+    filename_only?: boolean;
+    file_categories?: Tagged[];
+    file_extensions?: string[];
+  };
+}
+function tag(value: Tagged): string;
+function tag(value: Tagged | undefined): string | undefined;
+function tag(value: Tagged | undefined): string | undefined {
+  return typeof value === 'string' ? value : value?.['.tag'];
+}
 
 function matchType(entry: EntryRow, terms: string[], filenameOnly: boolean): string | undefined {
   const name = entry.name.toLowerCase();
@@ -67,7 +84,7 @@ function page(db: Database.Database, account: number, state: SearchState) {
 }
 
 export const searchHandlers: Record<string, Handler> = {
-  'files/search_v2': ({ body, accountId }, { db }) => {
+  'files/search_v2': ({ body, accountId }: DropboxRequest<SearchBody>, { db }) => {
     requireScope(db, accountId, 'files.metadata.read');
     const options = body.options ?? {};
     if (tag(options.file_status) === 'deleted') {
@@ -80,13 +97,13 @@ export const searchHandlers: Record<string, Handler> = {
       maxResults: options.max_results ?? DEFAULT_MAX_RESULTS,
       orderBy: tag(options.order_by) ?? 'relevance',
       filenameOnly: options.filename_only === true,
-      categories: options.file_categories?.map(tag),
-      extensions: options.file_extensions?.map((extension: string) => extension.replace(/^\./, '').toLowerCase()),
+      categories: options.file_categories?.map((category) => tag(category)),
+      extensions: options.file_extensions?.map((extension) => extension.replace(/^\./, '').toLowerCase()),
       offset: 0,
     });
   },
 
-  'files/search/continue_v2': ({ body, accountId }, { db }) => {
+  'files/search/continue_v2': ({ body, accountId }: DropboxRequest<{ cursor: string }>, { db }) => {
     requireScope(db, accountId, 'files.metadata.read');
     const state = loadCursor<SearchState>(db, accountId, 'search', body.cursor);
     if (!state) throw new DropboxError(409, { '.tag': 'invalid_argument' });

@@ -37,7 +37,8 @@ export function resetTables(db: Database.Database, createTables: (db: Database.D
  */
 export function checkHandlers(service: string, operations: OperationTable, handlers: Record<string, unknown>, everyOperation = true): void {
   const problems = [
-    ...(everyOperation ? Object.keys(operations.operations).filter((label) => !handlers[label]) : []).map((label) => `no handler for ${label}`),
+    ...(everyOperation ? Object.keys(operations.operations).filter((label) => !handlers[label]) : [])
+      .map((label) => `no handler for ${label}`),
     ...Object.keys(handlers).filter((label) => !operations.operations[label]).map((label) => `a handler for unknown operation ${label}`),
   ];
   if (problems.length) throw new Error(`${service} emulator: ${problems.join('; ')}`);

@@ -12,8 +12,11 @@ import { checkHandlers, resetTables, serviceDatabase } from './database.js';
 import type { OperationTable } from './operations.js';
 import { startEmulator, type EmulatorResponse, type RecordedRequest, type RunningEmulator } from './server.js';
 
-/** What every handler receives: the call, already valid against its operation, and who makes it. */
-export type EmulatorRequest<Principal> = Principal & {
+/**
+ * What every handler receives: the call, already valid against its operation, and who makes it. `Body` is
+ * the shape a handler reads its body as; unknown until the handler declares it.
+ */
+export type EmulatorRequest<Principal, Body = unknown> = Principal & {
   /** The operation's label in the table, e.g. "post-/marketing/v3/campaigns" or "repos/get". */
   operation: string;
   /** The request path as sent. */
@@ -25,10 +28,18 @@ export type EmulatorRequest<Principal> = Principal & {
   /** Lower-cased names. */
   headers: Record<string, string>;
   /** The parsed body, valid against the operation's request schema; undefined when none was sent. */
-  body: any;
+  body: Body;
 };
 
-export type Handler<Principal, Context> = (request: EmulatorRequest<Principal>, ctx: Context) => EmulatorResponse;
+/**
+ * One signature for every handler. A handler that reads its body declares the body's type on its request
+ * (`(req: HubspotRequest<CampaignInput>, ctx) => ...`): the layer has checked the body against the
+ * operation's schema before the handler runs, so the declaration states what is known. (Method syntax
+ * makes the parameter bivariant, which is what lets a handler narrow `unknown` to its own body type.)
+ */
+export type Handler<Principal, Context, Body = unknown> = {
+  handle(request: EmulatorRequest<Principal, Body>, ctx: Context): EmulatorResponse;
+}['handle'];
 
 export interface EmulatorOptions {
   /** The clock handlers read; tests pass one they control. Default: real time. */
@@ -133,7 +144,8 @@ export function defineEmulator<Principal, Context, Api>(
       db.prepare(`INSERT OR IGNORE INTO ${CREDENTIALS_TABLE} (digest) VALUES (?)`).run(digest(credential));
       return credential;
     };
-    const issued = (credential: string) => db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
+    const issued = (credential: string) =>
+      db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
     const core: EmulatorCore = { db, clock, inTransaction, urls: {}, issue };
     const ctx = await definition.context(core);
     const withHeaders = (response: EmulatorResponse): EmulatorResponse =>

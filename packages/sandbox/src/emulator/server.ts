@@ -228,7 +228,7 @@ function withoutAuthorization(headers: Record<string, string>): Record<string, s
  * comma-separated (`$select=id,subject`); such a parameter sent twice is refused, as OData services do.
  * Other parameters keep the value sent.
  */
-function arraysAsDeclared(label: string, operation: Operation, query: Record<string, string | string[]>): Record<string, string | string[]> {
+function arraysAsDeclared(label: string, operation: Operation, query: Record<string, string | string[]>): typeof query {
   const read = { ...query };
   for (const [name, parameter] of Object.entries(operation.queryParameters)) {
     const value = query[name];

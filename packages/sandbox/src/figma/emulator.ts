@@ -47,7 +47,12 @@ export const startFigmaEmulator = defineEmulator<FigmaCaller, FigmaState, FigmaT
     const state: FigmaState = { db, clock, imagesUrl: images.url, images };
     return state;
   },
-  credentials: { read: bearerToken, refuse: unauthorized, principal: (token, { db }) => ({ user: userFor(db, token) }), tokenPrefix: 'figd_' },
+  credentials: {
+    read: bearerToken,
+    refuse: unauthorized,
+    principal: (token, { db }) => ({ user: userFor(db, token) }),
+    tokenPrefix: 'figd_',
+  },
   renderError: renderFigmaError,
   api: ({ inTransaction }, ctx) => ({
     imagesUrl: ctx.imagesUrl,

@@ -51,10 +51,12 @@ export function tokenFor(db: Database.Database, login: string, now: number, toke
 }
 
 /** The token of an `Authorization: Bearer …` or `token …` header, or undefined. */
-export const readToken = (headers: Record<string, string>): string | undefined => /^(?:bearer|token)\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+export const readToken = (headers: Record<string, string>): string | undefined =>
+  /^(?:bearer|token)\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
 
 /** GitHub's 401s: "Requires authentication" without a token, "Bad credentials" for one it did not issue. */
-export const unauthorized = (token: string | undefined) => new GithubError(401, token === undefined ? 'Requires authentication' : 'Bad credentials');
+export const unauthorized = (token: string | undefined) =>
+  new GithubError(401, token === undefined ? 'Requires authentication' : 'Bad credentials');
 
 /** The user an issued token acts as: the login it was issued for, else the next of user1, user2, ... */
 export function userOfToken(db: Database.Database, token: string, now: number): GithubUser {

@@ -111,7 +111,7 @@ function checkCollaborator(req: GithubRequest, ctx: GithubContext) {
   return { status: 204 };
 }
 
-function addCollaborator(req: GithubRequest, ctx: GithubContext) {
+function addCollaborator(req: GithubRequest<{ permission?: string } | undefined>, ctx: GithubContext) {
   const row = requestedRepository(req, ctx);
   requireRole(ctx.db, row, req.user, 'admin');
   const user = ctx.user(req.params.username ?? '');
@@ -185,7 +185,7 @@ export const collaboratorHandlers: Record<string, Handler> = {
     requireRole(ctx.db, row, req.user, 'admin');
     return { status: 200, body: page(invitationsOf(ctx.db, row), req.query).map((invitation) => invitationView(ctx, invitation, req.user)) };
   },
-  'repos/update-invitation': (req, ctx) => {
+  'repos/update-invitation': (req: GithubRequest<{ permissions?: string } | undefined>, ctx) => {
     const { invitation } = findInvitation(req, ctx);
     if (req.body?.permissions) ctx.db.prepare('UPDATE invitations SET permission = ? WHERE id = ?').run(roleFromPermission(req.body.permissions), invitation.id);
     return { status: 200, body: invitationView(ctx, ctx.db.prepare('SELECT * FROM invitations WHERE id = ?').get(invitation.id) as InvitationRow, req.user) };

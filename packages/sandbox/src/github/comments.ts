@@ -45,7 +45,7 @@ export function commentHandlers<Row extends CommentRow>(kind: CommentKind<Row>, 
       const repo = requestedRepository(req, ctx);
       return { status: 200, body: kind.view(ctx, repo, findComment(ctx, kind, repo, Number(req.params.comment_id))) };
     },
-    [labels.update]: (req, ctx) => {
+    [labels.update]: (req: GithubRequest<{ body: string }>, ctx) => {
       const { repo, comment } = changeable(req, ctx);
       ctx.db.prepare(`UPDATE ${kind.table} SET body = ?, updated_at = ? WHERE id = ?`).run(req.body.body, ctx.clock.now(), comment.id);
       return { status: 200, body: kind.view(ctx, repo, findComment(ctx, kind, repo, comment.id)) };

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
 import { associationOf } from './access.js';
 import { commentHandlers, findComment, type CommentKind } from './comments.js';
-import { GithubError, type GithubContext, type Handler } from './context.js';
+import { GithubError, type GithubContext, type GithubRequest, type Handler } from './context.js';
 import { resolveCommit } from './git-data.js';
 import { reactionRollup, subjectKey } from './reactions.js';
 import { toRepository, requestedRepository, type RepositoryRow } from './repositories.js';
@@ -77,7 +77,7 @@ function commitOf(ctx: GithubContext, repo: RepositoryRow, sha: string): string 
 }
 
 export const commitCommentHandlers: Record<string, Handler> = {
-  'repos/create-commit-comment': (req, ctx) => {
+  'repos/create-commit-comment': (req: GithubRequest<{ body: string; path?: string; position?: number; line?: number }>, ctx) => {
     const repo = requestedRepository(req, ctx);
     const sha = commitOf(ctx, repo, req.params.commit_sha ?? '');
     const now = ctx.clock.now();

@@ -18,7 +18,7 @@ export interface GithubCaller {
   user: GithubUser;
 }
 
-export type GithubRequest = EmulatorRequest<GithubCaller>;
+export type GithubRequest<Body = unknown> = EmulatorRequest<GithubCaller, Body>;
 export type GithubResponse = EmulatorResponse;
 
 /** A repository row as every domain module sees it. */

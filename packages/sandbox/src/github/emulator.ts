@@ -136,7 +136,10 @@ export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, Git
   },
   // Repositories as the caller may see them: a private one they cannot is absent.
   scope: (ctx, { user }) => ({ ...ctx, repository: (owner, name) => toRepository(visibleRepositoryRow(ctx.db, owner, name, user)) }),
-  renderError: (error) => (error instanceof RateLimited ? { status: error.status, body: error.body, headers: error.headers } : renderGithubError(error, githubOperations.tags)),
+  renderError(error) {
+    if (error instanceof RateLimited) return { status: error.status, body: error.body, headers: error.headers };
+    return renderGithubError(error, githubOperations.tags);
+  },
   headers: ({ limits }) => limits.headers(),
   api: ({ db, clock, inTransaction, issue }, { limits }) => ({
     tokenFor: (login, token) => issue(inTransaction(() => tokenFor(db, login, clock.now(), token))),

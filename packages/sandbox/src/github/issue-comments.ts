@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { iso, nodeId, page, simpleUser, API, WEB } from './common.js';
 import { associationOf } from './access.js';
 import { commentHandlers, findComment, listed, repositoryComments, type CommentKind } from './comments.js';
-import type { GithubContext, Handler } from './context.js';
+import type { GithubContext, GithubRequest, Handler } from './context.js';
 import { findIssue, issueUrl, type IssueRow } from './issues.js';
 import { reactionRollup, subjectKey } from './reactions.js';
 import { requestedRepository, type RepositoryRow } from './repositories.js';
@@ -64,7 +64,7 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
 const comments: CommentKind<CommentRow> = { table: 'issue_comments', subject: 'issue_comment', view: commentView };
 
 export const issueCommentHandlers: Record<string, Handler> = {
-  'issues/create-comment': (req, ctx) => {
+  'issues/create-comment': (req: GithubRequest<{ body: string }>, ctx) => {
     const repo = requestedRepository(req, ctx);
     const issue: IssueRow = findIssue(ctx.db, repo, Number(req.params.issue_number));
     const now = ctx.clock.now();

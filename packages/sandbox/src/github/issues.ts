@@ -156,7 +156,19 @@ function setLabels(db: Database.Database, repo: RepositoryRow, issue: IssueRow, 
 
 const touch = (ctx: GithubContext, issue: IssueRow) => ctx.db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?').run(ctx.clock.now(), issue.id);
 
-function createIssue(req: GithubRequest, ctx: GithubContext) {
+/** What issues/create and issues/update take; labels by name or as label objects. */
+interface IssueInput {
+  title?: string | number | null;
+  body?: string | null;
+  assignee?: string | null;
+  assignees?: string[];
+  milestone?: string | number | null;
+  labels?: unknown[];
+  state?: 'open' | 'closed';
+  state_reason?: 'completed' | 'not_planned' | 'reopened' | null;
+}
+
+function createIssue(req: GithubRequest<IssueInput>, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   if ((JSON.parse(repo.settings) as { has_issues?: boolean }).has_issues === false) throw new GithubError(410, 'Issues are disabled for this repo');
   if (req.body.milestone !== undefined && req.body.milestone !== null) throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'milestone' }]);
@@ -170,7 +182,7 @@ function createIssue(req: GithubRequest, ctx: GithubContext) {
 }
 
 /** The author edits title and body; state, labels and assignees, and others' issues, need triage access. */
-function updateIssue(req: GithubRequest, ctx: GithubContext) {
+function updateIssue(req: GithubRequest<IssueInput | undefined>, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   const issue = issueOf(req, ctx, repo);
   const body = req.body ?? {};
@@ -230,8 +242,11 @@ function listIssues(req: GithubRequest, ctx: GithubContext) {
 }
 
 /** Each label operation: the issue, labelling rights checked, then the labels it ends up with. */
-function onIssueLabels(change: (ctx: GithubContext, repo: RepositoryRow, issue: IssueRow, req: GithubRequest) => void, status = 200): Handler {
-  return (req, ctx) => {
+function onIssueLabels(
+  change: (ctx: GithubContext, repo: RepositoryRow, issue: IssueRow, req: GithubRequest<{ labels?: unknown[] } | undefined>) => void,
+  status = 200,
+): Handler {
+  return (req: GithubRequest<{ labels?: unknown[] } | undefined>, ctx) => {
     const repo = requestedRepository(req, ctx);
     const issue = issueOf(req, ctx, repo);
     requireRole(ctx.db, repo, req.user, 'triage');

@@ -108,7 +108,7 @@ export const labelHandlers: Record<string, Handler> = {
     return { status: 200, body: page(labels, req.query).map((label) => labelView(repo, label)) };
   },
 
-  'issues/create-label': (req, ctx) => {
+  'issues/create-label': (req: GithubRequest<{ name: string; color?: string; description?: string }>, ctx) => {
     const repo = requestedRepository(req, ctx);
     requireRole(ctx.db, repo, req.user, 'write');
     const name = String(req.body.name).trim();
@@ -122,7 +122,7 @@ export const labelHandlers: Record<string, Handler> = {
     return { status: 200, body: labelView(repo, existingLabel(ctx, repo, req.params.name ?? '')) };
   },
 
-  'issues/update-label': (req, ctx) => {
+  'issues/update-label': (req: GithubRequest<{ new_name?: string; color?: string; description?: string } | undefined>, ctx) => {
     const repo = requestedRepository(req, ctx);
     requireRole(ctx.db, repo, req.user, 'write');
     const label = existingLabel(ctx, repo, req.params.name ?? '');

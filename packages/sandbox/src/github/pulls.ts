@@ -148,7 +148,18 @@ function branchName(repo: RepositoryRow, head: string): string {
   return branch!;
 }
 
-function createPull(req: GithubRequest, ctx: GithubContext) {
+interface PullInput {
+  title?: string;
+  head: string;
+  head_repo?: string;
+  base: string;
+  body?: string;
+  maintainer_can_modify?: boolean;
+  draft?: boolean;
+  issue?: number;
+}
+
+function createPull(req: GithubRequest<PullInput>, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   requireRole(ctx.db, repo, req.user, 'write');
   const head = branchName(repo, req.body.head);
@@ -175,7 +186,10 @@ function createPull(req: GithubRequest, ctx: GithubContext) {
   return { status: 201, body: pullView(ctx, repo, findPull(ctx.db, repo, issue.number), req.user) };
 }
 
-function updatePull(req: GithubRequest, ctx: GithubContext) {
+function updatePull(
+  req: GithubRequest<{ title?: string; body?: string; state?: 'open' | 'closed'; base?: string; maintainer_can_modify?: boolean } | undefined>,
+  ctx: GithubContext,
+) {
   const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const issue = findIssue(ctx.db, repo, pull.number);

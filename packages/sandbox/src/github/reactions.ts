@@ -101,7 +101,7 @@ function reactionsOn(locate: Locate) {
   };
 
   /** `repeatStatus` is what a repeat answers: 200 where documented, else the creation status. */
-  const create = (repeatStatus: number): Handler => (req, ctx) => {
+  const create = (repeatStatus: number): Handler => (req: GithubRequest<{ content: string }>, ctx) => {
     const { repoId, key } = locate(req, ctx);
     const content = String(req.body.content);
     const existing = ctx.db.prepare('SELECT * FROM reactions WHERE subject = ? AND user_id = ? AND content = ?').get(key, req.user.id, content) as ReactionRow | undefined;

@@ -242,22 +242,35 @@ function ownerFor(ctx: GithubContext, login: string, user: GithubUser): string {
   return org.login;
 }
 
-function createForUser(req: GithubRequest, ctx: GithubContext) {
+/** What the create and update operations take; the repository settings (has_issues, ...) beside the named fields. */
+type RepositoryInput = Record<string, unknown> & {
+  name?: string;
+  owner?: string;
+  description?: string;
+  homepage?: string;
+  is_template?: boolean;
+  private?: boolean;
+  visibility?: RepositoryRow['visibility'];
+  default_branch?: string;
+  archived?: boolean;
+};
+
+function createForUser(req: GithubRequest<RepositoryInput & { name: string }>, ctx: GithubContext) {
   const row = insertRepository(ctx, { ...fieldsOf(req.body), owner: req.user.login, visibility: visibilityOf(req.body) });
   return { status: 201, body: repositoryView(ctx, row, req.user, req.operation) };
 }
 
-function createInOrg(req: GithubRequest, ctx: GithubContext) {
+function createInOrg(req: GithubRequest<RepositoryInput & { name: string }>, ctx: GithubContext) {
   const owner = ownerFor(ctx, req.params.org ?? '', req.user);
   const row = insertRepository(ctx, { ...fieldsOf(req.body), owner, visibility: visibilityOf(req.body) });
   return { status: 201, body: repositoryView(ctx, row, req.user, req.operation) };
 }
 
-const fieldsOf = (body: any) => ({
-  name: body.name as string,
-  description: body.description as string | undefined,
-  homepage: body.homepage as string | undefined,
-  isTemplate: body.is_template as boolean | undefined,
+const fieldsOf = (body: RepositoryInput & { name: string }) => ({
+  name: body.name,
+  description: body.description,
+  homepage: body.homepage,
+  isTemplate: body.is_template,
   settings: pickSettings(body),
 });
 
@@ -266,7 +279,7 @@ const fieldsOf = (body: any) => ({
  * repository is meant to get every branch; the emulator's repositories start with their default
  * branch either way (git content lives with the git-data module and is created on first use).
  */
-function createFromTemplate(req: GithubRequest, ctx: GithubContext) {
+function createFromTemplate(req: GithubRequest<RepositoryInput & { name: string }>, ctx: GithubContext) {
   const template = visibleRepositoryRow(ctx.db, req.params.template_owner ?? '', req.params.template_repo ?? '', req.user);
   if (template.is_template !== 1) {
     throw new GithubError(422, 'Validation Failed', [{ resource: 'Repository', field: 'template', code: 'invalid', message: `${template.full_name} is not a template repository` }]);
@@ -288,7 +301,7 @@ function getRepository(req: GithubRequest, ctx: GithubContext) {
   return { status: 200, body: repositoryView(ctx, row, req.user, req.operation) };
 }
 
-function updateRepository(req: GithubRequest, ctx: GithubContext) {
+function updateRepository(req: GithubRequest<RepositoryInput | undefined>, ctx: GithubContext) {
   const row = requestedRepository(req, ctx);
   requireRole(ctx.db, row, req.user, 'admin');
   const body = req.body ?? {};

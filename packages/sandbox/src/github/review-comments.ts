@@ -128,7 +128,20 @@ const replyTo = (parent: CommentRow, body: string) => ({
   start_side: parent.start_side,
 });
 
-function createComment(req: GithubRequest, ctx: GithubContext) {
+/** A review comment: on a line (or range) of the diff, or, with in_reply_to, a reply. */
+interface ReviewCommentInput {
+  body: string;
+  commit_id: string;
+  path: string;
+  position?: number;
+  side?: 'LEFT' | 'RIGHT';
+  line?: number;
+  start_line?: number;
+  start_side?: 'LEFT' | 'RIGHT' | 'side';
+  in_reply_to?: number;
+}
+
+function createComment(req: GithubRequest<ReviewCommentInput>, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const body = req.body;
@@ -152,7 +165,7 @@ function createComment(req: GithubRequest, ctx: GithubContext) {
   });
 }
 
-function createReply(req: GithubRequest, ctx: GithubContext) {
+function createReply(req: GithubRequest<{ body: string }>, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(Number(req.params.comment_id), pull.issue_id) as CommentRow | undefined;

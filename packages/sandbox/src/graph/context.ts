@@ -21,7 +21,7 @@ export interface GraphCaller {
   me: Mailbox;
 }
 
-export type GraphRequest = EmulatorRequest<GraphCaller>;
+export type GraphRequest<Body = unknown> = EmulatorRequest<GraphCaller, Body>;
 
 export type Handler = ServiceHandler<GraphCaller, GraphContext>;
 

@@ -9,7 +9,15 @@ import { combineHandlers } from '../emulator/handlers.js';
 import { actionHandlers } from './actions.js';
 import type { GraphCaller, GraphContext, Handler, Mailbox } from './context.js';
 import { renderGraphError } from './errors.js';
-import { createMailbox, defaultSettings, mailboxFor, mailboxHandlers, unauthorized, updateSettings, type MailboxProfile } from './mailboxes.js';
+import {
+  createMailbox,
+  defaultSettings,
+  mailboxFor,
+  mailboxHandlers,
+  unauthorized,
+  updateSettings,
+  type MailboxProfile,
+} from './mailboxes.js';
 import { folderOf, insertMessage, messageHandlers, newMessage, type Message } from './messages.js';
 import { createTables } from './store.js';
 import { operationTable } from './table.js';

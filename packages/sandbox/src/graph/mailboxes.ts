@@ -66,7 +66,11 @@ interface MailboxRow {
  * not issue, what its token validation says of an opaque string (it expects a JWT).
  */
 export const unauthorized = (token: string | undefined) =>
-  new GraphError(401, 'InvalidAuthenticationToken', token === undefined ? 'Access token is empty.' : 'IDX14100: JWT is not well formed, there are no dots (.).');
+  new GraphError(
+    401,
+    'InvalidAuthenticationToken',
+    token === undefined ? 'Access token is empty.' : 'IDX14100: JWT is not well formed, there are no dots (.).',
+  );
 
 export function createMailbox(db: Database.Database, token: string, profile: MailboxProfile): Mailbox {
   const id = userId();

@@ -16,6 +16,9 @@ const SORTABLE = ['hs_name', 'createdAt', 'updatedAt'];
 
 type Properties = Record<string, string>;
 
+/** HubSpot's batch body: `{ inputs: [...] }`. */
+type Batch<Input> = { inputs: Input[] };
+
 function render(row: CampaignRow, selected?: string[]) {
   const properties = propertiesOf(row);
   return {
@@ -97,7 +100,7 @@ const OP = {
 };
 
 export const campaignHandlers: Record<string, Handler> = {
-  [OP.create]: ({ body }, ctx) => ({ status: 201, body: render(create(ctx, body.properties, 'properties')) }),
+  [OP.create]: ({ body }: HubspotRequest<{ properties: Properties }>, ctx) => ({ status: 201, body: render(create(ctx, body.properties, 'properties')) }),
 
   [OP.list]: ({ query }, ctx) => {
     const name = text(query, 'name')?.toLowerCase();
@@ -109,7 +112,7 @@ export const campaignHandlers: Record<string, Handler> = {
 
   [OP.get]: ({ params, query }, ctx) => ({ status: 200, body: renderWithAssets(ctx, requireCampaign(ctx.db, params.campaignGuid!), query) }),
 
-  [OP.update]: ({ params, body }, ctx) => ({
+  [OP.update]: ({ params, body }: HubspotRequest<{ properties: Properties }>, ctx) => ({
     status: 200,
     body: render(update(ctx, requireCampaign(ctx.db, params.campaignGuid!), body.properties, 'properties')),
   }),
@@ -120,24 +123,24 @@ export const campaignHandlers: Record<string, Handler> = {
     return { status: 204 };
   },
 
-  [OP.batchCreate]: ({ body }, ctx) => {
-    const inputs = body.inputs as Array<{ properties: Properties }>;
+  [OP.batchCreate]: ({ body }: HubspotRequest<Batch<{ properties: Properties }>>, ctx) => {
+    const { inputs } = body;
     checkBatchSize(inputs);
     const created = inputs.map((input, i) => render(create(ctx, input.properties, `inputs[${i}].properties`)));
     return { status: 201, body: batchResult(ctx, created) };
   },
 
   // Ids that name no campaign are left out of the results, as HubSpot's batch reads do.
-  [OP.batchRead]: ({ body, query }, ctx) => {
-    const inputs = body.inputs as Array<{ id: string }>;
+  [OP.batchRead]: ({ body, query }: HubspotRequest<Batch<{ id: string }>>, ctx) => {
+    const { inputs } = body;
     checkBatchSize(inputs);
     const rows = [...new Set(inputs.map((input) => input.id))].map((id) => findCampaign(ctx.db, id)).filter((row) => row !== undefined);
     return { status: 200, body: batchResult(ctx, rows.map((row) => renderWithAssets(ctx, row, query))) };
   },
 
   // All or nothing: one unknown id fails the batch before anything changes.
-  [OP.batchUpdate]: ({ body }, ctx) => {
-    const inputs = body.inputs as Array<{ id: string; properties: Properties }>;
+  [OP.batchUpdate]: ({ body }: HubspotRequest<Batch<{ id: string; properties: Properties }>>, ctx) => {
+    const { inputs } = body;
     checkBatchSize(inputs);
     const missing = inputs.filter((input) => !findCampaign(ctx.db, input.id)).map((input) => input.id);
     if (missing.length) throw notFound(`campaigns ${missing.join(', ')}`);
@@ -146,8 +149,8 @@ export const campaignHandlers: Record<string, Handler> = {
   },
 
   // Spec part 7: the answer says the request was processed, not which deletions happened.
-  [OP.batchArchive]: ({ body }, ctx) => {
-    const inputs = body.inputs as Array<{ id: string }>;
+  [OP.batchArchive]: ({ body }: HubspotRequest<Batch<{ id: string }>>, ctx) => {
+    const { inputs } = body;
     checkBatchSize(inputs);
     for (const input of inputs) deleteCampaign(ctx.db, input.id);
     return { status: 204 };

@@ -8,7 +8,7 @@ export interface HubspotCaller {
   appId: number;
 }
 
-export type HubspotRequest = EmulatorRequest<HubspotCaller>;
+export type HubspotRequest<Body = unknown> = EmulatorRequest<HubspotCaller, Body>;
 export type HubspotResponse = EmulatorResponse;
 
 export interface HubspotContext {

@@ -39,7 +39,13 @@ export function sends(db: Database.Database): SendRow[] {
   return db.prepare('SELECT status_id, channel, email_id, recipient, requested_at FROM email_sends ORDER BY id').all() as SendRow[];
 }
 
-function record(ctx: HubspotContext, req: HubspotRequest, channel: SendRow['channel']) {
+/** A single send, transactional or marketing: the email and its recipient (the rest is kept as sent). */
+interface SendInput {
+  emailId: number;
+  message: { to: string };
+}
+
+function record(ctx: HubspotContext, req: HubspotRequest<SendInput>, channel: SendRow['channel']) {
   const statusId = randomUUID();
   const now = ctx.clock.now();
   ctx.db
@@ -58,12 +64,12 @@ function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
 }
 
 export const emailSendHandlers: Record<string, Handler> = {
-  'post-/marketing/v3/transactional/single-email/send_sendEmail': (req, ctx) => {
+  'post-/marketing/v3/transactional/single-email/send_sendEmail': (req: HubspotRequest<SendInput>, ctx) => {
     if (!findEmail(ctx.db, req.body.emailId)) throw notFound(`email ${req.body.emailId}`);
     return record(ctx, req, 'transactional');
   },
 
-  'post-/marketing/v4/email/single-send': (req, ctx) => {
+  'post-/marketing/v4/email/single-send': (req: HubspotRequest<SendInput>, ctx) => {
     const email = findEmail(ctx.db, req.body.emailId);
     if (!email) throw notFound(`email ${req.body.emailId}`);
     if (email.state !== 'PUBLISHED') throw badRequest(`email ${email.id} is not published; publish it before sending`);

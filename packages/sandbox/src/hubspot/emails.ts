@@ -10,7 +10,7 @@
  * - A/B testing pairs an email (master) with one variation; each points at the other.
  */
 import type Database from 'better-sqlite3';
-import { badRequest, notFound, type Handler, type HubspotContext } from './context.js';
+import { badRequest, notFound, type Handler, type HubspotContext, type HubspotRequest } from './context.js';
 import { iso } from './time.js';
 import { responseEnum } from './table.js';
 
@@ -196,7 +196,7 @@ const OP = {
 };
 
 export const emailHandlers: Record<string, Handler> = {
-  [OP.create]: ({ body, appId }, ctx) => {
+  [OP.create]: ({ body, appId }: HubspotRequest<Fields>, ctx) => {
     const { fields, state } = splitState(body);
     return { status: 201, body: render(insertEmail(ctx, appId, fields, state)) };
   },
@@ -208,7 +208,7 @@ export const emailHandlers: Record<string, Handler> = {
 
   [OP.get]: ({ params }, ctx) => ({ status: 200, body: render(requireEmail(ctx.db, params.emailId!)) }),
 
-  [OP.update]: ({ params, body, appId }, ctx) => {
+  [OP.update]: ({ params, body, appId }: HubspotRequest<Fields>, ctx) => {
     const row = requireEmail(ctx.db, params.emailId!);
     const { fields, state } = splitState(body);
     checkLanguage(fields.language, 'language');
@@ -231,7 +231,7 @@ export const emailHandlers: Record<string, Handler> = {
   },
 
   // A shallow merge: a nested object in the body (content, to, from, ...) replaces the draft's.
-  [OP.updateDraft]: ({ params, body, appId }, ctx) => {
+  [OP.updateDraft]: ({ params, body, appId }: HubspotRequest<Fields>, ctx) => {
     const row = requireEmail(ctx.db, params.emailId!);
     const { fields } = splitState(body);
     checkLanguage(fields.language, 'language');
@@ -292,7 +292,7 @@ export const emailHandlers: Record<string, Handler> = {
     return { status: 200, body: render(updated, draftOf(updated)) };
   },
 
-  [OP.clone]: ({ body, appId }, ctx) => {
+  [OP.clone]: ({ body, appId }: HubspotRequest<{ id: string; cloneName?: string; language?: string }>, ctx) => {
     const original = requireEmail(ctx.db, body.id);
     const fields = JSON.parse(original.live) as Fields;
     const clone = insertEmail(
@@ -305,7 +305,7 @@ export const emailHandlers: Record<string, Handler> = {
     return { status: 200, body: render(clone) };
   },
 
-  [OP.createVariation]: ({ body, appId }, ctx) => {
+  [OP.createVariation]: ({ body, appId }: HubspotRequest<{ contentId: string; variationName: string }>, ctx) => {
     const master = requireEmail(ctx.db, body.contentId);
     if (master.ab_partner !== null) throw badRequest(`email ${master.id} already has an A/B variation (${master.ab_partner})`);
     const variation = insertEmail(ctx, appId, { ...(JSON.parse(master.live) as Fields), name: body.variationName });

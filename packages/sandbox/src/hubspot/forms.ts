@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { badRequest, HubspotError, notFound, type Handler, type HubspotContext } from './context.js';
+import { badRequest, HubspotError, notFound, type Handler, type HubspotContext, type HubspotRequest } from './context.js';
 import { createContact, findContactByEmail } from './crm.js';
 import { page } from './paging.js';
 import { boolean, texts } from './query.js';
@@ -165,8 +165,11 @@ const OP = {
   archive: 'delete-/marketing/v3/forms/{formId}_archive',
 };
 
+/** A form as the API takes it: its definition, with the id (on replace) and the archived flag beside it. */
+type FormInput = Record<string, unknown> & { id?: string; archived?: boolean };
+
 export const formHandlers: Record<string, Handler> = {
-  [OP.create]: ({ body }, ctx) => {
+  [OP.create]: ({ body }: HubspotRequest<FormInput>, ctx) => {
     const id = randomUUID();
     const now = ctx.clock.now();
     ctx.db
@@ -195,13 +198,13 @@ export const formHandlers: Record<string, Handler> = {
     return { status: 200, body: page(rows.map(render), query, 20) };
   },
 
-  [OP.replace]: ({ params, body }, ctx) => {
+  [OP.replace]: ({ params, body }: HubspotRequest<FormInput>, ctx) => {
     const row = requireForm(ctx, params.formId!, true);
     if (body.id !== row.id) throw badRequest(`id must be the form id in the path (${row.id})`, [{ message: 'id does not match the path', in: 'body', code: 'INVALID_VALUE' }]);
     return { status: 200, body: render(save(ctx, row.id, definitionOf(body), body.archived)) };
   },
 
-  [OP.update]: ({ params, body }, ctx) => {
+  [OP.update]: ({ params, body }: HubspotRequest<FormInput>, ctx) => {
     const row = requireForm(ctx, params.formId!, true);
     const merged = { ...(JSON.parse(row.definition) as Definition), ...definitionOf(body) };
     return { status: 200, body: render(save(ctx, row.id, merged, body.archived)) };

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { notFound, type Handler, type HubspotContext } from './context.js';
+import { notFound, type Handler, type HubspotContext, type HubspotRequest } from './context.js';
 import { page } from './paging.js';
 import { text } from './query.js';
 import { iso } from './time.js';
@@ -77,7 +77,7 @@ const OP = {
 };
 
 export const smtpTokenHandlers: Record<string, Handler> = {
-  [OP.create]: ({ body, appId }, { db, clock }) => {
+  [OP.create]: ({ body, appId }: HubspotRequest<{ campaignName: string; createContact?: boolean }>, { db, clock }) => {
     const id = randomUUID();
     const password = newPassword();
     db.prepare(

@@ -28,7 +28,10 @@ export function serviceAccountFor(db: Database.Database, token: string, name?: s
 
 /** Pylon's 401, in its error body: without a bearer token, or with one it did not issue. */
 export const unauthorized = (token: string | undefined) =>
-  new PylonError(401, token === undefined ? 'Unauthorized: send the API token as "Authorization: Bearer <token>"' : 'Unauthorized: invalid API token');
+  new PylonError(
+    401,
+    token === undefined ? 'Unauthorized: send the API token as "Authorization: Bearer <token>"' : 'Unauthorized: invalid API token',
+  );
 
 export const accountHandlers: Record<string, Handler> = {
   GetMe: ({ account }) => ok({ id: account.id, name: account.name }),

@@ -1,7 +1,7 @@
 /** Contacts: the customers' people. Listed a page at a time, or searched with a filter. */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { badRequest, notFound, ok, type Handler } from './context.js';
+import { badRequest, notFound, ok, type Handler, type PylonRequest } from './context.js';
 import { checkFilter, matches, type ContactFields, type Filter } from './contact-filter.js';
 import { cursorKey, page, pageSize } from './paging.js';
 import { spread } from './users.js';
@@ -71,12 +71,12 @@ export const contactHandlers: Record<string, Handler> = {
     const rows = db.prepare('SELECT * FROM contacts WHERE seq > ? ORDER BY seq LIMIT ?').all(after, limit + 1) as ContactRow[];
     return ok(...spread(page(rows, limit, (row) => [row.seq], renderContact)));
   },
-  SearchContacts: ({ body }, { db }) => {
-    const filter = body.filter as Filter;
+  SearchContacts: ({ body }: PylonRequest<{ filter: Filter; limit?: number; cursor?: string }>, { db }) => {
+    const { filter } = body;
     checkFilter(filter);
-    const limit = (body.limit as number | undefined) ?? 100;
+    const limit = body.limit ?? 100;
     if (limit < 1 || limit > 1000) throw badRequest(`limit must be between 1 and 1000, got ${limit}`);
-    const after = (body.cursor ? cursorKey({ cursor: body.cursor as string }, 1)?.[0] : undefined) ?? 0;
+    const after = (body.cursor ? cursorKey({ cursor: body.cursor }, 1)?.[0] : undefined) ?? 0;
     const found: ContactRow[] = [];
     for (const row of db.prepare('SELECT * FROM contacts WHERE seq > ? ORDER BY seq').iterate(after) as Iterable<ContactRow>) {
       if (!matches(filter, fieldsOf(row))) continue;

@@ -14,7 +14,7 @@ export interface PylonCaller {
   account: ServiceAccount;
 }
 
-export type PylonRequest = EmulatorRequest<PylonCaller>;
+export type PylonRequest<Body = unknown> = EmulatorRequest<PylonCaller, Body>;
 export type PylonResponse = EmulatorResponse;
 
 export interface PylonContext {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { badRequest, notFound, ok, type Handler } from './context.js';
+import { badRequest, notFound, ok, type Handler, type PylonRequest } from './context.js';
 import { cursorKey, one, page, pageSize } from './paging.js';
 import { requireTeam } from './teams.js';
 import { requireUser, spread } from './users.js';
@@ -114,6 +114,20 @@ function time(query: Record<string, string | string[]>, name: string): number {
   return Date.parse(one(query[name])!);
 }
 
+/** What UpdateIssue may change; an empty id clears the assignee or team. */
+interface IssueChanges {
+  state?: string;
+  assignee_id?: string;
+  team_id?: string;
+  tags?: string[];
+  account_id?: string;
+  requester_id?: string;
+  /** Pylon's older spelling, still accepted. */
+  requestor_id?: string;
+  customer_portal_visible?: boolean;
+  custom_fields?: Array<{ slug: string; value?: string; values?: string[] }>;
+}
+
 export const issueHandlers: Record<string, Handler> = {
   GetIssues: ({ query }, { db }) => {
     const start = time(query, 'start_time');
@@ -133,7 +147,7 @@ export const issueHandlers: Record<string, Handler> = {
 
   GetIssue: ({ params }, { db }) => ok(renderIssue(db, requireIssue(db, params.id!))),
 
-  UpdateIssue: ({ params, body }, { db }) => {
+  UpdateIssue: ({ params, body }: PylonRequest<IssueChanges>, { db }) => {
     const row = requireIssue(db, params.id!);
     const changes: Record<string, unknown> = {};
     if (body.state !== undefined) {
@@ -143,14 +157,14 @@ export const issueHandlers: Record<string, Handler> = {
     // An empty id clears the assignee or team.
     if (body.assignee_id !== undefined) changes.assignee_id = body.assignee_id === '' ? null : requireUser(db, body.assignee_id).id;
     if (body.team_id !== undefined) changes.team_id = body.team_id === '' ? null : requireTeam(db, body.team_id).id;
-    if (body.tags !== undefined) changes.tags = JSON.stringify([...new Set(body.tags as string[])]);
+    if (body.tags !== undefined) changes.tags = JSON.stringify([...new Set(body.tags)]);
     if (body.account_id !== undefined) changes.account_id = body.account_id || null;
     const requester = body.requester_id ?? body.requestor_id;
     if (requester !== undefined) changes.requester_id = requester || null;
     if (body.customer_portal_visible !== undefined) changes.customer_portal_visible = body.customer_portal_visible ? 1 : 0;
     if (body.custom_fields !== undefined) {
       const fields = JSON.parse(row.custom_fields) as Record<string, unknown>;
-      for (const field of body.custom_fields as Array<{ slug: string }>) fields[field.slug] = field;
+      for (const field of body.custom_fields) fields[field.slug] = field;
       changes.custom_fields = JSON.stringify(fields);
     }
     const names = Object.keys(changes);
@@ -160,7 +174,7 @@ export const issueHandlers: Record<string, Handler> = {
     return ok(renderIssue(db, requireIssue(db, row.id)));
   },
 
-  CreateIssueNote: ({ params, body, account }, { db, clock }) => {
+  CreateIssueNote: ({ params, body, account }: PylonRequest<{ body_html: string; user_id?: string }>, { db, clock }) => {
     const issue = requireIssue(db, params.id!);
     const id = randomUUID();
     db.prepare('INSERT INTO issue_notes (id, issue_id, body_html, author_id, created_at) VALUES (?, ?, ?, ?, ?)').run(id, issue.id, body.body_html, body.user_id ? requireUser(db, body.user_id).id : account.id, clock.now());
