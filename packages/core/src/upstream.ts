@@ -126,11 +126,13 @@ export class UpstreamClient {
     const canRetry = SAFE_TO_RETRY.has(request.method);
     const deadline = Date.now() + this.options.deadlineMs;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(request, Math.min(this.options.timeoutMs, deadline - Date.now()));
+      const timeoutMs = Math.min(this.options.timeoutMs, deadline - Date.now());
+      const outcome = await this.attempt(request, timeoutMs);
       if ('response' in outcome && outcome.response.status < 400) return outcome;
       const error = 'response' in outcome ? httpError(request, outcome.response) : outcome.error;
       const delay = canRetry && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
-      if (delay === undefined) return { error };
+      const cutShort = timeoutMs < this.options.timeoutMs && error.kind === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT';
+      if (delay === undefined) return { error: cutShort ? pastDeadline(error, this.options.deadlineMs, attempt + 1) : error };
       // A retry that could not finish before the deadline is not started: the caller hears why now.
       if (Date.now() + delay >= deadline) return { error: pastDeadline(error, this.options.deadlineMs, attempt + 1) };
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -219,7 +221,7 @@ function mayHaveActed(request: UpstreamRequest, error: ToolError): ToolError {
 
 function pastDeadline(error: ToolError, deadlineMs: number, attempts: number): ToolError {
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-  return { ...error, message: `${error.message} The call's ${deadlineMs / 1000} s deadline leaves no time for another attempt (${tries} made).` };
+  return { ...error, message: `${error.message} The call's ${deadlineMs / 1000} s deadline, every attempt included, leaves no time for another attempt (${tries} made).` };
 }
 
 /** Media types that are text whatever their charset, besides text/* and the JSON types. */
