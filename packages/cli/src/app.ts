@@ -1,5 +1,5 @@
 /** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
-import { builtinSource, localDispatcher, ServingPolicy, ToolCatalog, UpstreamClient, upstreamSettings, type CallRecord, type Dispatcher, type ServingOptions, type Tool, type Toolkit } from '@quiver/core';
+import { builtinSource, localDispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type Dispatcher, type ServingOptions, type Tool, type Toolkit } from '@quiver/core';
 import { builtinToolkits, toolkits } from '@quiver/toolkits';
 import { emptyConfig, mergeConfig, type QuiverConfig, type Settings } from './config.js';
 import type { SandboxHandle } from './sandbox-session.js';
@@ -61,7 +61,7 @@ export interface App {
  */
 export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions }): Promise<App> {
   const setup = await openSetup(options);
-  const client = new UpstreamClient(upstreamSettings(process.env));
+  const client = new UpstreamClient(options.settings.upstreamLimits);
   const record = options.logCalls ? (call: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...call })}\n`) : undefined;
   const dispatcher = localDispatcher(runnableToolkits(options.settings), {
     client,

@@ -4,6 +4,7 @@
  * SQLite in the data directory, the HTTP API on 127.0.0.1:9099.
  */
 import { resolve } from 'node:path';
+import type { UpstreamClientOptions } from '@quiver/core';
 
 export interface EngineConfig {
   dataDir: string;
@@ -17,6 +18,10 @@ export interface EngineConfig {
   publicUrl?: string;
   /** The engine is one project; the project routes show it under this name. */
   projectName: string;
+  /** Origins of web pages allowed to call the API and /v1/mcp, besides loopback origins and the public URL. */
+  allowedOrigins: string[];
+  /** Limits of every upstream call (deadline, largest answer); the client's defaults where absent. */
+  upstreamLimits?: UpstreamClientOptions;
 }
 
 export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
@@ -29,5 +34,7 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     port: settings.port ?? 9099,
     publicUrl: settings.publicUrl?.replace(/\/+$/, ''),
     projectName: settings.projectName ?? 'Quiver',
+    allowedOrigins: settings.allowedOrigins ?? [],
+    upstreamLimits: settings.upstreamLimits,
   };
 }

@@ -1,5 +1,5 @@
 /** The engine: its store, vault, dispatcher and services, opened together and closed together. */
-import { builtinSource, Dispatcher, ServingPolicy, ToolCatalog, UpstreamClient, upstreamSettings, type CallRecord, type ServingOptions, type Toolkit } from '@quiver/core';
+import { builtinSource, Dispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type ServingOptions, type Toolkit } from '@quiver/core';
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { resolve } from 'node:path';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
@@ -70,7 +70,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const vault = new Vault(loadMasterKey(config.masterKey, resolve(config.dataDir, 'master.key')));
   const store = await openStore(config.database);
   const changes = new ChangeWatcher(store.db, options.changePollMs);
-  const client = new UpstreamClient(upstreamSettings(process.env));
+  const client = new UpstreamClient(config.upstreamLimits);
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
   const toolkits = options.toolkits ?? builtinToolkits;

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Engine } from '../engine.js';
 import { Problem } from '../errors.js';
 import { installErrorHandling } from './errors.js';
+import { OriginPolicy } from './origin.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,6 +37,10 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
       security: [{ apiKey: [] }],
     },
   });
+
+  // Before anything else, public routes included: a page of another site gets nothing from the engine.
+  const origins = new OriginPolicy(engine.config);
+  app.addHook('onRequest', async (request) => origins.check(request));
 
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public) return;

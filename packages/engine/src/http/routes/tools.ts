@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse } from '../../executions.js';
 import { invalid, notFound } from '../../errors.js';
+import { rfc3339 } from '../../scheduler.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
 
@@ -154,7 +155,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
             input: { type: 'object', additionalProperties: true, default: {} },
             tool_version: { type: 'string' },
             user_id: { type: 'string' },
-            run_at: { type: 'string', description: 'When to run (ISO 8601; without a zone, UTC). Omit to run now.' },
+            run_at: { type: 'string', description: 'When to run: an RFC 3339 date-time with an offset, e.g. 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00. Omit to run now.' },
             include_error_stacktrace: { type: 'boolean', default: false },
           },
         },
@@ -162,8 +163,10 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const body = request.body;
-      if (body.run_at) {
-        if (Number.isNaN(Date.parse(body.run_at))) throw invalid(`run_at must be an ISO 8601 date-time, got '${body.run_at}'`);
+      if (body.run_at !== undefined) {
+        if (rfc3339(body.run_at) === undefined) {
+          throw invalid(`run_at must be an RFC 3339 date-time with an offset (such as 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00), got '${body.run_at}'`);
+        }
         const entry = await offeredEntry(engine, body.tool_name, body.tool_version);
         return engine.scheduler.schedule(entry, body.input ?? {}, body.user_id, body.run_at);
       }
