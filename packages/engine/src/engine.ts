@@ -78,7 +78,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const address = { url: `http://${config.host}:${config.port}` };
   const publicUrl = () => config.publicUrl ?? address.url;
   const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl, scopes: scopesByProvider(toolkits) });
-  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox });
+  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox, host: config.host });
   const credentials = options.credentials?.() ?? oauth;
   const executions = new ExecutionLog(store.db);
   const builtin = builtinSource(toolkits, client, options.baseUrls);

@@ -27,6 +27,7 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
     logger: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
     ...options,
+    ...(options.logger && { logger: { ...(options.logger === true ? {} : options.logger), serializers: { req: loggedRequest } } }),
   });
 
   await app.register(swagger, {
@@ -61,4 +62,19 @@ function apiKeyOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return (match?.[1] ?? header).trim() || undefined;
+}
+
+/** Query parameters whose values grant something (an OAuth code, the state that binds it, a verification flow). */
+const GRANTING_PARAMETERS = ['code', 'state', 'flow_id', 'session_state', 'id_token', 'access_token'];
+
+/** A request as the log shows it: never a header (keys, tokens), and never the value of a granting parameter. */
+export function loggedRequest(request: { method: string; url: string; hostname?: string; ip?: string }) {
+  const [path, query] = request.url.split('?', 2) as [string, string | undefined];
+  let url = path;
+  if (query !== undefined) {
+    const params = new URLSearchParams(query);
+    for (const name of GRANTING_PARAMETERS) if (params.has(name)) params.set(name, '[redacted]');
+    url += `?${params.toString().replaceAll('%5Bredacted%5D', '[redacted]')}`;
+  }
+  return { method: request.method, url, host: request.hostname, remoteAddress: request.ip };
 }
