@@ -1,5 +1,5 @@
 /**
- * Fault injection: every tool call below goes through the Runtime to a loopback upstream that misbehaves
+ * Fault injection: every tool call below goes through the dispatcher to a loopback upstream that misbehaves
  * in one of the ways real upstreams do, for each HTTP method. The upstream counts what reaches it, so the
  * suite proves that a call that may create something (POST, PATCH) is never sent twice, that safe calls are
  * retried within one deadline, and that every fault ends in a clear result rather than a crash or a hang.
@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineToolkit, Runtime, ToolRegistry, UpstreamClient, type HttpMethod, type ToolResult } from './index.js';
+import { defineToolkit, localDispatcher, UpstreamClient, type Dispatcher, type HttpMethod, type ToolResult } from './index.js';
 
 type Serve = (req: IncomingMessage, res: ServerResponse, attempt: number) => void;
 
@@ -73,13 +73,14 @@ const DEADLINE_MS = 600;
 // Six attempts of 250 ms would take 1.5 s: the deadline must end a hung call after 0.6 s whatever the retries allow.
 const MAX_RETRIES = 5;
 const client = new UpstreamClient({ timeoutMs: 250, deadlineMs: DEADLINE_MS, maxRetries: MAX_RETRIES, retryBaseDelayMs: 5, maxResponseBytes: LIMIT, maxRetryAfterMs: 1_000 });
-const runtime = new Runtime(new ToolRegistry([toolkit]), () => ({ baseUrl, secrets: { FAULTS_KEY: 'faults-secret-key' }, client }));
+let runtime: Dispatcher;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  runtime = localDispatcher([toolkit], { client, baseUrls: { Faults: baseUrl }, secrets: { FAULTS_KEY: 'faults-secret-key' } });
 });
 afterAll(async () => {
   await client.close();

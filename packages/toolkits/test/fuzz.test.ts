@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing (fast-check) of every tool's input through the real Runtime against the
+ * Property-based fuzzing (fast-check) of every tool's input through the real dispatcher against the
  * emulators: values of the declared types, values of the wrong type, hostile strings (path climbers,
  * header breakers, placeholders, NUL), missing required and unknown parameters. Whatever the input, a call
  * must end in a value or a named error: never TOOL_RUNTIME_FATAL, never a refusal that does not say which
@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Runtime, ToolRegistry, UpstreamClient, type JsonSchema, type Tool, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type Dispatcher, type JsonSchema, type Tool, type ToolResult } from '@quiver/core';
 import { startSandbox, type Sandbox } from '@quiver/sandbox';
 import { toolkits as builtin } from '@quiver/toolkits';
 import fc from 'fast-check';
@@ -76,7 +76,7 @@ let engineUrl = '';
 const client = new UpstreamClient({ maxRetries: 0, timeoutMs: 10_000, deadlineMs: 10_000 });
 const commerce = createCommerceTools({ store: openCommerceStore(':memory:') });
 const toolkits = builtin.map((toolkit) => (toolkit.name === commerce.name ? commerce : toolkit));
-let runtime: Runtime;
+let runtime: Dispatcher;
 const credentials = () => [sandbox.token, ...Object.values(sandbox.secrets).filter((value) => value.length >= 4), ENGINE_API_KEY];
 
 beforeAll(async () => {
@@ -85,12 +85,12 @@ beforeAll(async () => {
   engine = createServer((req, res) => req.resume().on('end', () => res.writeHead(404, { 'content-type': 'application/json' }).end('{"name":"not_found","message":"no such thing"}')));
   await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
   engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
-  runtime = new Runtime(new ToolRegistry(toolkits), (tool) => ({
-    baseUrl: sandbox.baseUrls[tool.toolkit.name] ?? engineUrl,
-    token: tool.requirements.oauth2 && sandbox.token,
-    secrets: { ...sandbox.secrets, ENGINE_API_KEY },
+  runtime = localDispatcher(toolkits, {
     client,
-  }));
+    baseUrls: Object.fromEntries(toolkits.map((toolkit) => [toolkit.name, sandbox.baseUrls[toolkit.name] ?? engineUrl])),
+    token: sandbox.token,
+    secrets: { ...sandbox.secrets, ENGINE_API_KEY },
+  });
 }, 60_000);
 afterAll(async () => {
   await client.close();

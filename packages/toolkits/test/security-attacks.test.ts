@@ -1,11 +1,11 @@
 /**
- * The attacks of the security review, each replayed through the real Runtime against a loopback upstream
+ * The attacks of the security review, each replayed through the real dispatcher against a loopback upstream
  * that records every request and echoes the request's headers back in a 200 answer (as a debugging
  * endpoint or a misconfigured proxy would). Each test failed before the defence it names existed.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineToolkit, Runtime, ToolRegistry, UpstreamClient, type ToolError, type ToolResult } from '@quiver/core';
+import { defineToolkit, localDispatcher, UpstreamClient, type Dispatcher, type ToolError, type ToolResult } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
@@ -35,12 +35,13 @@ const basicOf = (authorization: string | undefined) =>
   authorization?.startsWith('Basic ') ? Buffer.from(authorization.slice(6), 'base64').toString() : undefined;
 
 const client = new UpstreamClient({ maxRetries: 0 });
-// As the engine does: a user's token only for a tool that asks for one.
-const runtime = new Runtime(new ToolRegistry(toolkits), (tool) => ({ baseUrl, token: tool.requirements.oauth2 && TOKEN, secrets, client }));
+/** Every toolkit pointed at the echoing upstream; a user's token only for the tools that ask for one. */
+let runtime: Dispatcher;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  runtime = localDispatcher(toolkits, { client, baseUrls: Object.fromEntries(toolkits.map((toolkit) => [toolkit.name, baseUrl])), token: TOKEN, secrets });
 });
 afterAll(async () => {
   await client.close();
@@ -155,7 +156,7 @@ describe('no stack trace in a result', () => {
       { name: 'Broken', version: '1', description: 'A toolkit whose handler throws.', baseUrl, tools: [{ name: 'Fail', description: 'Throws.', parameters: [], output: { description: 'Nothing.' }, requirements: {} }] },
       { Fail: async () => JSON.parse('{not json') },
     );
-    const result = await new Runtime(new ToolRegistry([broken]), () => ({ baseUrl, secrets: {}, client })).call('Broken.Fail', {});
+    const result = await localDispatcher([broken], { client }).call('Broken.Fail', {});
     const error = 'error' in result ? result.error : undefined;
     expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_FATAL', message: 'Fail failed unexpectedly.' });
     expect(error!.developer_message).toMatch(/^SyntaxError: /);
