@@ -160,11 +160,27 @@ keys
   .option('--name <name>', 'a name to recognise the key by', 'default')
   .addOption(configOption)
   .addOption(dataDirOption)
-  .action(async (options: { name: string } & SettingFlags) => {
+  .addOption(
+    new Option('--role <role>', 'admin: everything; service: tools and authorizations for any user; user: acts as --user only (default: admin, or user with --user)').choices([
+      'admin',
+      'service',
+      'user',
+    ]),
+  )
+  .option('--user <id>', 'the one user a user key acts as')
+  .action(async (options: { name: string; role?: 'admin' | 'service' | 'user'; user?: string } & SettingFlags) => {
+    const { checkedScope } = await import('@quiver/engine');
+    const scope = { role: options.role ?? (options.user === undefined ? 'admin' : 'user'), userId: options.user } as const;
+    try {
+      checkedScope(scope);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     await withStore(options, async (db, { createApiKey }) => {
-      const { key, info } = await createApiKey(db, options.name);
+      const { key, info } = await createApiKey(db, options.name, scope);
       console.log(key);
-      console.error(`created API key ${info.prefix}… (${info.name}, id ${info.id}); it is not shown again`);
+      const who = info.user_id ? ` for user ${info.user_id}` : '';
+      console.error(`created ${info.role} API key ${info.prefix}…${who} (${info.name}, id ${info.id}); it is not shown again`);
     });
   });
 
@@ -176,7 +192,8 @@ keys
   .action(async (options: SettingFlags) => {
     await withStore(options, async (db, { listApiKeys }) => {
       for (const key of await listApiKeys(db)) {
-        console.log(`${key.id}  ${key.prefix}…  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
+        const role = key.user_id ? `${key.role}:${key.user_id}` : key.role;
+        console.log(`${key.id}  ${key.prefix}…  ${role}  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
       }
     });
   });

@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
 import { Problem } from '../errors.js';
+import { checkRole } from './access.js';
 import { installErrorHandling } from './errors.js';
 import { OriginPolicy } from './origin.js';
 
@@ -46,9 +47,11 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public) return;
     const key = apiKeyOf(request.headers.authorization);
-    const id = key ? await engine.apiKeys.verify(key) : undefined;
-    if (!id) throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
-    request.apiKeyId = id;
+    const caller = key ? await engine.apiKeys.verify(key) : undefined;
+    if (!caller) throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
+    request.apiKeyId = caller.id;
+    request.caller = caller;
+    checkRole(request);
   });
 
   installErrorHandling(app);

@@ -56,7 +56,8 @@ async function migrate(db: Kysely<Database>, postgres: boolean): Promise<void> {
   // On PostgreSQL the migration tables live in the connection's own schema, so that databases in
   // different schemas (search_path) of one server never see each other's migration state.
   const migrationTableSchema = postgres ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const { error, results } = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
+  // Numbers are handed out to parallel work in advance: a database may have run a later one first.
+  const { error, results } = await new Migrator({ db, provider, migrationTableSchema, allowUnorderedMigrations: true }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
 }

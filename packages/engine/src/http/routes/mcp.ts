@@ -1,18 +1,22 @@
 /**
- * The MCP endpoint (streamable HTTP) at /v1/mcp and /mcp: the engine's tools, called for the user the
- * `Quiver-User-ID` header names, with that user's tokens. Stateless: each request gets its own server.
+ * The MCP endpoint (streamable HTTP) at /v1/mcp and /mcp: the engine's tools, called for the session's
+ * user with that user's tokens, whatever a tool's arguments say. The session's user is a user key's own
+ * user (a `Quiver-User-ID` naming another is refused with 403), else the user the header names.
+ * ToolEngineApi is served to admin keys only. Stateless: each request gets its own server.
  * `?discovery=true` lists the discovery meta-tools instead of the tools, `?discovery=false` every tool;
  * without it, the engine's setting (`quiver serve --discovery`) decides.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpServer } from '../../mcp/server.js';
+import { actingUser, anyRole, policyFor } from '../access.js';
 import type { Routes } from '../app.js';
 
 export const mcpRoutes: Routes = (app, engine) => {
   async function handle(request: FastifyRequest<{ Querystring: { discovery?: boolean } }>, reply: FastifyReply) {
-    const userId = headerValue(request.headers['quiver-user-id']);
-    const server = createMcpServer(engine.dispatcher, { userId, discovery: request.query.discovery ?? engine.discovery });
+    const userId = actingUser(request, headerValue(request.headers['quiver-user-id']));
+    const policy = policyFor(engine, request.caller!);
+    const server = createMcpServer(engine.dispatcher, { userId, policy, discovery: request.query.discovery ?? engine.discovery });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {
@@ -27,6 +31,7 @@ export const mcpRoutes: Routes = (app, engine) => {
     app.route({
       method: ['GET', 'POST', 'DELETE'],
       url,
+      config: anyRole,
       schema: {
         operationId: url === '/v1/mcp' ? 'mcp-endpoint' : 'mcp-endpoint-short',
         summary: 'MCP streamable HTTP; the acting user in the Quiver-User-ID header',

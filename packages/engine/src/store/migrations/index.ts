@@ -1,11 +1,13 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as oauthFlows from './0002_oauth_flows.js';
+import * as keyRoles from './0003_key_roles.js';
 import * as routingAndRecords from './0005_routing_and_records.js';
 
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_oauth_flows': oauthFlows,
+  '0003_key_roles': keyRoles,
   '0005_routing_and_records': routingAndRecords,
 };
