@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineToolkit } from '@quiver/core';
-import { allRoutes, buildApp, createApiKey, engineConfig, oauthOf, openEngine } from '@quiver/engine';
+import { allRoutes, buildApp, createApiKey, engineConfig, openEngine } from '@quiver/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from './harness.js';
 
@@ -121,7 +121,7 @@ describe('session verification beyond loopback', () => {
 
   it('is on by default, refuses to store a token without a verifier, and is off only by an explicit, logged opt-out', async () => {
     // Built, not started: tests listen on loopback only, and the default follows the configured address.
-    const engine = await openEngine({ config: engineConfig({}, { dataDir, database: join(dataDir, 'quiver.db'), host: '0.0.0.0', port: 0 }) });
+    const engine = await openEngine({ config: engineConfig({ dataDir, database: join(dataDir, 'quiver.db'), host: '0.0.0.0', port: 0 }) });
     const logs: string[] = [];
     const app = await buildApp(engine, allRoutes, { logger: { level: 'info', stream: { write: (line: string) => void logs.push(line) } } });
     try {
@@ -145,7 +145,7 @@ describe('session verification beyond loopback', () => {
       expect(JSON.parse(landed.body).message).toContain('session verification is on (the engine listens beyond loopback) and no verifier_url is set');
       expect((await call('GET', `/v1/auth/status?id=${started.body.id}`)).body.status).toBe('failed');
       expect(await engine.store.db.selectFrom('connections').selectAll().where('user_id', '=', 'alice').execute()).toEqual([]);
-      expect((await oauthOf(engine).sessionVerification()).unsafe_skip_verification).toBe(false);
+      expect((await engine.oauth.sessionVerification.get()).unsafe_skip_verification).toBe(false);
 
       expect((await call('PUT', '/v1/admin/settings/session_verification', { unsafe_skip_verification: true })).body).toEqual({ unsafe_skip_verification: true, verifier_url: null });
       expect(logs.join('')).toContain('session verification turned off (unsafe_skip_verification)');
