@@ -61,7 +61,7 @@ export interface App {
  */
 export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions }): Promise<App> {
   const setup = await openSetup(options);
-  const client = new UpstreamClient();
+  const client = new UpstreamClient(options.settings.upstreamLimits);
   const record = options.logCalls ? (call: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...call })}\n`) : undefined;
   const dispatcher = localDispatcher(runnableToolkits(options.settings), {
     client,

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Tool } from '@quiver/core';
+import { upstreamSettings, type Tool, type UpstreamClientOptions } from '@quiver/core';
 // Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
 import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
 
@@ -40,6 +40,10 @@ export interface Settings {
   logLevel: string;
   /** The name of the engine's one project. */
   projectName: string;
+  /** Origins of web pages allowed to call the engine's API and MCP endpoint, besides loopback ones and the public URL. */
+  allowedOrigins: string[];
+  /** Limits of every upstream call: the deadline covering all attempts, and the largest answer read. */
+  upstreamLimits: UpstreamClientOptions;
   /** The secret the engine signs worker calls with (`quiver worker`); the variable it came from names it in errors. */
   workerSecret: { variable: string; value?: string };
   /** Base URLs, tokens and secrets from the config file and the environment (flags of `call` are layered on later). */
@@ -124,6 +128,21 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: '`Quiver`',
   },
   {
+    setting: 'origins of web pages allowed to call the API and `/v1/mcp`, besides loopback ones and the public URL',
+    env: 'QUIVER_ALLOWED_ORIGINS',
+    default: 'none (comma-separated, e.g. `https://console.example.com`)',
+  },
+  {
+    setting: "one upstream call's deadline in milliseconds, every retry included",
+    env: 'QUIVER_UPSTREAM_DEADLINE_MS',
+    default: '`60000`',
+  },
+  {
+    setting: 'the largest upstream answer read, in bytes',
+    env: 'QUIVER_UPSTREAM_MAX_RESPONSE_BYTES',
+    default: '`10485760` (10 MB)',
+  },
+  {
     setting: 'worker secret (`quiver worker`)',
     flag: '`--secret`, `--secret-env NAME`',
     env: 'QUIVER_WORKER_SECRET',
@@ -196,20 +215,33 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools 
     publicUrl: (env.QUIVER_PUBLIC_URL ?? text('publicUrl'))?.replace(/\/+$/, ''),
     logLevel: env.QUIVER_LOG_LEVEL ?? text('logLevel') ?? 'info',
     projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? 'Quiver',
+    allowedOrigins: allowedOriginsOf(env.QUIVER_ALLOWED_ORIGINS),
+    upstreamLimits: usage(() => upstreamSettings(env)),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
     upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
     authProviders,
     searchPath: env.PATH ?? '',
-    authorizationServer: signInSettings(env),
+    authorizationServer: usage(() => authorizationServerSettings(env)),
   };
 }
 
-function signInSettings(env: NodeJS.ProcessEnv): AuthorizationServerSettings {
+/** A setting's own check, failing as a usage error (exit 2) with its message. */
+function usage<T>(read: () => T): T {
   try {
-    return authorizationServerSettings(env);
+    return read();
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** QUIVER_ALLOWED_ORIGINS: comma-separated origins (scheme, host and port), each checked now rather than at the first request. */
+function allowedOriginsOf(setting: string | undefined): string[] {
+  const origins = (setting ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  return origins.map((origin) => {
+    const url = usage(() => new URL(origin));
+    if (url.origin !== origin.replace(/\/$/, '')) throw new UsageError(`QUIVER_ALLOWED_ORIGINS: '${origin}' is not an origin (scheme, host and port only)`);
+    return url.origin;
+  });
 }
 
 /**

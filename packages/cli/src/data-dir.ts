@@ -4,7 +4,8 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 /** Why the directory cannot hold Quiver's data, or undefined when it can (creating it if needed). */
 export function dataDirProblem(dir: string): string | undefined {
   try {
-    mkdirSync(dir, { recursive: true });
+    // The owner's alone: it will hold sealed tokens and key hashes.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
     return undefined;
   } catch (error) {

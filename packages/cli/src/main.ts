@@ -57,6 +57,19 @@ addServingOptions(program.command('mcp'))
     const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
     const server = createMcpServer(app.dispatcher, { discovery: options.discovery });
     const transport = new StdioServerTransport();
+    // A message over the transport's limit (10 MB) makes it stop reading: rather than a silent process,
+    // the client gets a JSON-RPC error naming the limit, and the process ends with status 1.
+    let oversized: string | undefined;
+    transport.onerror = (error) => {
+      if (/exceeded maximum size/.test(error.message)) oversized = error.message;
+    };
+    transport.onclose = () => {
+      if (oversized === undefined) return;
+      const message = `A message was larger than the server accepts (${oversized}); the session is closed.`;
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })}\n`);
+      console.error(`quiver: ${message}`);
+      void app.close().finally(() => process.exit(1));
+    };
     closeOnStop(() => server.close().then(() => app.close()), { stdin: true });
     await server.connect(transport);
   });
@@ -80,8 +93,8 @@ addServingOptions(program.command('serve'))
     const { engineConfig, parseAuthProviders, startEngine } = await import('@quiver/engine');
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer } = settings;
-    const config = engineConfig({ dataDir, database, masterKey, publicUrl, projectName, authorizationServer, host: options.host, port });
+    const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, upstreamLimits } = settings;
+    const config = engineConfig({ dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, upstreamLimits, host: options.host, port });
     const running = await startEngine({
       config,
       // JSON lines on standard error; requests are logged without headers, so no key or token appears.
@@ -130,7 +143,7 @@ program
     if (toolkits.some((toolkit) => toolkit.name === 'CommerceTools')) checkDataDir(settings, { required: false });
     await checkPortFree(options.host, port);
     const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config) }).catch((error: unknown) => {
+    const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config), upstreamLimits: settings.upstreamLimits }).catch((error: unknown) => {
       throw listenError(error, options.host, port);
     });
     closeOnStop(() => worker.close().then(() => setup.close()));
@@ -147,11 +160,27 @@ keys
   .option('--name <name>', 'a name to recognise the key by', 'default')
   .addOption(configOption)
   .addOption(dataDirOption)
-  .action(async (options: { name: string } & SettingFlags) => {
+  .addOption(
+    new Option('--role <role>', 'admin: everything; service: tools and authorizations for any user; user: acts as --user only (default: admin, or user with --user)').choices([
+      'admin',
+      'service',
+      'user',
+    ]),
+  )
+  .option('--user <id>', 'the one user a user key acts as')
+  .action(async (options: { name: string; role?: 'admin' | 'service' | 'user'; user?: string } & SettingFlags) => {
+    const { checkedScope } = await import('@quiver/engine');
+    const scope = { role: options.role ?? (options.user === undefined ? 'admin' : 'user'), userId: options.user } as const;
+    try {
+      checkedScope(scope);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     await withStore(options, async (db, { createApiKey }) => {
-      const { key, info } = await createApiKey(db, options.name);
+      const { key, info } = await createApiKey(db, options.name, scope);
       console.log(key);
-      console.error(`created API key ${info.prefix}… (${info.name}, id ${info.id}); it is not shown again`);
+      const who = info.user_id ? ` for user ${info.user_id}` : '';
+      console.error(`created ${info.role} API key ${info.prefix}…${who} (${info.name}, id ${info.id}); it is not shown again`);
     });
   });
 
@@ -163,7 +192,8 @@ keys
   .action(async (options: SettingFlags) => {
     await withStore(options, async (db, { listApiKeys }) => {
       for (const key of await listApiKeys(db)) {
-        console.log(`${key.id}  ${key.prefix}…  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
+        const role = key.user_id ? `${key.role}:${key.user_id}` : key.role;
+        console.log(`${key.id}  ${key.prefix}…  ${role}  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
       }
     });
   });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ToolCatalog, type CatalogEntry } from './catalog.js';
-import { toolError, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
+import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
 import { declaredSecrets } from './execute.js';
 import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } from './search/index.js';
 import type { ServingPolicy } from './serving.js';
@@ -154,8 +154,8 @@ export class Dispatcher {
         result = policy ? await policy.run(found.tool, input, run) : await run(asArguments(input));
       }
     } catch (cause) {
-      // A bug in a handler must not leak a stack trace to the model; the developer message keeps it.
-      result = toolError('TOOL_RUNTIME_FATAL', `${tool?.name ?? name} failed unexpectedly.`, { developer_message: String((cause as Error)?.stack ?? cause) });
+      // A bug in a handler: one line for the developer, the stack apart (only for a caller who asks for it).
+      result = unexpectedFailure(`${tool?.name ?? name} failed unexpectedly.`, cause);
     }
     const durationMs = performance.now() - started;
     this.options.record?.({

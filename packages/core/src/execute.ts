@@ -1,10 +1,10 @@
 /** One tool call: validate, check requirements, build the request, send it, shape the result. */
 import type { ToolContext } from './context.js';
-import { isError, redactError, toolError, type ToolError, type ToolResult } from './errors.js';
+import { isError, redactError, redactValue, toolError, type ToolError, type ToolResult } from './errors.js';
 import { checkInput } from './input.js';
 import { buildRequest } from './request.js';
 import { isModeDriven, qualifiedName, type SecretAuth, type Tool } from './tool.js';
-import { pointerToPath, validate } from './validation.js';
+import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
 export async function executeTool(tool: Tool, input: unknown, context: ToolContext): Promise<ToolResult> {
   const invalid = checkInput(tool, input);
@@ -16,12 +16,26 @@ export async function executeTool(tool: Tool, input: unknown, context: ToolConte
   const unmet = unmetRequirements(tool, context);
   if (unmet) return unmet;
   const scoped: ToolContext = { ...context, secrets: declaredSecrets(tool, context.secrets) };
-  // An encoded credential (a Basic pair) is a secret as well, should an upstream echo it back.
-  const encoded = tool.http?.auth ? authorizationOf(tool.http.auth, scoped.secrets) : undefined;
-  const credentials = [scoped.token ?? '', ...Object.values(scoped.secrets), encoded ?? ''];
+  const credentials = credentialsOf(tool, scoped);
 
   const result = tool.handler ? await tool.handler(args, scoped) : await callUpstream(tool, args, scoped);
-  return isError(result) ? { error: redactError(result.error, credentials) } : result;
+  if (isError(result)) return { error: redactError(result.error, credentials) };
+  return { ...result, value: redactValue(result.value, credentials) };
+}
+
+/**
+ * Every form in which a credential of this call could come back: the token and secret values as they
+ * are and URL-encoded, and a Basic pair both joined (`user:password`) and base64-encoded. Settings that
+ * are addresses (a self-hosted server's URL) are not credentials: results name them legitimately.
+ */
+function credentialsOf(tool: Tool, context: ToolContext): string[] {
+  const values = [context.token, ...Object.values(context.secrets).filter((value) => !/^https?:\/\//i.test(value))];
+  const auth = tool.http?.auth;
+  if (auth && 'secrets' in auth) {
+    const [user, password] = auth.secrets.map((key) => context.secrets[key]);
+    if (user && password) values.push(`${user}:${password}`, Buffer.from(`${user}:${password}`).toString('base64'));
+  }
+  return values.filter((value): value is string => !!value).flatMap((value) => [value, encodeURIComponent(value)]);
 }
 
 /**
@@ -39,13 +53,17 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   }
   const baseUrl = (http.baseUrlSecret && context.secrets[http.baseUrlSecret]) || context.baseUrl;
   const request = buildRequest({ ...tool, http }, args, baseUrl, body);
+  if ('error' in request) return request;
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
   const credential = http.auth && authorizationOf(http.auth, context.secrets);
   // An Authorization header parameter (a credential passed with the call, such as a user's JWT) takes precedence.
   if (credential && request.headers.authorization === undefined) request.headers.authorization = credential;
   const outcome = await context.client.send(request);
   if ('error' in outcome) return outcome;
-  const { status, body: value } = outcome.response;
+  const { status, headers, body: value } = outcome.response;
+  // Redirects are not followed (the credential would go wherever the upstream points): the model hears where it led.
+  const location = status >= 300 && typeof headers.location === 'string' ? headers.location : undefined;
+  if (location !== undefined) return { value: { status, location, ...(value !== undefined && { body: value }) } };
   // An empty success (204) still tells the model what happened.
   return { value: value === undefined ? { success: true, status } : value };
 }
@@ -92,6 +110,9 @@ export function parseRequestBody(tool: Tool, args: Record<string, unknown>): { b
     body = JSON.parse(text);
   } catch (cause) {
     return retry(`request_body is not valid JSON: ${(cause as Error).message}.`, `Send request_body as a JSON document serialised to a string.\n${schemaText}`);
+  }
+  if (nestsDeeperThan(body)) {
+    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `request_body nests deeper than ${MAX_NESTING_DEPTH} levels; no request body of this API does.`);
   }
   const issues = validate(schema, body);
   if (issues.length) {

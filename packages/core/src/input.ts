@@ -1,7 +1,8 @@
 /** A tool's input: its JSON Schema (derived from the parameters) and the checks that guard every call. */
 import { toolError, type ToolError } from './errors.js';
+import { unsafeSegmentProblem, unsafeSegments } from './request.js';
 import { isModeDriven, type JsonSchema, type Parameter, type ToolData } from './tool.js';
-import { pointerToPath, validate } from './validation.js';
+import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
 const schemas = new WeakMap<ToolData, JsonSchema>();
 
@@ -20,13 +21,14 @@ export function inputSchema(tool: ToolData): JsonSchema {
   return schema;
 }
 
-/** A path value fills one URL segment; these would drop or climb a segment and so call another operation. */
-const unsafeSegments = new Set(['', '.', '..']);
-
 /** Validates the input against the tool's schema; the error names each offending parameter. */
 export function checkInput(tool: ToolData, input: unknown): { error: ToolError } | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'The input must be a JSON object of parameters.');
+  }
+  const deep = Object.keys(input).find((name) => nestsDeeperThan((input as Record<string, unknown>)[name]));
+  if (deep !== undefined) {
+    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: parameter '${deep}' nests deeper than ${MAX_NESTING_DEPTH} levels.`);
   }
   const issues = validate(inputSchema(tool), input);
   const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}`);
@@ -34,7 +36,7 @@ export function checkInput(tool: ToolData, input: unknown): { error: ToolError }
     if (parameter.in !== 'path') continue;
     const value = (input as Record<string, unknown>)[parameter.name];
     if (value !== undefined && unsafeSegments.has(String(value))) {
-      problems.push(`parameter '${parameter.name}' must not be empty, '.' or '..' (it is a segment of the URL path)`);
+      problems.push(`parameter '${parameter.name}' ${unsafeSegmentProblem}`);
     } else if (value === undefined && !parameter.required && !isModeDriven(tool)) {
       // Declared optional upstream, yet the URL cannot be built without it. (Mode-driven tools check
       // their path parameters when they execute.)

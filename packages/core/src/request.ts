@@ -1,4 +1,9 @@
-/** Builds the upstream HTTP request from a tool's binding and its (valid) input. */
+/**
+ * The one place upstream requests are built, for catalog tools and toolkit code alike: every value put in
+ * a path is encoded and must fill exactly one segment, every placeholder must be filled, and no header
+ * value may end the header early. A value that breaks any of these is refused before anything is sent.
+ */
+import { toolError, type ToolError } from './errors.js';
 import type { HttpBinding, HttpMethod, ToolData } from './tool.js';
 
 export interface UpstreamRequest {
@@ -12,8 +17,14 @@ export interface UpstreamRequest {
  * Places each given parameter where its binding says. `requestBody`, when given, is the whole body
  * (mode-driven tools); otherwise the body is assembled from the body parameters.
  */
-export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Record<string, unknown>, baseUrl: string, requestBody?: unknown): UpstreamRequest {
+export function buildRequest(
+  tool: ToolData & { http: HttpBinding },
+  input: Record<string, unknown>,
+  baseUrl: string,
+  requestBody?: unknown,
+): UpstreamRequest | { error: ToolError } {
   let path = tool.http.path;
+  const problems: string[] = [];
   const query = new URLSearchParams();
   const headers: Record<string, string> = { ...tool.http.headers };
   let body: Record<string, unknown> | undefined;
@@ -23,9 +34,12 @@ export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Reco
     if (value === undefined || value === null || parameter.in === undefined) continue;
     const name = parameter.upstream ?? parameter.name;
     switch (parameter.in) {
-      case 'path':
-        path = path.replace(`{${name}}`, encodeURIComponent(scalar(value)));
+      case 'path': {
+        const segment = scalar(value);
+        if (unsafeSegments.has(segment)) problems.push(`parameter '${parameter.name}' ${unsafeSegmentProblem}`);
+        path = path.replace(`{${name}}`, encodeURIComponent(segment));
         break;
+      }
       case 'query': {
         const items = Array.isArray(value) ? value : [value];
         // An empty list is no value at all, in either form.
@@ -34,14 +48,23 @@ export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Reco
         else for (const item of items) query.append(name, scalar(item));
         break;
       }
-      case 'header':
-        headers[name.toLowerCase()] = scalar(value);
+      case 'header': {
+        const text = scalar(value);
+        if (unsafeHeaderValue.test(text)) problems.push(`parameter '${parameter.name}' ${unsafeHeaderProblem}`);
+        headers[name.toLowerCase()] = text;
         break;
+      }
       case 'body':
         setDotted((body ??= {}), name, value);
         break;
     }
   }
+
+  for (const [, placeholder] of path.matchAll(/\{([^}]+)\}/g)) {
+    const parameter = tool.parameters.find((p) => p.in === 'path' && (p.upstream ?? p.name) === placeholder);
+    problems.push(`parameter '${parameter?.name ?? placeholder}' is required: it fills {${placeholder}} in the URL path`);
+  }
+  if (problems.length) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
 
   const search = query.size ? `?${query}` : '';
   const request: UpstreamRequest = { method: tool.http.method, url: joinUrl(baseUrl, path) + search, headers };
@@ -53,6 +76,14 @@ export function buildRequest(tool: ToolData & { http: HttpBinding }, input: Reco
   }
   return request;
 }
+
+/** A path value fills one URL segment; these would drop or climb a segment and so call another operation. */
+export const unsafeSegments = new Set(['', '.', '..']);
+export const unsafeSegmentProblem = "must not be empty, '.' or '..' (it is a segment of the URL path)";
+
+/** CR or LF would end the header and start another (header injection); NUL cuts it short. */
+export const unsafeHeaderValue = /[\r\n\0]/;
+export const unsafeHeaderProblem = 'must not contain a line break (CR, LF) or a NUL character (it is sent as an HTTP header)';
 
 function scalar(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);

@@ -14,6 +14,8 @@ export interface ToolSelection {
   tools?: readonly string[];
   /** Never these tools. */
   excludeTools?: readonly string[];
+  /** Never the tools of these toolkits (the engine's administration toolkit, for keys that do not administer it). */
+  excludeToolkits?: readonly string[];
   /** Only tools whose readOnlyHint is true. */
   readOnly?: boolean;
 }
@@ -26,8 +28,12 @@ export function selectionRule(selection: ToolSelection): (tool: Tool) => { error
   const toolkits = lower(selection.toolkits);
   const tools = lower(selection.tools);
   const excluded = lower(selection.excludeTools);
+  const excludedToolkits = lower(selection.excludeToolkits);
   const chosen = toolkits.size > 0 || tools.size > 0;
   return (tool) => {
+    if (excludedToolkits.has(tool.toolkit.name.toLowerCase())) {
+      return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${qualifiedName(tool)} is not offered to this caller: ${tool.toolkit.name} is served to admin keys only.`);
+    }
     const names = namesOf(tool);
     const inChoice = !chosen || toolkits.has(tool.toolkit.name.toLowerCase()) || names.some((name) => tools.has(name));
     if (!inChoice || names.some((name) => excluded.has(name))) {

@@ -44,10 +44,10 @@ describe('upstream client', () => {
     expect(received).toHaveLength(3);
   });
 
-  it.each(['POST', 'PATCH'] as HttpMethod[])('never retries %s', async (method) => {
+  it.each(['POST', 'PATCH'] as HttpMethod[])('never retries %s, nor calls it safe to repeat', async (method) => {
     script = [status(503)];
     const outcome = await send(method);
-    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_SERVER_ERROR', can_retry: true, status_code: 503 });
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_SERVER_ERROR', can_retry: false, status_code: 503 });
     expect(received).toHaveLength(1);
   });
 

@@ -1,10 +1,10 @@
 /**
- * The upstream HTTP client: pooled keep-alive connections (undici), connect and total timeouts, and
- * retries only where a repeat cannot do harm.
+ * The upstream HTTP client: pooled keep-alive connections (undici), connect and per-attempt timeouts,
+ * one deadline for the whole call, a bounded response size, and retries only where a repeat cannot do harm.
  */
 import type { Agent } from 'undici';
 import { kindOfStatus, toolError, type ToolError } from './errors.js';
-import type { UpstreamRequest } from './request.js';
+import { unsafeHeaderProblem, unsafeHeaderValue, type UpstreamRequest } from './request.js';
 import type { HttpMethod } from './tool.js';
 
 export interface UpstreamResponse {
@@ -42,6 +42,10 @@ export interface UpstreamClientOptions {
   connectTimeoutMs?: number;
   /** Time for one attempt, from sending to the last byte of the response. */
   timeoutMs?: number;
+  /** Time for the whole call, every attempt and every wait between attempts included. */
+  deadlineMs?: number;
+  /** Largest response body read; a longer one is cut off and the call fails saying so. */
+  maxResponseBytes?: number;
   /** Further attempts after the first, for retryable failures of safe methods. */
   maxRetries?: number;
   /** First backoff step; doubles each retry, with jitter. */
@@ -52,8 +56,32 @@ export interface UpstreamClientOptions {
   connections?: number;
 }
 
+/**
+ * The limits a deployment may set, from the environment:
+ *   QUIVER_UPSTREAM_DEADLINE_MS        one call's deadline, every retry included (default 60000)
+ *   QUIVER_UPSTREAM_MAX_RESPONSE_BYTES the largest upstream answer read (default 10485760, 10 MB)
+ */
+export function upstreamSettings(env: Record<string, string | undefined>): UpstreamClientOptions {
+  const positive = (name: string): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === '') return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(text)}.`);
+    return value;
+  };
+  const deadlineMs = positive('QUIVER_UPSTREAM_DEADLINE_MS');
+  const maxResponseBytes = positive('QUIVER_UPSTREAM_MAX_RESPONSE_BYTES');
+  return { ...(deadlineMs && { deadlineMs }), ...(maxResponseBytes && { maxResponseBytes }) };
+}
+
 /** Methods whose repetition cannot create a second effect. POST and PATCH are never repeated. */
 const SAFE_TO_RETRY = new Set<HttpMethod>(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+/** Failures that happen before a single byte of the request can have reached the upstream. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export const DEFAULT_DEADLINE_MS = 60_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** undici is loaded with the first request, keeping it off the start-up path. */
 const loadUndici = () => import('undici');
@@ -67,6 +95,8 @@ export class UpstreamClient {
     this.options = {
       connectTimeoutMs: 5_000,
       timeoutMs: 30_000,
+      deadlineMs: DEFAULT_DEADLINE_MS,
+      maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
       maxRetries: 2,
       retryBaseDelayMs: 250,
       maxRetryAfterMs: 10_000,
@@ -90,13 +120,21 @@ export class UpstreamClient {
 
   /** Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. */
   async send(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
+    // The last guard before the wire, for requests built by hand: a line break would forge a header.
+    const forged = Object.entries(request.headers).find(([, value]) => unsafeHeaderValue.test(value));
+    if (forged) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `The value of the ${forged[0]} header ${unsafeHeaderProblem}.`);
     const canRetry = SAFE_TO_RETRY.has(request.method);
+    const deadline = Date.now() + this.options.deadlineMs;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(request);
+      const timeoutMs = Math.min(this.options.timeoutMs, deadline - Date.now());
+      const outcome = await this.attempt(request, timeoutMs);
       if ('response' in outcome && outcome.response.status < 400) return outcome;
       const error = 'response' in outcome ? httpError(request, outcome.response) : outcome.error;
       const delay = canRetry && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
-      if (delay === undefined) return { error };
+      const cutShort = timeoutMs < this.options.timeoutMs && error.kind === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT';
+      if (delay === undefined) return { error: cutShort ? pastDeadline(error, this.options.deadlineMs, attempt + 1) : error };
+      // A retry that could not finish before the deadline is not started: the caller hears why now.
+      if (Date.now() + delay >= deadline) return { error: pastDeadline(error, this.options.deadlineMs, attempt + 1) };
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
@@ -105,7 +143,7 @@ export class UpstreamClient {
     await (await this.agent)?.close();
   }
 
-  private async attempt(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
+  private async attempt(request: UpstreamRequest, timeoutMs: number): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
     const dispatcher = await this.pool();
     const { request: send } = await undici!;
     try {
@@ -114,10 +152,11 @@ export class UpstreamClient {
         headers: request.headers,
         body: request.body,
         dispatcher,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: AbortSignal.timeout(Math.max(1, timeoutMs)),
       });
       // Bytes, not text: only the content type can tell whether decoding them as UTF-8 is safe.
-      const bytes = Buffer.from(await response.body.arrayBuffer());
+      const bytes = await readBounded(response.body, this.options.maxResponseBytes);
+      if (!bytes) return { error: tooLarge(request, this.options.maxResponseBytes) };
       return { response: { status: response.statusCode, headers: response.headers, body: parseBody(bytes, response.headers['content-type']) } };
     } catch (cause) {
       return { error: transportError(request, cause) };
@@ -139,6 +178,50 @@ export class UpstreamClient {
     const step = this.options.retryBaseDelayMs * 2 ** attempt;
     return Math.round(step / 2 + Math.random() * (step / 2));
   }
+}
+
+/**
+ * The body as it streams in, or undefined once it passes `max` bytes: the rest is not read (the
+ * connection is dropped), so an answer of any size costs at most `max` bytes of memory.
+ */
+async function readBounded(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
+function tooLarge(request: UpstreamRequest, max: number): ToolError {
+  return toolError('UPSTREAM_RUNTIME_BAD_REQUEST', `The upstream answer is larger than the ${megabytes(max)} limit, so it was cut off and not used. Ask for less (a smaller page, fewer fields, a narrower filter).`, {
+    developer_message: `${request.method} ${withoutQuery(request.url)}: response body over ${max} bytes (the upstream response size limit).`,
+  }).error;
+}
+
+/**
+ * A failure of a request that may have reached the upstream (a POST or PATCH that was sent, or whose
+ * answer was a server error): the upstream may have acted, so repeating it as it is could act twice.
+ */
+function mayHaveActed(request: UpstreamRequest, error: ToolError): ToolError {
+  if (SAFE_TO_RETRY.has(request.method)) return error;
+  return {
+    ...error,
+    can_retry: false,
+    message: `${error.message} The request may have reached the upstream service and taken effect: check before sending it again.`,
+  };
+}
+
+function pastDeadline(error: ToolError, deadlineMs: number, attempts: number): ToolError {
+  const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+  return { ...error, message: `${error.message} The call's ${deadlineMs / 1000} s deadline, every attempt included, leaves no time for another attempt (${tries} made).` };
 }
 
 /** Media types that are text whatever their charset, besides text/* and the JSON types. */
@@ -179,11 +262,13 @@ function httpError(request: UpstreamRequest, response: UpstreamResponse): ToolEr
   const kind = kindOfStatus(response.status, response.headers);
   const detail = upstreamMessage(response.body);
   const retryAfter = kind === 'UPSTREAM_RUNTIME_RATE_LIMIT' ? retryAfterMs(response.headers) : undefined;
-  return toolError(kind, `The upstream service answered ${response.status}${detail ? `: ${detail}` : '.'}`, {
+  const error = toolError(kind, `The upstream service answered ${response.status}${detail ? `: ${detail}` : '.'}`, {
     status_code: response.status,
     retry_after_ms: retryAfter,
     developer_message: `${request.method} ${withoutQuery(request.url)} -> ${response.status}; response body: ${truncate(JSON.stringify(response.body) ?? '', 2000)}`,
   }).error;
+  // A server error may come after the work was done (or half done); a rate limit means it was not.
+  return kind === 'UPSTREAM_RUNTIME_SERVER_ERROR' ? mayHaveActed(request, error) : error;
 }
 
 /**
@@ -229,14 +314,11 @@ function transportError(request: UpstreamRequest, cause: unknown): ToolError {
   const error = cause as { name?: string; code?: string; message?: string };
   const timedOut =
     error.name === 'TimeoutError' || error.name === 'AbortError' || /TIMEOUT/.test(error.code ?? '');
-  const target = `${request.method} ${withoutQuery(request.url)}`;
-  return timedOut
-    ? toolError('NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'The upstream service did not answer in time.', {
-        developer_message: `${target}: ${error.code ?? error.name}: ${error.message}`,
-      }).error
-    : toolError('NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', 'The upstream service could not be reached.', {
-        developer_message: `${target}: ${error.code ?? error.name}: ${error.message}`,
-      }).error;
+  const developer_message = `${request.method} ${withoutQuery(request.url)}: ${error.code ?? error.name}: ${error.message}`;
+  const failed = timedOut
+    ? toolError('NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'The upstream service did not answer in time.', { developer_message }).error
+    : toolError('NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', 'The upstream service could not be reached.', { developer_message }).error;
+  return NOT_SENT.has(error.code ?? '') ? failed : mayHaveActed(request, failed);
 }
 
 const withoutQuery = (url: string) => url.split('?')[0]!;

@@ -85,3 +85,18 @@ export function pointerToPath(pointer: string): string {
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
 }
+
+/** Deeper than any real API document; deeper input would only exhaust the stack of whatever walks it. */
+export const MAX_NESTING_DEPTH = 64;
+
+/** Whether arrays and objects nest deeper than `max` levels; walks without recursion, so any depth is safe. */
+export function nestsDeeperThan(value: unknown, max = MAX_NESTING_DEPTH): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
+import type { UpstreamClientOptions } from '@quiver/core';
 
 export interface EngineConfig {
   dataDir: string;
@@ -22,6 +23,10 @@ export interface EngineConfig {
   projectName: string;
   /** How people sign in to MCP clients (OAuth 2.1 for the MCP endpoint). */
   authorizationServer: AuthorizationServerSettings;
+  /** Origins of web pages allowed to call the API and /v1/mcp, besides loopback origins and the public URL. */
+  allowedOrigins: string[];
+  /** Limits of every upstream call (deadline, largest answer); the client's defaults where absent. */
+  upstreamLimits?: UpstreamClientOptions;
 }
 
 export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
@@ -35,5 +40,7 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     publicUrl: settings.publicUrl?.replace(/\/+$/, ''),
     projectName: settings.projectName ?? 'Quiver',
     authorizationServer: settings.authorizationServer ?? authorizationServerSettings({}),
+    allowedOrigins: settings.allowedOrigins ?? [],
+    upstreamLimits: settings.upstreamLimits,
   };
 }

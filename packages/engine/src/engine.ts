@@ -73,7 +73,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const vault = new Vault(loadMasterKey(config.masterKey, resolve(config.dataDir, 'master.key')));
   const store = await openStore(config.database);
   const changes = new ChangeWatcher(store.db, options.changePollMs);
-  const client = new UpstreamClient();
+  const client = new UpstreamClient(config.upstreamLimits);
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
   const toolkits = options.toolkits ?? builtinToolkits;
@@ -81,7 +81,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const address = { url: `http://${config.host}:${config.port}` };
   const publicUrl = () => config.publicUrl ?? address.url;
   const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl, scopes: scopesByProvider(toolkits) });
-  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox });
+  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox, host: config.host });
   const credentials = options.credentials?.() ?? oauth;
   const executions = new ExecutionLog(store.db);
   const builtin = builtinSource(toolkits, client, options.baseUrls);

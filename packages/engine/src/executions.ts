@@ -118,8 +118,7 @@ export function executeResponse(outcome: Dispatched, includeStacktrace = false) 
 export type ExecuteToolResponse = ReturnType<typeof executeResponse>;
 
 /** A stack trace only on request; a developer message always (it is scrubbed of credentials already). */
-function publicError(error: ToolError, includeStacktrace: boolean): ToolError & { stacktrace?: string } {
-  const { developer_message, ...rest } = error;
-  const stack = includeStacktrace && error.kind === 'TOOL_RUNTIME_FATAL' ? developer_message : undefined;
-  return { ...rest, ...(developer_message && { developer_message: stack ? developer_message.split('\n')[0] : developer_message }), ...(stack && { stacktrace: stack }) };
+function publicError(error: ToolError, includeStacktrace: boolean): ToolError {
+  const { stacktrace, ...rest } = error;
+  return includeStacktrace && stacktrace ? error : rest;
 }

@@ -6,7 +6,7 @@ export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServe
 export { sandboxCredentials, type Credentials, type AuthorizationResponse } from './auth/credentials.js';
 export { OAuth } from './auth/oauth.js';
 export { parseAuthProviders } from './auth/providers.js';
-export { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from './security/api-keys.js';
+export { createApiKey, listApiKeys, revokeApiKey, checkedScope, ROLES, type ApiKeyInfo, type ApiKeyIdentity, type Role } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';
 export { Vault, loadMasterKey } from './security/vault.js';
 export { startWorkerServer, selectToolkits, type WorkerServer, type WorkerServerOptions } from './workers/server.js';

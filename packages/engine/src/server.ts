@@ -18,6 +18,7 @@ import { toolIndexRoutes } from './http/routes/tool-index.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { workerRoutes } from './http/routes/workers.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
+import { listensBeyondLoopback } from './auth/session-verification.js';
 
 /** Every route group of the API. */
 export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, sandboxOAuthRoutes,
@@ -43,6 +44,7 @@ export async function startEngine(options: EngineOptions & { logger?: FastifySer
   // With port 0 the address is known only now; OAuth callbacks name it unless a public URL is configured.
   engine.address.url = url;
   engine.scheduler.start();
+  await logSessionVerification(app, engine);
   return {
     engine,
     app,
@@ -52,4 +54,15 @@ export async function startEngine(options: EngineOptions & { logger?: FastifySer
       await engine.close();
     },
   };
+}
+
+/** Beyond loopback, the state of session verification is said at start: on, or off by an explicit opt-out. */
+async function logSessionVerification(app: FastifyInstance, engine: Engine): Promise<void> {
+  if (!listensBeyondLoopback(engine.config.host)) return;
+  const verification = await engine.oauth.sessionVerification.get();
+  if (verification.unsafe_skip_verification) {
+    app.log.warn('session verification is off by explicit opt-out (unsafe_skip_verification) although the engine listens beyond loopback');
+  } else if (!verification.verifier_url) {
+    app.log.warn('session verification is on: OAuth authorizations fail until a verifier_url is set (PUT /v1/admin/settings/session_verification)');
+  } else app.log.info({ verifier_url: verification.verifier_url }, 'session verification is on');
 }

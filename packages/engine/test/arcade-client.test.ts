@@ -106,7 +106,7 @@ describe('@arcadeai/arcadejs against the engine', () => {
   it('lists workers and scheduled executions', async () => {
     const workers = await client.workers.list();
     expect(workers.items).toEqual([]);
-    const scheduled = await client.tools.execute({ tool_name: 'Upstream.WhoAmI', user_id: 'alice', run_at: '2099-01-01T00:00:00' });
+    const scheduled = await client.tools.execute({ tool_name: 'Upstream.WhoAmI', user_id: 'alice', run_at: '2099-01-01T00:00:00Z' });
     expect(scheduled).toMatchObject({ success: true, execution_type: 'scheduled' });
     const list = await client.tools.scheduled.list();
     expect(list.items.map((item) => item.id)).toContain(scheduled.execution_id);

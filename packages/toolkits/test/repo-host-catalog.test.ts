@@ -18,6 +18,13 @@ const param = (toolName: string, name: string): Parameter => {
   if (!found) throw new Error(`${toolName} has no parameter ${name}`);
   return found;
 };
+/** The built request; a refusal fails the test with its message. */
+const built = (...args: Parameters<typeof buildRequest>) => {
+  const request = buildRequest(...args);
+  if ('error' in request) throw new Error(request.error.message);
+  return request;
+};
+
 const modeDriven = repoHost.tools.filter((t) => t.requestBody);
 
 /** Every subschema of `schema`, itself included (a property called "default" is a name, not a keyword). */
@@ -108,7 +115,7 @@ describe('RepoHostApi catalog', () => {
     expect(param('CreateGitTag', 'tag_object_type').schema).toEqual({ type: 'string' });
     expect(param('CreateGitTag', 'tag_object_type').description).toMatch(/One of: commit, tree, blob\.$/);
 
-    const request = buildRequest({ ...t, http: t.http! }, {
+    const request = built({ ...t, http: t.http! }, {
       repository_owner: 'octo', repository_name: 'hello', tag_name: 'v1.0.0', tag_message: 'Release', git_object_sha: 'abc123',
       tag_object_type: 'commit', author_of_tag_name: 'Mona', tagger_email: 'mona@example.com', tagging_date: '2024-05-01T10:00:00Z',
     }, 'https://api.github.com');
@@ -201,7 +208,7 @@ describe('RepoHostApi requests', () => {
 
     const http = t.http!;
     for (const baseUrl of ['https://api.github.com', 'https://ghe.example.com/api/v3']) {
-      const request = buildRequest({ ...t, http }, input, baseUrl, t.requestBody ? {} : undefined);
+      const request = built({ ...t, http }, input, baseUrl, t.requestBody ? {} : undefined);
       expect(request.method).toBe(http.method);
       const pathname = request.url.slice(baseUrl.length).split('?')[0]!;
       expect(pathname).not.toMatch(/[{}]/);

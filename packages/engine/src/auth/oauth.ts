@@ -17,7 +17,7 @@ import type { AuthorizationResponse, Credentials } from './credentials.js';
 import { authorizationUrl, OAuthFailure, redeemCode, refreshGrant, type Grant } from './oauth-client.js';
 import { AuthProviders, type AuthProvider, type AuthProviderInput } from './providers.js';
 import type { SandboxAuthorization } from './sandbox-authorization.js';
-import { SessionVerificationSetting } from './session-verification.js';
+import { listensBeyondLoopback, SessionVerificationSetting } from './session-verification.js';
 
 /** How often a long poll looks at the database, for completions in other engine processes. */
 const POLL_MS = 1_000;
@@ -31,6 +31,8 @@ export interface OAuthDependencies {
   changes: ChangeWatcher;
   /** The engine's address as browsers reach it (known only once it listens, when none is configured). */
   publicUrl: () => string;
+  /** The address the engine listens on: beyond loopback, session verification is on by default. */
+  host?: string;
   /** In the sandbox, every provider is the engine's own authorization server. */
   sandbox?: SandboxAuthorization;
 }
@@ -57,7 +59,7 @@ export class OAuth implements Credentials {
     this.providers = new AuthProviders(db, vault, () => this.redirectUri, () => changes.changed('auth_providers'));
     this.connections = new ConnectionStore(db, vault, () => changes.changed('connections'));
     this.authorizations = new AuthorizationStore(db, vault);
-    this.sessionVerification = new SessionVerificationSetting(db);
+    this.sessionVerification = new SessionVerificationSetting(db, deps.host !== undefined && listensBeyondLoopback(deps.host));
     const forget = () => this.tokens.clear();
     changes.on('connections', forget);
     changes.on('auth_providers', forget);
@@ -142,6 +144,9 @@ export class OAuth implements Credentials {
     if (!row) throw new Problem('invalid_state', 'The state does not belong to any authorization: start the authorization again.');
     if (row.status !== 'pending' || row.flow_id) throw new Problem('invalid_state', `This authorization is ${row.flow_id ? 'awaiting confirmation' : row.status} already.`);
     if (expired(row)) throw await this.fail(row, 'the authorization expired before the provider answered');
+    // On by default beyond loopback, with nothing to verify against: the code is not even redeemed.
+    const unverifiable = await this.sessionVerification.refusal();
+    if (unverifiable) throw await this.fail(row, unverifiable);
     const provider = await this.providerById(row.provider_id);
     if (!provider) throw await this.fail(row, `the auth provider ${row.provider_id} no longer exists`);
 

@@ -12,17 +12,42 @@ export interface SessionVerification {
 }
 
 /**
- * Verification is skipped until a verifier URL is set: the engine has no accounts of its own to check
- * a browser session against, so "on" needs the application's verifier.
+ * On a loopback-only engine verification is skipped until a verifier URL is set: the engine has no
+ * accounts of its own to check a browser session against, so "on" needs the application's verifier.
  */
 export const defaultSessionVerification: SessionVerification = { unsafe_skip_verification: true, verifier_url: null };
 
-export class SessionVerificationSetting {
-  constructor(private readonly db: Kysely<Database>) {}
+/** Beyond loopback: on, and nothing to verify against yet, so flows fail until a verifier URL is set or verification is skipped. */
+const verificationAwaitingVerifier: SessionVerification = { unsafe_skip_verification: false, verifier_url: null };
 
+/** Whether the engine's listening address reaches beyond this machine. */
+export const listensBeyondLoopback = (host: string): boolean => !/^(localhost|127(\.\d+){3}|::1|\[::1\])$/i.test(host);
+
+export class SessionVerificationSetting {
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Whether the engine listens beyond loopback: then verification is on until explicitly skipped. */
+    private readonly beyondLoopback = false,
+  ) {}
+
+  /**
+   * The setting, or the default: skipped on a loopback-only engine (its browser is its user's own), on
+   * whenever the engine listens beyond loopback, where only an explicit opt-out turns it off.
+   */
   async get(): Promise<SessionVerification> {
     const row = await this.db.selectFrom('settings').select('value').where('key', '=', 'session_verification').executeTakeFirst();
-    return row ? { ...defaultSessionVerification, ...(JSON.parse(row.value) as SessionVerification) } : defaultSessionVerification;
+    const fallback = this.beyondLoopback ? verificationAwaitingVerifier : defaultSessionVerification;
+    return row ? { ...fallback, ...(JSON.parse(row.value) as SessionVerification) } : fallback;
+  }
+
+  /** Why a flow may not complete now: verification is on with no verifier to send the browser to. */
+  async refusal(): Promise<string | undefined> {
+    const verification = await this.get();
+    if (verification.unsafe_skip_verification || verification.verifier_url) return undefined;
+    return (
+      'session verification is on (the engine listens beyond loopback) and no verifier_url is set; ' +
+      'set one with PUT /v1/admin/settings/session_verification, or opt out there with unsafe_skip_verification: true'
+    );
   }
 
   /**

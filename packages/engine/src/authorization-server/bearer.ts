@@ -19,7 +19,7 @@ export interface UserCaller {
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when the request carries an access token of the engine's authorization server. */
-    caller?: UserCaller;
+    oauthSession?: UserCaller;
   }
 }
 
@@ -45,9 +45,11 @@ export function mcpAuthentication(engine: Engine) {
     // An API key may come raw, as on every other route; an access token only as a bearer token.
     const key = token ?? (header || undefined);
     if (!key) return challenge(401);
-    const keyId = await engine.apiKeys.verify(key);
-    if (keyId) {
-      request.apiKeyId = keyId;
+    const identity = await engine.apiKeys.verify(key);
+    if (identity) {
+      // An API key: its role and user, as on every other route.
+      request.apiKeyId = identity.id;
+      request.caller = identity;
       return;
     }
     if (!token) return challenge(401, 'invalid_request', 'Send the access token as Authorization: Bearer <token>.');
@@ -59,7 +61,7 @@ export function mcpAuthentication(engine: Engine) {
     if (!audiences.includes(server.resource(path))) return challenge(401, 'invalid_token', 'The access token was issued for another resource.');
     const scopes = (found.scope ?? '').split(' ').filter((scope): scope is ToolScope => scope in toolScopes);
     if (!scopes.length) return challenge(403, 'insufficient_scope', 'The access token grants no tool scope.');
-    request.caller = { role: 'user', userId: found.accountId, scopes };
+    request.oauthSession = { role: 'user', userId: found.accountId, scopes };
   };
 }
 

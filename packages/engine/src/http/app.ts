@@ -6,7 +6,9 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
 import { Problem } from '../errors.js';
+import { checkRole } from './access.js';
 import { installErrorHandling } from './errors.js';
+import { OriginPolicy } from './origin.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,6 +28,7 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
     logger: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
     ...options,
+    ...(options.logger && { logger: { ...(options.logger === true ? {} : options.logger), serializers: { req: loggedRequest } } }),
   });
 
   await app.register(swagger, {
@@ -37,12 +40,18 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
     },
   });
 
+  // Before anything else, public routes included: a page of another site gets nothing from the engine.
+  const origins = new OriginPolicy(engine.config);
+  app.addHook('onRequest', async (request) => origins.check(request));
+
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public) return;
     const key = apiKeyOf(request.headers.authorization);
-    const id = key ? await engine.apiKeys.verify(key) : undefined;
-    if (!id) throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
-    request.apiKeyId = id;
+    const caller = key ? await engine.apiKeys.verify(key) : undefined;
+    if (!caller) throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
+    request.apiKeyId = caller.id;
+    request.caller = caller;
+    checkRole(request);
   });
 
   installErrorHandling(app);
@@ -56,4 +65,19 @@ function apiKeyOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return (match?.[1] ?? header).trim() || undefined;
+}
+
+/** Query parameters whose values grant something (an OAuth code, the state that binds it, a verification flow). */
+const GRANTING_PARAMETERS = ['code', 'state', 'flow_id', 'session_state', 'id_token', 'access_token'];
+
+/** A request as the log shows it: never a header (keys, tokens), and never the value of a granting parameter. */
+export function loggedRequest(request: { method: string; url: string; hostname?: string; ip?: string }) {
+  const [path, query] = request.url.split('?', 2) as [string, string | undefined];
+  let url = path;
+  if (query !== undefined) {
+    const params = new URLSearchParams(query);
+    for (const name of GRANTING_PARAMETERS) if (params.has(name)) params.set(name, '[redacted]');
+    url += `?${params.toString().replaceAll('%5Bredacted%5D', '[redacted]')}`;
+  }
+  return { method: request.method, url, host: request.hostname, remoteAddress: request.ip };
 }

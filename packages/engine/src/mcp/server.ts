@@ -46,7 +46,7 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
     const text = typeof result.value === 'string' && result.note ? result.value : JSON.stringify(result.value);
     return { content: [{ type: 'text', text }, ...(result.note ? [{ type: 'text' as const, text: result.note }] : [])] };
   }
-  const { message, additional_prompt_content, developer_message: _hidden, ...details } = result.error;
+  const { message, additional_prompt_content, developer_message: _hidden, stacktrace: _internal, ...details } = result.error;
   const text = additional_prompt_content ? `${message}\n\n${additional_prompt_content}` : message;
   return { isError: true, content: [{ type: 'text', text }], _meta: details };
 }

@@ -11,6 +11,10 @@ export interface ApiKeyTable {
   key_hash: string;
   /** The first characters of the key, to tell keys apart in listings. */
   prefix: string;
+  /** admin, service or user (see security/api-keys.ts). */
+  role: string;
+  /** The one user a user key acts as; null for admin and service keys. */
+  user_id: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;

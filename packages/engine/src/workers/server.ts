@@ -2,7 +2,7 @@
  * A worker: serves toolkits to an engine over the worker protocol (`quiver worker`). It keeps no
  * credentials of its own: each invoke runs with the token and secrets the engine sends with it.
  */
-import { localDispatcher, staticCredentials, toToolDefinition, UpstreamClient, type Tool, type Toolkit } from '@quiver/core';
+import { localDispatcher, staticCredentials, toToolDefinition, UpstreamClient, type Tool, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installErrorHandling } from '../http/errors.js';
 import { checkWorkerToken, type InvokeRequest, type InvokeResponse, type WorkerHealth } from './protocol.js';
@@ -15,6 +15,8 @@ export interface WorkerServerOptions {
   port?: number;
   /** Base URL per toolkit, where it differs from the toolkit's default. */
   baseUrls?: Record<string, string>;
+  /** Limits of every upstream call (deadline, largest answer); the client's defaults where absent. */
+  upstreamLimits?: UpstreamClientOptions;
 }
 
 export interface WorkerServer {
@@ -52,7 +54,7 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
   if (!secret) throw new Error('a worker needs a secret: the engine signs its requests with it');
   const tools = options.toolkits.flatMap((toolkit) => toolkit.tools);
   const definitions = tools.map((tool) => toToolDefinition(tool));
-  const client = new UpstreamClient();
+  const client = new UpstreamClient(options.upstreamLimits);
   // The worker's calls run with what the engine sends along; it holds no credentials of its own.
   const dispatcher = localDispatcher(options.toolkits, { client, baseUrls });
 

@@ -11,7 +11,7 @@ import { checksHandlers, createChecksTables } from './checks.js';
 import { collaboratorHandlers, createCollaboratorTables } from './collaborators.js';
 import { commitCommentHandlers, createCommitCommentTables } from './commit-comments.js';
 import { createOrganizationTables } from './common.js';
-import type { GithubCaller, GithubContext, Handler } from './context.js';
+import { GithubError, type GithubCaller, type GithubContext, type Handler } from './context.js';
 import { createDeploymentsTables, deploymentsHandlers } from './deployments.js';
 import { renderGithubError } from './errors.js';
 import { genericAnswer } from './generic.js';
@@ -94,6 +94,9 @@ function createTables(db: Database.Database): void {
   createOrgMembershipTables(db);
 }
 
+/** GitHub's logins: letters, digits, hyphens and (in imported accounts) underscores, at most 39 characters. */
+const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$/;
+
 /** Built once per process, at the first start: samples are the same for every emulator. */
 let samples: Samples | undefined;
 
@@ -120,7 +123,11 @@ export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, Git
       repository: () => {
         throw new Error('GitHub emulator: a repository is read as some caller sees it (see scope)');
       },
-      user: (login) => account(db, login, clock.now()),
+      user: (login) => {
+        // No account can have such a login (it could not even be written in the account's URL): GitHub answers 404.
+        if (!LOGIN.test(login)) throw new GithubError(404, 'Not Found');
+        return account(db, login, clock.now());
+      },
       sample: (label, status) => known.sample(label, status),
     };
   },

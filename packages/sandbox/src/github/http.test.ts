@@ -223,3 +223,14 @@ describe('rate limits', () => {
     expect((await hub.call('GET', '/user', { headers: { authorization: null } })).status).toBe(401);
   });
 });
+
+describe('logins no account can have (found by fuzzing)', () => {
+  it.each([
+    ['GET', '/users/pz5%2Fy%60'],
+    ['GET', '/user/memberships/orgs/%E2%80%AE'],
+    ['PUT', '/orgs/%E2%80%AE/memberships/pz5%2Fy%60'],
+  ])('%s %s is GitHub’s 404, not an emulator fault', async (method, path) => {
+    const reply = await hub.call(method, path, method === 'PUT' ? { body: {} } : {});
+    expect(reply).toMatchObject({ status: 404, body: { message: 'Not Found' } });
+  });
+});

@@ -112,7 +112,9 @@ function answerDraft(kind: Kind): Handler {
 
 export const actionHandlers: Record<string, Handler> = {
   'me.sendMail': ({ body, me }, ctx) => {
-    const { Message: fields, SaveToSentItems } = body as { Message: Partial<Message>; SaveToSentItems?: boolean | null };
+    const { Message: fields, SaveToSentItems } = (body ?? {}) as { Message?: Partial<Message> | null; SaveToSentItems?: boolean | null };
+    // Graph answers a sendMail without its message as bad input, not as a server failure.
+    if (!fields || typeof fields !== 'object') throw badRequest('ErrorInvalidParameter', "The value of the parameter 'Message' is empty.");
     const composed = newMessage(ctx, me, '', Object.fromEntries(DRAFT_FIELDS.filter((f) => fields[f] !== undefined).map((f) => [f, fields[f]])));
     dispatch(ctx, me, { ...composed, from: addressOf(me), sender: addressOf(me) }, SaveToSentItems !== false);
     return { status: 202 };

@@ -48,10 +48,16 @@ describe('auth and validation', () => {
     ['a negative $top', 'GET', '/me/messages', { query: { $top: -1 } }, /\$top/],
     ['a message field of the wrong type', 'POST', '/me/messages', { body: { subject: 5 } }, /subject must be/],
     ['the prefixed action path', 'POST', '/me/microsoft.graph.sendMail', { body: { Message: {} } }, /no operation/],
+    ['a sendMail without its message', 'POST', '/me/sendMail', { body: {} }, /parameter 'Message' is empty/],
   ] as const)('refuses %s', async (_case, method, path, options, message) => {
     const reply = await ada(method, path, options as never);
     expect(reply.status).toBeGreaterThanOrEqual(400);
     expect(reply.body.error.message).toMatch(message);
+  });
+
+  it('answers a sendMail of {} with the service’s 400, not a fault', async () => {
+    const reply = await ada('POST', '/me/sendMail', { body: {} });
+    expect(reply).toMatchObject({ status: 400, body: { error: { code: 'ErrorInvalidParameter' } } });
   });
 
   it('accepts a $select list of several properties', async () => {

@@ -2,7 +2,7 @@
  * Where the demo shop keeps what its tools create: users and orders, in a small SQLite database of its
  * own. The static catalogue data never goes here; it ships with the toolkit.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
@@ -43,7 +43,12 @@ export function openCommerceStore(location: string): CommerceStore {
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
   let db: SqliteDatabase;
   try {
-    if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+    if (location !== ':memory:') {
+      // In the engine's data directory, which is the owner's alone: so are the directory and this file.
+      mkdirSync(dirname(location), { recursive: true, mode: 0o700 });
+      closeSync(openSync(location, 'a', 0o600));
+      chmodSync(location, 0o600);
+    }
     db = new Database(location);
     // Several processes (the engine, a `quiver call`) may share the file.
     if (location !== ':memory:') db.pragma('journal_mode = WAL');

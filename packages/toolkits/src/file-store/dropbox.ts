@@ -3,7 +3,7 @@
  * JSON body. Content endpoints (on the content host) take their argument as JSON in the Dropbox-API-Arg
  * header and answer the content as the body, with the metadata as JSON in the Dropbox-API-Result header.
  */
-import { isBinaryBody, joinUrl, toolError, type ToolContext, type ToolResult, type UpstreamRequest } from '@quiver/core';
+import { buildRequest, isBinaryBody, toolError, type HttpBinding, type ToolContext, type ToolData, type ToolError, type ToolResult, type UpstreamRequest } from '@quiver/core';
 
 /** Setting for a content host other than Dropbox's own (a proxy); declared by DownloadFile. */
 export const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
@@ -11,23 +11,34 @@ export const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
 const dropboxApi = 'https://api.dropboxapi.com';
 const dropboxContent = 'https://content.dropboxapi.com';
 
+/** A Dropbox endpoint as a binding, so that its request is built by core's one builder, as every request is. */
+const endpointBinding = (endpoint: string): ToolData & { http: HttpBinding } => ({
+  name: endpoint,
+  description: `Dropbox ${endpoint}`,
+  parameters: [{ name: 'argument', description: 'The argument of a content endpoint.', required: false, schema: {}, in: 'header', upstream: 'Dropbox-API-Arg' }],
+  output: { description: `The answer of ${endpoint}.` },
+  requirements: {},
+  http: { method: 'POST', path: endpoint },
+});
+
+/** The request, with the user's token, or the builder's refusal. */
+function request(context: ToolContext, baseUrl: string, endpoint: string, input: Record<string, unknown>, body?: unknown): UpstreamRequest | { error: ToolError } {
+  const built = buildRequest(endpointBinding(endpoint), input, baseUrl, body);
+  if (!('error' in built) && context.token) built.headers.authorization = `Bearer ${context.token}`;
+  return built;
+}
+
 export async function rpc(context: ToolContext, endpoint: string, argument: Record<string, unknown>): Promise<ToolResult> {
-  const outcome = await context.client.send({
-    method: 'POST',
-    url: joinUrl(context.baseUrl, endpoint),
-    headers: { ...authorization(context), 'content-type': 'application/json' },
-    body: JSON.stringify(argument),
-  });
+  const built = request(context, context.baseUrl, endpoint, {}, argument);
+  if ('error' in built) return built;
+  const outcome = await context.client.send(built);
   return 'error' in outcome ? outcome : { value: outcome.response.body };
 }
 
 export async function download(context: ToolContext, endpoint: string, argument: Record<string, unknown>): Promise<ToolResult> {
-  const request: UpstreamRequest = {
-    method: 'POST',
-    url: joinUrl(contentUrl(context), endpoint),
-    headers: { ...authorization(context), 'dropbox-api-arg': headerJson(argument) },
-  };
-  const outcome = await context.client.send(request);
+  const built = request(context, contentUrl(context), endpoint, { argument: headerJson(argument) });
+  if ('error' in built) return built;
+  const outcome = await context.client.send(built);
   if ('error' in outcome) return outcome;
   const result = outcome.response.headers['dropbox-api-result'];
   if (typeof result !== 'string') return toolError('UPSTREAM_RUNTIME_BAD_REQUEST', `Dropbox answered ${endpoint} without the Dropbox-API-Result header.`);
@@ -68,8 +79,6 @@ export function contentUrl(context: ToolContext): string {
   if (configured) return configured;
   return context.baseUrl.replace(/\/+$/, '') === dropboxApi ? dropboxContent : context.baseUrl;
 }
-
-const authorization = (context: ToolContext): Record<string, string> => (context.token ? { authorization: `Bearer ${context.token}` } : {});
 
 /** HTTP header values must be ASCII: Dropbox asks for every other character as a \uXXXX escape. */
 export function headerJson(value: unknown): string {

@@ -56,7 +56,8 @@ export const listEmailsByProperty: ToolHandler = async (args, context) => {
 
 const inFolder = binding('ListEmailsInFolder');
 const sortedFolder = variant(inFolder, inFolder.http!, [
-  { name: 'folder', in: 'path', upstream: 'mailFolder-id' },
+  // Named as the caller's folder_id, so that a refused value is reported under the name the caller used.
+  { name: 'folder_id', in: 'path', upstream: 'mailFolder-id' },
   ...paging,
   { name: 'orderby', in: 'query', upstream: '$orderby' },
 ]);
@@ -67,5 +68,5 @@ export const listEmailsInFolder: ToolHandler = async (args, context) => {
     const which = name === undefined ? 'neither was given' : 'both were given';
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsInFolder: give exactly one of well_known_folder_name and folder_id (${which}).`);
   }
-  return listPage(sortedFolder, { ...args, folder: name ?? id, orderby: orderBy(args) }, context);
+  return listPage(sortedFolder, { ...args, folder_id: name ?? id, orderby: orderBy(args) }, context);
 };

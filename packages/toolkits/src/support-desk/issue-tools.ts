@@ -4,7 +4,7 @@ import { ASSIGN_SCORE_GAP, CANDIDATES, judgeScores, round, SCORE_GAP, scoreGap }
 import { textToHtml } from './html.js';
 import { resolveIssue, searchIssues, summary, type Issue, type Resolution } from './issues.js';
 import { resolveUser } from './users.js';
-import { pylon, send } from './upstream.js';
+import { calledAs, pylon, send } from './upstream.js';
 
 const unchanged = (resolution: Extract<Resolution, { issue: null }>) => ({ ...resolution, message: `${resolution.message} Nothing was changed.` });
 
@@ -95,7 +95,7 @@ const AssignIssue: ToolHandler = async (input, context): Promise<ToolResult> => 
 const AddInternalNote: ToolHandler = async (input, context: ToolContext) => {
   const text = input.body as string;
   if (!text.trim()) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', "Invalid input for AddInternalNote: parameter 'body' is blank.");
-  return send(pylon.createIssueNote, { id: (input.issue_id as string).trim(), body_html: input.as_html === true ? text : textToHtml(text) }, context);
+  return send(calledAs(pylon.createIssueNote, 'issue_id'), { issue_id: (input.issue_id as string).trim(), body_html: input.as_html === true ? text : textToHtml(text) }, context);
 };
 
 export const issueHandlers: Record<string, ToolHandler> = { GetIssue, SearchIssues, UpdateIssueStatus, AssignIssue, AddInternalNote };

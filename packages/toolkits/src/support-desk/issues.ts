@@ -7,7 +7,7 @@ import { toolError, type ToolContext, type ToolError } from '@quiver/core';
 import { CANDIDATES, judgeScores, round, scoreGap } from './acceptance.js';
 import { parseQuery, QueryError } from './issue-query.js';
 import { rankIssues } from './issue-ranking.js';
-import { collect, pylon, send, type Outcome } from './upstream.js';
+import { calledAs, collect, pylon, send, type Outcome } from './upstream.js';
 
 export interface Issue {
   id: string;
@@ -39,9 +39,9 @@ export interface SearchOutcome {
   window: Window;
 }
 
-/** The issue by id or number; Pylon's 404 comes back saying which issue was missing. */
-export async function getIssue(idOrNumber: string, context: ToolContext): Promise<Outcome<Issue>> {
-  const answer = await send<{ data: Issue }>(pylon.getIssue, { id: idOrNumber.trim() }, context);
+/** The issue by id or number (the input `parameter`); Pylon's 404 comes back saying which issue was missing. */
+export async function getIssue(idOrNumber: string, parameter: string, context: ToolContext): Promise<Outcome<Issue>> {
+  const answer = await send<{ data: Issue }>(calledAs(pylon.getIssue, parameter), { [parameter]: idOrNumber.trim() }, context);
   if ('error' in answer) return answer.error.kind === 'UPSTREAM_RUNTIME_NOT_FOUND' ? { error: { ...answer.error, message: `No issue has the id or number ${idOrNumber}.` } } : answer;
   return { value: answer.value.data };
 }
@@ -99,7 +99,7 @@ export interface IssueLookup {
 /** One issue, by id, or by search when its best result is accepted; otherwise the candidates. */
 export async function resolveIssue(lookup: IssueLookup, context: ToolContext): Promise<Outcome<Resolution>> {
   if (lookup.lookupBy === 'id') {
-    const issue = await getIssue(lookup.value, context);
+    const issue = await getIssue(lookup.value, lookup.parameter, context);
     return 'error' in issue ? issue : { value: { issue: issue.value } };
   }
   const found = await searchIssues(lookup.value, lookup.parameter, context);

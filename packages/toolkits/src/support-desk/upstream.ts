@@ -31,6 +31,15 @@ export const pylon = {
   searchContacts: operation('SearchContacts', 'POST', '/contacts/search', { filter: 'body', cursor: 'body', limit: 'body' }),
 };
 
+/**
+ * The operation with its path parameter named as the caller's input (`value`, `issue_id`): core's
+ * builder refuses a value that would leave its path segment under that name, the one the caller knows.
+ */
+export const calledAs = (op: Tool, input: string): Tool => ({
+  ...op,
+  parameters: op.parameters.map((parameter) => (parameter.in === 'path' ? { ...parameter, name: input, upstream: parameter.upstream ?? parameter.name } : parameter)),
+});
+
 export interface Pagination {
   cursor: string;
   has_next_page: boolean;

@@ -3,6 +3,7 @@
  * own record of every call (whichever way it came: the API, MCP, the scheduler).
  */
 import { Activity, type ActivityFilter } from '../../activity.js';
+import { actingUser, anyRole, serviceRoles } from '../access.js';
 import type { Routes } from '../app.js';
 import { pageOf, pageQuery, type PageRequest } from '../page.js';
 
@@ -33,6 +34,8 @@ export const activityRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: PageRequest & ActivityFilter }>(
     '/v1/activity/executions',
     {
+      // A user key sees its own user's executions only.
+      config: anyRole,
       schema: {
         operationId: 'activity-executions',
         summary: 'Recent executions, newest first: immediate calls of the last day and scheduled executions',
@@ -52,7 +55,8 @@ export const activityRoutes: Routes = (app, engine) => {
     },
     async (request) => {
       const { limit, offset, ...filter } = request.query;
-      const { items, total_count } = await activity.list(filter, limit, offset);
+      const userId = actingUser(request, filter.user_id);
+      const { items, total_count } = await activity.list({ ...filter, ...(userId && { user_id: userId }) }, limit, offset);
       return { items, limit, offset, page_count: items.length, total_count };
     },
   );
@@ -60,6 +64,8 @@ export const activityRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: { minutes: number } }>(
     '/v1/activity/stats',
     {
+      // Every user's calls, counted: not for a user key.
+      config: serviceRoles,
       schema: {
         operationId: 'activity-stats',
         summary: 'Calls, errors and p50/p99 latency per minute and per toolkit over the last minutes',

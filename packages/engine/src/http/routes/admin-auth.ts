@@ -174,6 +174,10 @@ export const adminAuthRoutes: Routes = (app, engine) => {
         response: { 200: verification, 400: errorSchema },
       },
     },
-    async (request) => oauth.sessionVerification.set(request.body),
+    async (request) => {
+      const next = await oauth.sessionVerification.set(request.body);
+      if (next.unsafe_skip_verification) request.log.warn({ api_key_id: request.apiKeyId }, 'session verification turned off (unsafe_skip_verification): any browser may complete an authorization');
+      return next;
+    },
   );
 };

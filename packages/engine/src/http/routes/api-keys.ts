@@ -1,5 +1,5 @@
 /** Admin API keys: create (the key is in this one answer only), list, revoke. */
-import { createApiKey, listApiKeys, revokeApiKey } from '../../security/api-keys.js';
+import { checkedScope, createApiKey, listApiKeys, revokeApiKey, ROLES, type Role } from '../../security/api-keys.js';
 import type { Routes } from '../app.js';
 import { invalid, notFound } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
@@ -10,6 +10,8 @@ const keyInfo = {
     id: { type: 'string' },
     name: { type: 'string' },
     prefix: { type: 'string' },
+    role: { type: 'string', enum: ['admin', 'service', 'user'] },
+    user_id: { type: ['string', 'null'] },
     created_at: { type: 'string' },
     last_used_at: { type: ['string', 'null'] },
     revoked_at: { type: ['string', 'null'] },
@@ -30,7 +32,7 @@ export const apiKeyRoutes: Routes = (app, engine) => {
     async (request) => page(await listApiKeys(engine.store.db), request.query),
   );
 
-  app.post<{ Body: { name: string } }>(
+  app.post<{ Body: { name: string; role?: Role; user_id?: string } }>(
     '/v1/admin/api_keys',
     {
       schema: {
@@ -40,13 +42,23 @@ export const apiKeyRoutes: Routes = (app, engine) => {
           type: 'object',
           required: ['name'],
           additionalProperties: false,
-          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            role: { type: 'string', enum: [...ROLES], description: 'admin (default), service, or user (with user_id).' },
+            user_id: { type: 'string', minLength: 1, description: 'The one user a user key acts as.' },
+          },
         },
         response: { 201: { type: 'object', properties: { key: { type: 'string' }, ...keyInfo.properties } } },
       },
     },
     async (request, reply) => {
-      const { key, info } = await createApiKey(engine.store.db, request.body.name);
+      const scope = { role: request.body.role, userId: request.body.user_id };
+      try {
+        checkedScope(scope);
+      } catch (error) {
+        throw invalid((error as Error).message);
+      }
+      const { key, info } = await createApiKey(engine.store.db, request.body.name, scope);
       return reply.status(201).send({ key, ...info });
     },
   );

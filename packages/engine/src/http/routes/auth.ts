@@ -5,6 +5,7 @@
 import { qualifiedName } from '@quiver/core';
 import type { Routes } from '../app.js';
 import { invalid, notFound } from '../../errors.js';
+import { actingUser, anyRole, policyFor, serviceRoles } from '../access.js';
 import { errorSchema } from '../errors.js';
 import { offeredEntry } from './tools.js';
 
@@ -35,6 +36,7 @@ export const authRoutes: Routes = (app, engine) => {
   app.post<{ Body: AuthorizeBody }>(
     '/v1/auth/authorize',
     {
+      config: anyRole,
       schema: {
         operationId: 'auth-authorize',
         summary: "Start an authorization of the user with a provider, for scopes (answers completed when the user's token covers them)",
@@ -59,7 +61,8 @@ export const authRoutes: Routes = (app, engine) => {
       },
     },
     async (request) => {
-      const { auth_requirement: requirement, user_id, next_uri } = request.body;
+      const { auth_requirement: requirement, next_uri } = request.body;
+      const user_id = actingUser(request, request.body.user_id)!;
       const key = requirement.id ?? requirement.provider_id;
       if (!key) throw invalid('auth_requirement needs an id or a provider_id');
       return oauth.authorize(user_id, key, requirement.oauth2?.scopes ?? [], checkedNextUri(next_uri));
@@ -69,6 +72,7 @@ export const authRoutes: Routes = (app, engine) => {
   app.post<{ Body: { tool_name: string; tool_version?: string; user_id?: string; next_uri?: string } }>(
     '/v1/tools/authorize',
     {
+      config: anyRole,
       schema: {
         operationId: 'tool-authorize',
         summary: 'Start the authorization a tool needs for the user',
@@ -81,8 +85,9 @@ export const authRoutes: Routes = (app, engine) => {
       },
     },
     async (request) => {
-      const { tool_name, tool_version, user_id, next_uri } = request.body;
-      const entry = await offeredEntry(engine, tool_name, tool_version);
+      const { tool_name, tool_version, next_uri } = request.body;
+      const user_id = actingUser(request, request.body.user_id);
+      const entry = await offeredEntry(engine, tool_name, tool_version, policyFor(engine, request.caller!.role));
       const requirement = entry.tool.requirements.oauth2;
       if (!requirement) return { id: '', status: 'completed', scopes: [], provider_id: '', user_id: user_id ?? '' };
       if (!user_id) throw invalid(`${qualifiedName(entry.tool)} acts for a user: pass user_id`);
@@ -93,6 +98,7 @@ export const authRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: { id: string; wait?: number } }>(
     '/v1/auth/status',
     {
+      config: anyRole,
       schema: {
         operationId: 'auth-status',
         summary: 'The state of an authorization; with wait, answers once it completes or fails, or after wait seconds (at most 59)',
@@ -106,7 +112,9 @@ export const authRoutes: Routes = (app, engine) => {
     },
     async (request) => {
       const authorization = await oauth.status(request.query.id, request.query.wait ?? 0);
-      if (!authorization) throw notFound(`authorization ${request.query.id}`);
+      // A user key sees its own user's authorizations only; another's is not found, as if absent.
+      const ownUser = request.caller!.role !== 'user' || authorization?.user_id === request.caller!.user_id;
+      if (!authorization || !ownUser) throw notFound(`authorization ${request.query.id}`);
       return authorization;
     },
   );
@@ -114,6 +122,8 @@ export const authRoutes: Routes = (app, engine) => {
   app.post<{ Body: { flow_id: string; user_id: string } }>(
     '/v1/auth/confirm_user',
     {
+      // Only the application, which knows who is signed in, vouches for a browser: never a user key.
+      config: serviceRoles,
       schema: {
         operationId: 'auth-confirm-user',
         summary: "Session verification: the application confirms that its signed-in user is the authorization's user",

@@ -1,40 +1,24 @@
-/** The caller's own API key and its role, so that a client shows only what the key may do. */
+/** Who the caller's key is: what a console shows and enables before it calls anything else. */
 import type { Routes } from '../app.js';
-import { Problem } from '../../errors.js';
+import { anyRole } from '../access.js';
 
-export const meRoutes: Routes = (app, engine) => {
+const meSchema = {
+  type: 'object',
+  required: ['role', 'key'],
+  properties: {
+    role: { type: 'string', enum: ['admin', 'service', 'user'] },
+    user_id: { type: 'string', description: 'The user a user key acts as; absent for admin and service keys.' },
+    key: { type: 'object', required: ['id', 'name', 'prefix'], properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' } } },
+  },
+} as const;
+
+export const meRoutes: Routes = (app) => {
   app.get(
     '/v1/me',
-    {
-      schema: {
-        operationId: 'me',
-        summary: "The calling key's role and identity",
-        response: {
-          200: {
-            type: 'object',
-            required: ['role', 'key'],
-            properties: {
-              role: { type: 'string', enum: ['admin', 'service', 'user'] },
-              user_id: { type: 'string' },
-              key: {
-                type: 'object',
-                required: ['id', 'name', 'prefix'],
-                properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' } },
-              },
-            },
-          },
-        },
-      },
-    },
+    { config: anyRole, schema: { operationId: 'me', summary: "The caller's role, its user (user keys) and its key", response: { 200: meSchema } } },
     async (request) => {
-      const key = await engine.store.db
-        .selectFrom('api_keys')
-        .select(['id', 'name', 'prefix'])
-        .where('id', '=', request.apiKeyId ?? '')
-        .executeTakeFirst();
-      if (!key) throw new Problem('unauthorized', 'Unknown or revoked API key.');
-      // Every key is an admin key until keys carry roles.
-      return { role: 'admin' as const, key };
+      const { id, name, prefix, role, user_id } = request.caller!;
+      return { role, ...(user_id !== null && { user_id }), key: { id, name, prefix } };
     },
   );
 };

@@ -3,6 +3,7 @@
  * JWT; this engine issues none, so the bearer value they accept is an engine API key, checked like on
  * every other route.
  */
+import { anyRole } from '../access.js';
 import type { Routes } from '../app.js';
 import { notFound } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
@@ -21,6 +22,7 @@ export const projectRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: PageRequest }>(
     '/v1/projects',
     {
+      config: anyRole,
       schema: {
         operationId: 'list-projects',
         summary: "The projects the caller can access: the engine's one project",
@@ -35,6 +37,7 @@ export const projectRoutes: Routes = (app, engine) => {
   app.get<{ Params: { project_id: string } }>(
     '/v1/projects/:project_id',
     {
+      config: anyRole,
       schema: {
         operationId: 'get-project',
         summary: 'One project',

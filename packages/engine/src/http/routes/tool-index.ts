@@ -4,6 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { annotationsOf, qualifiedName } from '@quiver/core';
+import { anyRole, policyFor } from '../access.js';
 import type { Routes } from '../app.js';
 
 const summary = {
@@ -30,6 +31,7 @@ export const toolIndexRoutes: Routes = (app, engine) => {
   app.get(
     '/v1/tool_index',
     {
+      config: anyRole,
       schema: {
         operationId: 'tools-index',
         summary: 'Every offered tool, briefly: toolkit, first sentence, annotations, requirements and where it is routed',
@@ -40,7 +42,7 @@ export const toolIndexRoutes: Routes = (app, engine) => {
       const items = [];
       // Where each call goes is the dispatcher's own answer, so the index cannot drift from execution.
       for (const { tool, source } of await engine.dispatcher.catalog.entries()) {
-        if (!engine.policy.offers(tool)) continue;
+        if (!policyFor(engine, request.caller!.role).offers(tool)) continue;
         const annotations = annotationsOf(tool);
         items.push({
           name: qualifiedName(tool),

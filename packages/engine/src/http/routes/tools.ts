@@ -1,9 +1,11 @@
 /** Tool listings in the engine's formats, with requirements evaluated for the given user, and execution. */
-import { formatTool, toToolDefinition, type CatalogEntry, type FormatName, type Tool } from '@quiver/core';
+import { formatTool, toToolDefinition, type CatalogEntry, type FormatName, type ServingPolicy, type Tool } from '@quiver/core';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse } from '../../executions.js';
 import { invalid, notFound } from '../../errors.js';
+import { rfc3339 } from '../../scheduler.js';
+import { actingUser, anyRole, policyFor } from '../access.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
 
@@ -38,16 +40,16 @@ async function definitions(engine: Engine, tools: Tool[], userId: string | undef
   });
 }
 
-/** A tool this server offers: one the serving filters leave out is not found, as in the listings. */
-export async function offeredEntry(engine: Engine, name: string, version?: string): Promise<CatalogEntry> {
-  const entry = await engine.dispatcher.find(version ? `${name.split('@')[0]}@${version}` : name);
+/** A tool this server offers the caller (`policy`): one the serving filters leave out is not found, as in the listings. */
+export async function offeredEntry(engine: Engine, name: string, version?: string, policy = engine.dispatcher.policy): Promise<CatalogEntry> {
+  const entry = await engine.dispatcher.find(version ? `${name.split('@')[0]}@${version}` : name, policy);
   if (!entry) throw notFound(`tool ${name}${version ? `@${version}` : ''}`);
   return entry;
 }
 
-/** The offered tools, of one toolkit when named. */
-async function listed(engine: Engine, toolkit: string | undefined): Promise<Tool[]> {
-  const tools = await engine.dispatcher.list();
+/** The tools offered to the caller, of one toolkit when named. */
+async function listed(engine: Engine, toolkit: string | undefined, policy: ServingPolicy | undefined): Promise<Tool[]> {
+  const tools = await engine.dispatcher.list(policy);
   return toolkit ? tools.filter((tool) => tool.toolkit.name.toLowerCase() === toolkit.toLowerCase()) : tools;
 }
 
@@ -55,6 +57,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   app.get<{ Querystring: PageRequest & { toolkit?: string; include_format?: string; user_id?: string } }>(
     '/v1/tools',
     {
+      config: anyRole,
       schema: {
         operationId: 'tools-list-static',
         summary: 'List tools as ToolDefinitions',
@@ -63,9 +66,9 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const { toolkit, include_format, user_id } = request.query;
-      const all = await listed(engine, toolkit);
+      const all = await listed(engine, toolkit, policyFor(engine, request.caller!.role));
       const slice = page(all, request.query);
-      return { ...slice, items: await definitions(engine, slice.items, user_id, parseFormats(include_format)) };
+      return { ...slice, items: await definitions(engine, slice.items, actingUser(request, user_id), parseFormats(include_format)) };
     },
   );
 
@@ -74,6 +77,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   app.get<{ Querystring: PageRequest & { q: string; toolkit?: string } }>(
     '/v1/tools/search',
     {
+      config: anyRole,
       schema: {
         operationId: 'tools-search',
         summary: 'Find tools by what they do, best match first',
@@ -89,7 +93,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
-      const hits = await engine.dispatcher.search(request.query.q, { toolkit: request.query.toolkit });
+      const hits = await engine.dispatcher.search(request.query.q, { toolkit: request.query.toolkit }, policyFor(engine, request.caller!.role));
       const slice = page(hits, request.query);
       return { ...slice, items: slice.items.map(({ tool, score }) => ({ tool: toolSummary(tool), score })) };
     },
@@ -98,6 +102,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   app.get<{ Params: { name: string }; Querystring: { include_format?: string; user_id?: string } }>(
     '/v1/tools/:name',
     {
+      config: anyRole,
       schema: {
         operationId: 'tool-spec',
         summary: 'One tool as a ToolDefinition',
@@ -106,8 +111,8 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
-      const entry = await offeredEntry(engine, request.params.name);
-      const [definition] = await definitions(engine, [entry.tool], request.query.user_id, parseFormats(request.query.include_format));
+      const entry = await offeredEntry(engine, request.params.name, undefined, policyFor(engine, request.caller!.role));
+      const [definition] = await definitions(engine, [entry.tool], actingUser(request, request.query.user_id), parseFormats(request.query.include_format));
       return definition;
     },
   );
@@ -115,6 +120,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   app.get<{ Querystring: PageRequest & { toolkit?: string; format: FormatName; user_id?: string } }>(
     '/v1/formatted_tools',
     {
+      config: anyRole,
       schema: {
         operationId: 'tools-list-formatted',
         summary: 'List tools in a provider format',
@@ -122,7 +128,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
-      const slice = page(await listed(engine, request.query.toolkit), request.query);
+      const slice = page(await listed(engine, request.query.toolkit, policyFor(engine, request.caller!.role)), request.query);
       return { ...slice, items: slice.items.map((tool) => formatTool(tool, request.query.format)) };
     },
   );
@@ -130,6 +136,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   app.get<{ Params: { name: string }; Querystring: { format: FormatName; user_id?: string } }>(
     '/v1/formatted_tools/:name',
     {
+      config: anyRole,
       schema: {
         operationId: 'tool-spec-formatted',
         summary: 'One tool in a provider format',
@@ -137,12 +144,13 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         querystring: { type: 'object', properties: { format: formatParam, user_id: userParam } },
       },
     },
-    async (request) => formatTool((await offeredEntry(engine, request.params.name)).tool, request.query.format),
+    async (request) => formatTool((await offeredEntry(engine, request.params.name, undefined, policyFor(engine, request.caller!.role))).tool, request.query.format),
   );
 
   app.post<{ Body: { tool_name: string; input?: Record<string, unknown>; tool_version?: string; user_id?: string; run_at?: string; include_error_stacktrace?: boolean } }>(
     '/v1/tools/execute',
     {
+      config: anyRole,
       schema: {
         operationId: 'tool-execute',
         summary: 'Run a tool now, or schedule it with run_at',
@@ -154,7 +162,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
             input: { type: 'object', additionalProperties: true, default: {} },
             tool_version: { type: 'string' },
             user_id: { type: 'string' },
-            run_at: { type: 'string', description: 'When to run (ISO 8601; without a zone, UTC). Omit to run now.' },
+            run_at: { type: 'string', description: 'When to run: an RFC 3339 date-time with an offset, e.g. 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00. Omit to run now.' },
             include_error_stacktrace: { type: 'boolean', default: false },
           },
         },
@@ -162,12 +170,16 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const body = request.body;
-      if (body.run_at) {
-        if (Number.isNaN(Date.parse(body.run_at))) throw invalid(`run_at must be an ISO 8601 date-time, got '${body.run_at}'`);
-        const entry = await offeredEntry(engine, body.tool_name, body.tool_version);
-        return engine.scheduler.schedule(entry, body.input ?? {}, body.user_id, body.run_at);
+      const userId = actingUser(request, body.user_id);
+      const policy = policyFor(engine, request.caller!.role);
+      if (body.run_at !== undefined) {
+        if (rfc3339(body.run_at) === undefined) {
+          throw invalid(`run_at must be an RFC 3339 date-time with an offset (such as 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00), got '${body.run_at}'`);
+        }
+        const entry = await offeredEntry(engine, body.tool_name, body.tool_version, policy);
+        return engine.scheduler.schedule(entry, body.input ?? {}, userId, body.run_at);
       }
-      const outcome = await engine.dispatcher.dispatch(body.tool_name, body.input ?? {}, { version: body.tool_version, userId: body.user_id });
+      const outcome = await engine.dispatcher.dispatch(body.tool_name, body.input ?? {}, { version: body.tool_version, userId, policy });
       if (outcome.unknown) throw notFound(`tool ${body.tool_name}${body.tool_version ? `@${body.tool_version}` : ''}`);
       return executeResponse(outcome, body.include_error_stacktrace);
     },

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial.js';
 import * as oauthFlows from './0002_oauth_flows.js';
+import * as keyRoles from './0003_key_roles.js';
 import * as authorizationServer from './0004_authorization_server.js';
 import * as routingAndRecords from './0005_routing_and_records.js';
 
@@ -8,6 +9,7 @@ import * as routingAndRecords from './0005_routing_and_records.js';
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_oauth_flows': oauthFlows,
+  '0003_key_roles': keyRoles,
   '0004_authorization_server': authorizationServer,
   '0005_routing_and_records': routingAndRecords,
 };
