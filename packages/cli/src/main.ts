@@ -2,7 +2,7 @@
 /** The `quiver` command. Exit codes: 0 success, 1 a tool error, 2 a usage error. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { createToolIndex, formatNames, formatTool, qualifiedName, ServingPolicy, type FormatName } from '@quiver/core';
+import { createToolIndex, didYouMean, formatNames, formatTool, qualifiedName, ServingPolicy, suggestToolNames, type FormatName, type ToolRegistry } from '@quiver/core';
 import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.js';
 import { configFile, emptyConfig, UsageError, type QuiverConfig } from './config.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
@@ -165,7 +165,7 @@ program
     const input = parseInput(options.input);
     const registry = builtinRegistry();
     const tool = registry.get(name);
-    if (!tool) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
+    if (!tool) throw unknownTool(name, registry);
     const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
     const app = await openApp({ sandbox: options.sandbox, configPath: options.config, overrides }, registry);
     try {
@@ -200,8 +200,9 @@ tools
   .argument('<tool>', 'tool name, e.g. CrmMarketingApi.CreateMarketingCampaign')
   .addOption(new Option('--format <format>', 'output format').choices(formatNames).default('arcade'))
   .action(async (name: string, options: { format: FormatName }) => {
-    const tool = builtinRegistry().get(name);
-    if (!tool) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
+    const registry = builtinRegistry();
+    const tool = registry.get(name);
+    if (!tool) throw unknownTool(name, registry);
     console.log(JSON.stringify(formatTool(tool, options.format), null, 2));
   });
 
@@ -275,6 +276,9 @@ function flagConfig(toolkit: string, provider: string | undefined, options: { ba
   }
   return config;
 }
+
+const unknownTool = (name: string, registry: ToolRegistry) =>
+  new UsageError(`unknown tool '${name}'.${didYouMean(suggestToolNames(name, registry.tools()))} (see: quiver tools list)`);
 
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0] ?? text;
 

@@ -54,6 +54,12 @@ describe('quiver tools', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown tool 'CrmMarketingApi.Nope'");
   });
+
+  it('suggests the qualified name for a bare tool name', async () => {
+    const run = await runCli(['tools', 'show', 'CreateRepohostIssue']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Did you mean RepoHostApi.CreateRepohostIssue');
+  });
 });
 
 describe('quiver call', () => {

@@ -2,6 +2,7 @@
 import type { ToolContext } from './context.js';
 import { toolError, type ToolResult } from './errors.js';
 import { executeTool } from './execute.js';
+import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ToolRegistry } from './registry.js';
 import type { ServingPolicy } from './serving.js';
 import type { Tool } from './tool.js';
@@ -39,7 +40,10 @@ export class Runtime {
 
   private async run(name: string, input: unknown): Promise<ToolResult> {
     const tool = this.registry.get(name);
-    if (!tool) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'. Tool names look like Toolkit.Tool.`);
+    if (!tool) {
+      const hint = didYouMean(suggestToolNames(name, this.registry.tools())) || ' Tool names look like Toolkit.Tool.';
+      return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.${hint}`);
+    }
     try {
       const execute = async (args: unknown) => executeTool(tool, args, await this.contextFor(tool));
       return this.policy ? await this.policy.run(tool, input, execute) : await execute(input);

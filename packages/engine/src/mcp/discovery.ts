@@ -4,7 +4,7 @@
  * definition of the one it picks, and calls it by name; each call goes through the same dispatch
  * (selection, read-only, confirmation, validation) as a direct call.
  */
-import { annotationsOf, createToolIndex, functionName, qualifiedName, toMcpTool, toolError, type ServingPolicy, type Tool, type ToolIndex, type ToolResult } from '@quiver/core';
+import { annotationsOf, createToolIndex, didYouMean, suggestToolNames, functionName, qualifiedName, toMcpTool, toolError, type ServingPolicy, type Tool, type ToolIndex, type ToolResult } from '@quiver/core';
 
 export const searchToolsName = 'search_tools';
 export const describeToolName = 'describe_tool';
@@ -88,7 +88,7 @@ export async function callMetaTool(name: string, args: Record<string, unknown>, 
       return searchTools(args, context.offered);
     case describeToolName: {
       const tool = typeof args.name === 'string' ? findTool(context.offered, args.name) : undefined;
-      if (!tool) return unknownTool(args.name);
+      if (!tool) return unknownTool(args.name, context.offered);
       return { value: context.policy ? context.policy.toMcpTool(tool) : toMcpTool(tool) };
     }
     default: {
@@ -131,7 +131,10 @@ function findTool(tools: readonly Tool[], name: string): Tool | undefined {
   return tools.find((tool) => qualifiedName(tool) === bare || functionName(tool) === bare);
 }
 
-const unknownTool = (name: unknown) =>
-  toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${String(name)}'. Use ${searchToolsName} to find tool names.`);
+const unknownTool = (name: unknown, offered: readonly Tool[]) =>
+  toolError(
+    'TOOL_RUNTIME_BAD_INPUT_VALUE',
+    `Unknown tool '${String(name)}'.${didYouMean(suggestToolNames(String(name ?? ''), offered, 3, functionName))} Use ${searchToolsName} to find tool names.`,
+  );
 
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0] ?? text;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { toolError } from '@quiver/core';
+import { didYouMean, functionName, suggestToolNames, toolError } from '@quiver/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logFields, runTool } from '../../executions.js';
 import { createMcpServer } from '../../mcp/server.js';
@@ -19,7 +19,10 @@ export const mcpRoutes: Routes = (app, engine) => {
       async () => (await engine.catalog.all()).map((entry) => entry.tool),
       async (name, args) => {
         const entry = await engine.catalog.find(name);
-        if (!entry) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.`);
+        if (!entry) {
+          const suggestions = suggestToolNames(name, (await engine.catalog.all()).map((known) => known.tool), 3, functionName);
+          return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.${didYouMean(suggestions)}`);
+        }
         const outcome = await runTool(engine, entry, args, userId, randomUUID());
         request.log.info(logFields(entry, outcome, userId), 'tool executed over MCP');
         return outcome.result;
