@@ -283,11 +283,18 @@ function parameterSchema(param: CatalogTool['params'][number], upstream: Node | 
 const usefulFormats = new Set(['date-time', 'date', 'email', 'uri']);
 
 function parameterDescription(upstream: Node, schema: Node | undefined, param: CatalogTool['params'][number]): string {
-  const sentences = sentencesOf(upstream.description as string | undefined);
+  const sentences = sentencesOf(upstream.description as string | undefined).map(withoutLinkHeader);
   if (!sentences.length) sentences.push(`The ${String(upstream.name ?? param.upstream).replace(/[_.]/g, ' ')}`);
   const text = withDefault(joinWithin(sentences, parameterLimit, 2), param.type === 'array' ? undefined : schema?.default);
   return withAllowedValues(text, param, schema);
 }
+
+/**
+ * The model never sees GitHub's Link header: the result's next-page hint (`next_page`, built from
+ * that header) names the value to pass instead.
+ */
+const withoutLinkHeader = (sentence: string) =>
+  sentence.replace(/^A cursor, as given in the Link header\./, "A cursor: the value the previous page's next-page hint (next_page) gives for this parameter.");
 
 /** The description's value set, told to the model when the catalog declares no enum for it. */
 function withAllowedValues(text: string, param: CatalogTool['params'][number], schema: Node | undefined): string {

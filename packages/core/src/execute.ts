@@ -2,6 +2,7 @@
 import type { ToolContext } from './context.js';
 import { isError, redactError, toolError, type ToolError, type ToolResult } from './errors.js';
 import { checkInput } from './input.js';
+import { nextPageArguments, nextPageNote } from './paging.js';
 import { buildRequest } from './request.js';
 import { isModeDriven, qualifiedName, type SecretAuth, type Tool } from './tool.js';
 import { pointerToPath, validate } from './validation.js';
@@ -45,9 +46,10 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   if (credential && request.headers.authorization === undefined) request.headers.authorization = credential;
   const outcome = await context.client.send(request);
   if ('error' in outcome) return outcome;
-  const { status, body: value } = outcome.response;
+  const { status, body: value, headers } = outcome.response;
+  const next = nextPageArguments(tool, headers, args);
   // An empty success (204) still tells the model what happened.
-  return { value: value === undefined ? { success: true, status } : value };
+  return { value: value === undefined ? { success: true, status } : value, ...(next && { next_page: next, note: nextPageNote(next) }) };
 }
 
 /** The Authorization value of a secret-based binding, or undefined while a secret it needs is unset. */

@@ -13,4 +13,5 @@ export * from './search/index.js';
 export * from './selection.js';
 export * from './confirmation.js';
 export * from './response.js';
+export * from './paging.js';
 export * from './serving.js';
