@@ -58,7 +58,7 @@ describe('quiver mcp --discovery, with a tool selection', () => {
     expect(described).toMatchObject({
       name: 'CrmMarketingApi_GetCampaignDetails',
       inputSchema: { type: 'object', required: ['campaign_guid'], properties: { campaign_guid: { type: 'string' }, fields: { type: 'array' } } },
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+      annotations: { readOnlyHint: true },
     });
     const excluded = await client.callTool({ name: 'describe_tool', arguments: { name: 'CrmMarketingApi_DeleteMarketingCampaign' } });
     expect(excluded.isError).toBe(true);

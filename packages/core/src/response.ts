@@ -11,8 +11,8 @@ export const fieldsName = 'fields';
 export const fieldsSchema: JsonSchema = {
   type: 'array',
   items: { type: 'string' },
-  // Short: every listed tool carries it (some 33 tokens each).
-  description: 'Return only these fields of the result: dotted paths like "owner.login".',
+  // Short: every tool with a JSON result carries it.
+  description: 'Result fields to keep, as dotted paths.',
 };
 
 /** Under the 25,000-token limit of common clients, with room for the client's own framing. */

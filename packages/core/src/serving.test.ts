@@ -94,6 +94,15 @@ describe('field selection', () => {
     expect(calls).toEqual([{ results_per_page: 2 }]);
   });
 
+  it('is not offered where the result is text, and is not taken there', async () => {
+    const text = { ...create, output: { description: 'JSON text.', schema: { type: 'string' } } };
+    const policy = new ServingPolicy();
+    expect(policy.inputSchema(text).properties).not.toHaveProperty('fields');
+    const { calls, call } = recorder('{"id":1}');
+    await policy.run(text, { fields: ['id'] }, call);
+    expect(calls).toEqual([{ fields: ['id'] }]);
+  });
+
   it('rejects a malformed selection and says when nothing matched', async () => {
     const policy = new ServingPolicy();
     expect(await policy.run(list, { fields: 'id' }, recorder(repos).call)).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' } });

@@ -113,5 +113,5 @@ function withPaging(shaped: ToolResult, call: ToolResult): ToolResult {
   return { ...shaped, next_page: call.next_page, ...(note && { note }) };
 }
 
-/** The server adds `fields` unless the tool has a parameter of that name itself. */
-const takesFields = (tool: Tool): boolean => !tool.parameters.some((parameter) => parameter.name === fieldsName);
+/** The server adds `fields` where the result is JSON, unless the tool has a parameter of that name itself. */
+const takesFields = (tool: Tool): boolean => tool.output.schema?.type !== 'string' && !tool.parameters.some((parameter) => parameter.name === fieldsName);

@@ -13,7 +13,7 @@ import { words } from './words.js';
  * own nesting. Parameters hint at the objects involved; the toolkit (its name and description, the
  * same on all its tools) mostly separates toolkits when a query names one.
  */
-export const fieldWeights = { name: 4, summary: 1.5, description: 0.5, route: 0.3, parameters: 0.2, toolkit: 0.5 } as const;
+export const fieldWeights = { name: 4, summary: 1.5, description: 0.3, route: 0.3, parameters: 0.2, toolkit: 0.5 } as const;
 
 /** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
 export const everydayWeight = 1;
