@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { createToolIndex, didYouMean, formatNames, formatTool, qualifiedName, ServingPolicy, suggestToolNames, type FormatName, type ToolRegistry } from '@quiver/core';
 import { builtinRegistry, configuredBaseUrls, openApp, openSetup } from './app.js';
 import { configFile, emptyConfig, UsageError, type QuiverConfig } from './config.js';
+import type { TokenFormat } from './tokens.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 
 const program = new Command('quiver')
@@ -228,8 +229,8 @@ tools
 
 addServingOptions(tools.command('tokens'), { listingOnly: true })
   .description('tokens (o200k_base) of each tool, each toolkit and the whole tools/list, with every tool and in discovery mode')
-  .addOption(new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'anthropic']).default('mcp'))
-  .action(async (options: { format: 'mcp' | 'openai' | 'anthropic' } & ServingFlags) => {
+  .addOption(new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini']).default('mcp'))
+  .action(async (options: { format: TokenFormat } & ServingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);
     const all = builtinRegistry().tools();

@@ -51,6 +51,9 @@ describe('quiver mcp --discovery, with a tool selection', () => {
     expect(repos.tools.map((tool: { name: string }) => tool.name)).toEqual(['RepoHostApi_GetRepohostRepositoryDetails']);
     const deletes = json(await client.callTool({ name: 'search_tools', arguments: { query: 'delete campaign', toolkit: 'CrmMarketingApi' } }));
     expect(deletes.tools.map((tool: { name: string }) => tool.name)).not.toContain('CrmMarketingApi_DeleteMarketingCampaign');
+    const unknown = await client.callTool({ name: 'search_tools', arguments: { query: 'issues', toolkit: 'NoSuch' } });
+    expect(unknown.isError).toBe(true);
+    expect(texts(unknown)[0]).toContain("unknown toolkit 'NoSuch'");
   });
 
   it('describes a tool with its schema and annotations, and not an excluded one', async () => {
@@ -63,6 +66,8 @@ describe('quiver mcp --discovery, with a tool selection', () => {
     const excluded = await client.callTool({ name: 'describe_tool', arguments: { name: 'CrmMarketingApi_DeleteMarketingCampaign' } });
     expect(excluded.isError).toBe(true);
     expect(texts(excluded)[0]).toContain('Unknown tool');
+    const bare = await client.callTool({ name: 'describe_tool', arguments: { name: 'GetCampaignDetail' } });
+    expect(texts(bare)[0]).toContain('Did you mean CrmMarketingApi_GetCampaignDetails');
   });
 
   it('calls a tool by name with the usual validation, and refuses one left out', async () => {

@@ -1,13 +1,14 @@
 /** One tool call: validate, check requirements, build the request, send it, shape the result. */
 import type { ToolContext } from './context.js';
 import { isError, redactError, toolError, type ToolError, type ToolResult } from './errors.js';
-import { checkInput } from './input.js';
+import { checkInput, inputSchema, withoutNulls } from './input.js';
 import { nextPageArguments, nextPageNote } from './paging.js';
 import { buildRequest } from './request.js';
 import { isModeDriven, qualifiedName, type SecretAuth, type Tool } from './tool.js';
 import { pointerToPath, validate } from './validation.js';
 
-export async function executeTool(tool: Tool, input: unknown, context: ToolContext): Promise<ToolResult> {
+export async function executeTool(tool: Tool, given: unknown, context: ToolContext): Promise<ToolResult> {
+  const input = withoutNulls(inputSchema(tool), given);
   const invalid = checkInput(tool, input);
   if (invalid) return invalid;
   const args = input as Record<string, unknown>;

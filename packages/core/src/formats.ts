@@ -1,9 +1,13 @@
-/** The tool in each format a caller asks for: MCP, OpenAI function, Anthropic tool, engine ToolDefinition. */
+/**
+ * The tool in each format a caller asks for: MCP, OpenAI function (also in strict mode), Anthropic tool,
+ * Gemini function declaration, engine ToolDefinition.
+ */
+import { geminiSchema, openAiStrictSchema } from './dialects.js';
 import { inputSchema } from './input.js';
 import { annotationsOf, type Annotations, type JsonSchema, type Parameter, type Tool, qualifiedName } from './tool.js';
 
-export type FormatName = 'arcade' | 'openai' | 'anthropic' | 'mcp';
-export const formatNames: FormatName[] = ['arcade', 'openai', 'anthropic', 'mcp'];
+export type FormatName = 'arcade' | 'openai' | 'openai-strict' | 'anthropic' | 'gemini' | 'mcp';
+export const formatNames: FormatName[] = ['arcade', 'openai', 'openai-strict', 'anthropic', 'gemini', 'mcp'];
 
 /** Which requirements the acting user meets; unknown means not met. */
 export interface RequirementStatus {
@@ -47,6 +51,16 @@ function servedAnnotations(tool: Tool): Partial<Annotations> {
 
 export function toOpenAiFunction(tool: Tool) {
   return { type: 'function' as const, function: { name: functionName(tool), description: tool.description, parameters: inputSchema(tool) } };
+}
+
+/** OpenAI's strict mode: the schema in its dialect, and `strict: true`. */
+export function toOpenAiStrictFunction(tool: Tool, schema: JsonSchema = inputSchema(tool)) {
+  return { type: 'function' as const, function: { name: functionName(tool), description: tool.description, parameters: openAiStrictSchema(schema), strict: true } };
+}
+
+/** A Gemini function declaration (`tools: [{ functionDeclarations: [...] }]`). */
+export function toGeminiFunction(tool: Tool, schema: JsonSchema = inputSchema(tool)) {
+  return { name: functionName(tool), description: tool.description, parameters: geminiSchema(schema) };
 }
 
 export function toAnthropicTool(tool: Tool) {
@@ -93,8 +107,12 @@ export function formatTool(tool: Tool, format: FormatName, status?: RequirementS
       return toToolDefinition(tool, status);
     case 'openai':
       return toOpenAiFunction(tool);
+    case 'openai-strict':
+      return toOpenAiStrictFunction(tool);
     case 'anthropic':
       return toAnthropicTool(tool);
+    case 'gemini':
+      return toGeminiFunction(tool);
     case 'mcp':
       return toMcpTool(tool);
   }

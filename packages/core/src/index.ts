@@ -7,6 +7,7 @@ export * from './request.js';
 export * from './upstream.js';
 export * from './execute.js';
 export * from './formats.js';
+export * from './dialects.js';
 export * from './registry.js';
 export * from './runtime.js';
 export * from './search/index.js';

@@ -68,6 +68,8 @@ export class ServingPolicy {
       return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'The input must be a JSON object of parameters.');
     }
     const args = { ...(input as Record<string, unknown>) };
+    // A null server argument is one left out, as for the tool's own (OpenAI's strict mode sends them).
+    if (args[fieldsName] === null && takesFields(tool)) delete args[fieldsName];
     if (this.confirms(tool)) {
       const refusal = unconfirmed(tool, args);
       if (refusal) return refusal;

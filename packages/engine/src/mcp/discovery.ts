@@ -106,6 +106,10 @@ async function searchTools(args: Record<string, unknown>, offered: readonly Tool
   const { query, toolkit, limit = defaultLimit } = args;
   if (typeof query !== 'string' || !query.trim()) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${searchToolsName} needs query: what the tool should do.`);
   if (toolkit !== undefined && typeof toolkit !== 'string') return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'toolkit must be a toolkit name.');
+  const toolkits = [...new Set(offered.map((tool) => tool.toolkit.name))];
+  if (toolkit !== undefined && !toolkits.some((name) => name.toLowerCase() === toolkit.toLowerCase())) {
+    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `unknown toolkit '${toolkit}'; toolkits: ${toolkits.join(', ')}.`);
+  }
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > maxLimit) {
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `limit must be an integer from 1 to ${maxLimit}.`);
   }
