@@ -168,7 +168,8 @@ program
     const tool = registry.get(name);
     if (!tool) throw unknownTool(name, registry);
     const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
-    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, overrides }, registry);
+    // `fields` as over MCP; the whole result, uncapped, since a terminal takes any size.
+    const app = await openApp({ sandbox: options.sandbox, configPath: options.config, overrides, serving: { maxResponseTokens: 0 } }, registry);
     try {
       const result = await app.runtime.call(name, input);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -94,6 +94,14 @@ describe('quiver call', () => {
     expect(implicit.code).toBe(0);
   });
 
+  it('takes fields as MCP does, keeping the paging keys', async () => {
+    const run = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--sandbox', '--input', JSON.stringify({ fields: ['results.id'] })]);
+    expect(run.code).toBe(0);
+    const { value } = JSON.parse(run.stdout);
+    expect(value.results).toEqual([{ id: expect.any(String) }]);
+    expect(Object.keys(value)).toEqual(['results', 'total']);
+  });
+
   it('calls the sandbox with no credentials at all, and finds its demo data', async () => {
     const campaigns = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--sandbox']);
     expect(campaigns.code).toBe(0);
