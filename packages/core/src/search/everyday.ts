@@ -2,13 +2,22 @@
  * Everyday words for API things. People ask for tools in their own words ("bookmark a project",
  * "the newsletter", "a code snippet"), not in the API's ("star a repository", "marketing email",
  * "gist"). Unlike the synonym groups, these do not replace the user's word: they add the API's words
- * to the query at a lower weight, so "tag" still finds git tags while also finding labels. Keys are
+ * to the query, so "tag" still finds git tags while also finding labels. A value that starts with `=`
+ * replaces the typed words instead, where the API uses the word for something else ("project" is a
+ * repository to most people, a classic project board to GitHub; "project board" says so). Keys are
  * words or phrases as typed (lower case, split as `words` splits them); values are API words.
  */
 export const everydayWords: ReadonlyMap<string, string> = new Map([
+  // A question about what exists asks for a list.
+  ['what', 'list'],
+  ['which', 'list'],
+  ['all', 'list'],
+  ['everything about', 'details'],
   // Code hosting
-  ['project', 'repository'],
-  ['projects', 'repository'],
+  ['project', '=repository'],
+  ['projects', '=repository'],
+  ['project board', '=project board'],
+  ['project boards', '=project board'],
   ['codebase', 'repository'],
   ['tag', 'label'],
   ['tags', 'label'],
@@ -17,8 +26,10 @@ export const everydayWords: ReadonlyMap<string, string> = new Map([
   ['bookmarked', 'starred'],
   ['un bookmark', 'unstar'],
   ['company', 'organization'],
-  ['group', 'team'],
-  ['groups', 'team'],
+  ['group', '=team'],
+  ['groups', '=team'],
+  ['runner group', '=runner group'],
+  ['runner groups', '=runner group'],
   ['crew', 'team'],
   ['snippet', 'gist'],
   ['snippets', 'gist'],
@@ -148,6 +159,12 @@ export const everydayWords: ReadonlyMap<string, string> = new Map([
   ['nested', 'child'],
   ['get into', 'access'],
   ['third party packages', 'dependency'],
+  ['stop following', 'unfollow'],
+  ['follows me', 'followers'],
+  ['calls left', 'rate limit'],
+  ['lately', 'events'],
+  ['activity', 'events'],
+  ['belong to', 'membership'],
   ['target', 'milestone'],
   ['targets', 'milestones'],
   ['deadline', 'milestone'],

@@ -43,8 +43,9 @@ export function buildToolIndex(tools: readonly Tool[]): ToolIndex {
     search(query: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
       const wanted = toolkit?.toLowerCase();
       const typed = words(query);
-      const own = terms(typed);
-      const added = everydayTerms(typed).filter((term) => !own.includes(term));
+      const everyday = everydayTerms(typed);
+      const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
+      const added = everyday.terms.filter((term) => !own.includes(term));
       if (!own.length && !added.length) return [];
       const extra = new Set(added);
       const results = index.search([...own, ...added].join(' '), {
@@ -64,26 +65,28 @@ export function buildToolIndex(tools: readonly Tool[]): ToolIndex {
 const analyse = (text: string): string => terms(words(text)).join(' ');
 const deleteTerm = terms(['delete'])[0]!;
 
-/** Everyday phrases by their first word, longest first, each with the API terms it adds. */
-const everydayByFirstWord = new Map<string, Array<{ phrase: string[]; adds: string[] }>>();
+/** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */
+const everydayByFirstWord = new Map<string, Array<{ phrase: string[]; adds: string[]; replaces: boolean }>>();
 for (const [phrase, api] of everydayWords) {
   const key = phrase.split(' ');
   const entries = everydayByFirstWord.get(key[0]!) ?? [];
-  entries.push({ phrase: key, adds: terms(words(api)) });
+  entries.push({ phrase: key, adds: terms(words(api)), replaces: api.startsWith('=') });
   entries.sort((a, b) => b.phrase.length - a.phrase.length);
   everydayByFirstWord.set(key[0]!, entries);
 }
 
-/** The API terms that the everyday words and phrases of a request stand for. */
-function everydayTerms(typed: readonly string[]): string[] {
+/** The API terms that the everyday words and phrases of a request stand for, and the positions of the words they replace. */
+function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: Set<number> } {
   const out: string[] = [];
+  const replaced = new Set<number>();
   for (let i = 0; i < typed.length; i++) {
     const match = everydayByFirstWord.get(typed[i]!)?.find(({ phrase }) => phrase.every((word, j) => typed[i + j] === word));
     if (!match) continue;
     for (const term of match.adds) if (!out.includes(term)) out.push(term);
+    if (match.replaces) match.phrase.forEach((_, j) => replaced.add(i + j));
     i += match.phrase.length - 1;
   }
-  return out;
+  return { terms: out, replaced };
 }
 
 function documentOf(tool: Tool, id: number): Document {
