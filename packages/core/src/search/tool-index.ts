@@ -11,9 +11,10 @@ import { words } from './words.js';
  * description's first sentence says it in a few more; the rest of the description is mostly caveats
  * (scopes, permissions, limits). The route (HTTP method and path) names the objects in the API's
  * own nesting. Parameters hint at the objects involved; the toolkit (its name and description, the
- * same on all its tools) mostly separates toolkits when a query names one.
+ * same on all its tools) mostly separates toolkits when a query names one. The numbers were learned by
+ * bench/search-tune.mjs on the API-worded evaluation set and the tuning half of the everyday one.
  */
-export const fieldWeights = { name: 4, summary: 1.5, description: 0.3, route: 0.3, parameters: 0.2, toolkit: 0.5 } as const;
+export const fieldWeights = { name: 3, summary: 1.13, description: 0.2, route: 0.3, parameters: 0.2, toolkit: 0.67 } as const;
 
 /** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
 export const everydayWeight = 1;
@@ -27,14 +28,23 @@ export const destructiveFactor = 0.8;
 type Field = keyof typeof fieldWeights;
 type Document = { id: number } & Record<Field, string>;
 
-export function buildToolIndex(tools: readonly Tool[]): ToolIndex {
+/** The weights of the ranking, as the benchmark's tuning varies them (bench/search-tune.mjs). */
+export interface RankingWeights {
+  fields: Record<Field, number>;
+  everyday: number;
+  destructive: number;
+}
+
+const defaultWeights: RankingWeights = { fields: fieldWeights, everyday: everydayWeight, destructive: destructiveFactor };
+
+export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = defaultWeights): ToolIndex {
   const index = new MiniSearch<Document>({
     fields: Object.keys(fieldWeights),
     // Documents and queries arrive analysed (terms joined by spaces): the library only ranks.
     tokenize: (text) => text.split(' '),
     processTerm: (term) => term || null,
     // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at the library's reduced weight.
-    searchOptions: { boost: fieldWeights, prefix: (term) => term.length >= 4 },
+    searchOptions: { boost: weights.fields, prefix: (term) => term.length >= 4 },
   });
   index.addAll(tools.map((tool, id) => documentOf(tool, id)));
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
@@ -50,12 +60,12 @@ export function buildToolIndex(tools: readonly Tool[]): ToolIndex {
       const extra = new Set(added);
       const results = index.search([...own, ...added].join(' '), {
         filter: wanted === undefined ? undefined : (result) => tools[result.id]!.toolkit.name.toLowerCase() === wanted,
-        boostTerm: (term) => (extra.has(term) ? everydayWeight : 1),
+        boostTerm: (term) => (extra.has(term) ? weights.everyday : 1),
       });
       const asksToDelete = own.includes(deleteTerm);
       const hits = results.map((result) => ({
         tool: tools[result.id]!,
-        score: destructive[result.id] && !asksToDelete ? result.score * destructiveFactor : result.score,
+        score: destructive[result.id] && !asksToDelete ? result.score * weights.destructive : result.score,
       }));
       return hits.sort((a, b) => b.score - a.score).slice(0, limit);
     },
