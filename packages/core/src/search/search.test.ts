@@ -95,6 +95,12 @@ describe('everyday words', () => {
     expect(names('gist')).toEqual(expect.arrayContaining(['CodeHostApi.DeleteCodehostGist', 'CodeHostApi.UnpublishCodehostGist']));
   });
 
+  it('reads names the request gives (quoted, or after called or named) as values, not as what to do', () => {
+    expect(names('open a new PR called remove-old-repo')[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names("make a new PR named 'delete repository'")[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names('delete the repository')[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+  });
+
   it('never ranks a destructive tool above a harmless one that fits as well, unless asked to delete', () => {
     const harmless = names('the gist');
     expect(harmless.indexOf('CodeHostApi.UnpublishCodehostGist')).toBeLessThan(harmless.indexOf('CodeHostApi.DeleteCodehostGist'));

@@ -52,7 +52,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   return {
     search(query: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
       const wanted = toolkit?.toLowerCase();
-      const typed = words(query);
+      const typed = words(withoutNames(query));
       const everyday = everydayTerms(typed);
       const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
       const added = everyday.terms.filter((term) => !own.includes(term));
@@ -73,6 +73,13 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
 }
 
 const analyse = (text: string): string => terms(words(text)).join(' ');
+
+/**
+ * A request without the names it gives things: quoted text ('bug', "Spring launch") and the word after
+ * "called" or "named" (a branch called release-2) are values, not what the tool does, as numbers are.
+ */
+const withoutNames = (query: string): string =>
+  query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
 const deleteTerm = terms(['delete'])[0]!;
 
 /** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */
