@@ -1,15 +1,23 @@
 // Tokens (o200k_base) of MCP `tools/list` as `quiver mcp` serves it: every tool, against discovery
-// mode's three meta-tools. The same count as `quiver tools tokens`.
+// mode's three meta-tools; the median and p90 tool; and the whole listing in each provider format.
+// The same counts as `quiver tools tokens [--format ...]`.
 import { ServingPolicy } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
-import { tokenReport } from '../packages/cli/dist/tokens.js';
+import { tokenFormats, tokenReport } from '../packages/cli/dist/tokens.js';
+import { median, quantile } from './stats.mjs';
 
 export async function tokensBench() {
-  const report = await tokenReport(toolkits.flatMap((toolkit) => toolkit.tools), new ServingPolicy(), 'mcp');
+  const tools = toolkits.flatMap((toolkit) => toolkit.tools);
+  const report = await tokenReport(tools, new ServingPolicy(), 'mcp');
+  const perTool = report.tools.map((tool) => tool.tokens);
+  const formats = {};
+  for (const format of tokenFormats) formats[format] = (await tokenReport(tools, new ServingPolicy(), format)).listing.all;
   return {
     tools: report.tools.length,
     toolsList: report.listing.all,
     discoveryToolsList: report.listing.discovery,
+    perTool: { median: median(perTool), p90: quantile(perTool, 0.9) },
+    formats,
     perToolkit: Object.fromEntries(report.toolkits.map((toolkit) => [toolkit.name, toolkit.tokens])),
   };
 }

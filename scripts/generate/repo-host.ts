@@ -18,6 +18,7 @@ const baseUrlSecret = 'GIT_SERVER_URL';
 const toolkitDescription =
   'GitHub REST API (as on GitHub Enterprise Server 3.8): repositories, git data, issues, pull requests, reactions, ' +
   'Actions runners and secrets, deployments, checks, projects, teams, users and enterprise administration. ' +
+  'Repository, owner, organization and user names are not case sensitive. ' +
   `Set ${baseUrlSecret} to https://HOST/api/v3 to use an Enterprise Server instead of https://api.github.com.`;
 
 /** Every tool sends these; GitHub asks for its media type and refuses requests without a user agent. */
@@ -152,7 +153,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
     const shared = summaries.get(operation.summary)! > 1;
     const area = operation.operationId.split('/')[0]!;
     const summary = terminated(plainSummary(operation.summary) + (shared ? ` (${areaNames[area] ?? area})` : ''));
-    const description = toolDescriptions[tool.name] ?? toolDescription(summary, operation.description, shared);
+    const description = toolDescriptions[tool.name] ?? withContext(toolDescription(summary, operation.description, shared), tool.path);
 
     const parameters = tool.params.map((param): Parameter => {
       if (tool.mode_driven && modeParameters[param.name] && !param.in) return { ...modeParameters[param.name]!, required: param.required };
@@ -264,14 +265,15 @@ function bodyField(body: JsonSchema | undefined, dotted: string): Node | undefin
 }
 
 /**
- * A parameter's schema: exactly the catalog's type and enum (the interface is the catalog's); where
- * the description agrees on the type, a useful format and the item type of arrays. The description's
- * allowed values go into the parameter's text instead (see parameterDescription).
+ * A parameter's schema: exactly the catalog's type (the interface is the catalog's); its enum, or where
+ * the catalog declares none, the values the description enumerates (on the items, for an array);
+ * where the description agrees on the type, a useful format and the item type of arrays.
  */
 function parameterSchema(param: CatalogTool['params'][number], upstream: Node | undefined, where: string): JsonSchema {
   const schema: JsonSchema = { type: param.type };
   const agrees = upstream?.type === param.type;
-  if (param.enum?.length) schema.enum = param.enum;
+  const values = param.enum?.length ? param.enum : allowedValues(param, upstream);
+  if (values.length && param.type !== 'array') schema.enum = values;
   if (agrees && typeof upstream.format === 'string' && usefulFormats.has(upstream.format)) schema.format = upstream.format;
   if (param.type === 'array') {
     if (!upstream?.items) throw new Error(`${where}: array parameter ${param.name} has no item type in the description`);
@@ -280,21 +282,107 @@ function parameterSchema(param: CatalogTool['params'][number], upstream: Node | 
   return schema;
 }
 
+/** The values the description enumerates for a parameter of the catalog's type (for an array, for its items). */
+function allowedValues(param: CatalogTool['params'][number], schema: Node | undefined): unknown[] {
+  return schema?.type === param.type && Array.isArray(schema?.enum) ? schema.enum.filter((value) => value !== null) : [];
+}
+
 const usefulFormats = new Set(['date-time', 'date', 'email', 'uri']);
 
 function parameterDescription(upstream: Node, schema: Node | undefined, param: CatalogTool['params'][number]): string {
-  const sentences = sentencesOf(upstream.description as string | undefined);
+  const sentences = sentencesOf(upstream.description as string | undefined).flatMap(ourSentence);
   if (!sentences.length) sentences.push(`The ${String(upstream.name ?? param.upstream).replace(/[_.]/g, ' ')}`);
-  const text = withDefault(joinWithin(sentences, parameterLimit, 2), param.type === 'array' ? undefined : schema?.default);
-  return withAllowedValues(text, param, schema);
+  // GitHub's thinnest texts ("The sha.", "ref parameter.") say nothing a model can act on.
+  if (wordCount(sentences.join(' ')) < 4) sentences.splice(0, sentences.length, thinParameters[param.name] ?? sentences.join(' '));
+  return withDefault(joinWithin(sentences, parameterLimit, 2), param.type === 'array' ? undefined : schema?.default);
 }
 
-/** The description's value set, told to the model when the catalog declares no enum for it. */
-function withAllowedValues(text: string, param: CatalogTool['params'][number], schema: Node | undefined): string {
-  const values = schema?.type === param.type && Array.isArray(schema?.enum) ? schema.enum.filter((value) => value !== null) : [];
-  if (param.enum || !values.length || /\bone of\b/i.test(text)) return text;
-  return `${text} One of: ${values.join(', ')}.`;
-}
+const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/** Our words for the parameters GitHub describes in three words or fewer, by parameter name. */
+const thinParameters: Record<string, string> = {
+  application_id: 'Only check runs created by the GitHub App with this id.',
+  archive_format_zip: 'The archive format of the download; must be zip.',
+  assignee_username: 'Login of the user to check as a possible assignee.',
+  user_assignee: 'Login of the user to check as a possible assignee.',
+  branch_or_commit_ref: 'Branch, tag or commit SHA to download; default branch when empty.',
+  repository_reference: 'Branch, tag or commit SHA to use (a git ref).',
+  build_identifier: 'Numeric id of the Pages build.',
+  comment_text: 'Text of the comment, in Markdown.',
+  commit_message: 'Message of the commit that makes this change.',
+  commit_reference: 'Commit SHA, branch name or tag name (a git ref).',
+  reference_specifier: 'Commit SHA, branch name or tag name (a git ref).',
+  reference_pattern: 'Ref to match, without refs/, such as heads/main or tags/v1.',
+  git_reference: 'Ref to get, without refs/, such as heads/main or tags/v1.',
+  git_reference_to_delete: 'Ref to delete, without refs/, such as heads/feature-x.',
+  commit_sha: 'Full SHA of the commit the status is for.',
+  conduct_code_key: 'Key of the code of conduct, such as contributor_covenant.',
+  current_label_name: 'Current name of the label to update.',
+  label_name: 'Name of the label, as shown on issues.',
+  deployment_id: 'Numeric id of the deployment.',
+  deployment_status_id: 'Numeric id of the deployment status.',
+  dismissal_event: 'Always DISMISS for a dismissed review.',
+  event_id: 'Numeric id of the issue event.',
+  external_group_id: 'Numeric id of the external identity provider group.',
+  file_or_directory_path: 'Path of the file or directory in the repository.',
+  file_path: 'Path of the file in the repository.',
+  file_path_in_repository: 'Path of the file in the repository.',
+  file_sha_identifier: 'SHA of the blob (file content) to get.',
+  tree_sha: 'SHA of the tree, or a branch or tag name.',
+  tag_sha: 'SHA of the git tag object.',
+  revision_sha: 'SHA of the gist revision to get.',
+  gitignore_template_name: 'Name of the .gitignore template, such as Node or Python.',
+  include_collaborative_repositories: 'Include issues of repositories you collaborate on.',
+  include_owned_repositories: 'Include issues of repositories you own.',
+  include_pull_requests: 'Include pull requests as well as issues.',
+  organization_repositories: 'Include issues of repositories of your organizations.',
+  include_outdated: 'Include installations whose permissions are outdated.',
+  include_redelivered_events: 'Include deliveries that were redelivered.',
+  include_redeliveries: 'Include deliveries that were redelivered.',
+  only_redeliveries: 'Only deliveries that were redelivered.',
+  license_key: 'Key of the license, such as mit or apache-2.0.',
+  oauth_scopes_list: 'OAuth scopes the impersonation token gets.',
+  only_featured_licenses: 'Only the licenses GitHub features.',
+  organization_username: 'Login (handle) of the new organization.',
+  pagination_token: 'Token of the page to fetch, from the previous page.',
+  release_asset_state: 'State of the release asset, such as uploaded.',
+  release_tag: 'Git tag name of the release, such as v1.0.0.',
+  repohost_app_slug: 'URL-friendly name (slug) of the GitHub App.',
+  repository_id: 'Numeric id of the repository.',
+  repository_id_for_org_secret: 'Numeric id of the repository.',
+  repository_list: 'Names of the repositories to migrate.',
+  repository_name: 'Name of the repository to unlock.',
+  search_phrase: 'Search phrase that filters the audit log events.',
+  sort_reviews: 'Field to sort review comments by.',
+  tag_message: 'Message (annotation) of the git tag.',
+  target_username: 'Login of the user who may be followed.',
+  template_repository_name: 'Name of the template repository.',
+  template_repository_owner: 'Owner of the template repository.',
+  temporary_code_for_repohost_app: 'Temporary code from the GitHub App manifest flow.',
+  user_username: 'Login of the new user account.',
+  vulnerable_dependency_scope: 'Scope of the vulnerable dependency: development or runtime.',
+  webhook_delivery_id: 'Numeric id of the webhook delivery.',
+};
+
+/**
+ * Sentences that hundreds of parameters repeat, said shorter (every one is sent with every tool), or
+ * once in the toolkit's description. The model never sees GitHub's Link header: the result's
+ * next-page hint (`next_page`, built from that header) names the value to pass instead.
+ */
+const sentenceRewrites: ReadonlyMap<string, string> = new Map([
+  ['The name is not case sensitive.', ''],
+  ['The name of the repository without the `.git` extension.', 'Name of the repository, without `.git`.'],
+  ['The account owner of the repository.', 'Owner of the repository.'],
+  ['The number of results per page (max 100).', 'Results per page (max 100).'],
+  ['Page number of the results to fetch.', 'Page number to fetch.'],
+  ['The organization name.', 'Name of the organization.'],
+  ['A cursor, as given in the Link header.', "A cursor: the value the previous page's next-page hint (next_page) gives for this parameter."],
+]);
+
+const ourSentence = (sentence: string): string[] => {
+  const rewritten = sentenceRewrites.get(sentence) ?? sentence;
+  return rewritten ? [rewritten] : [];
+};
 
 /** Defaults are told, not declared: a `default` keyword would suggest the runtime fills it in. */
 function withDefault(text: string, fallback: unknown): string {
@@ -306,6 +394,34 @@ function withDefault(text: string, fallback: unknown): string {
 
 /** The summary as text: links and emphasis out, and no trailing full stop (we add our own). */
 const plainSummary = (summary: string) => (sentencesOf(summary)[0] ?? summary).replace(/\.$/, '');
+
+/**
+ * What a model must know to pick the tool that the summary leaves unsaid: that an Enterprise Server
+ * administration endpoint is for site administrators only, and, for a summary of a few words ("Create
+ * a blob."), what the tool works on, from its path.
+ */
+function withContext(text: string, path: string): string {
+  const admin = /^\/(admin|enterprise|setup|manage)\//.test(path) && !/administrator/i.test(text) ? ' Enterprise Server site administrators only.' : '';
+  const scope = wordCount(text) < 6 && !admin ? ` ${scopeOf(path)}` : '';
+  return `${text}${scope}${admin}`;
+}
+
+function scopeOf(path: string): string {
+  const scopes: Array<[RegExp, string]> = [
+    [/^\/repos\/\{owner\}\/\{repo\}/, 'Works on one repository.'],
+    [/^\/orgs\/\{org\}/, 'Works on one organization.'],
+    [/^\/user(\/|$)/, 'Works for the authenticated user.'],
+    [/^\/users\/\{username\}/, 'Works on the given user account.'],
+    [/^\/gists/, 'Works on GitHub gists.'],
+    [/^\/projects/, 'Works on classic project boards.'],
+    [/^\/teams/, 'Works on one team.'],
+    [/^\/enterprises/, 'Works on one enterprise account.'],
+    [/^\/app(\/|$)/, 'Authenticated as the GitHub App itself.'],
+    [/^\/applications/, 'Works on an OAuth app\'s grants and tokens.'],
+    [/^\/notifications/, "Works on the authenticated user's notifications."],
+  ];
+  return scopes.find(([pattern]) => pattern.test(path))?.[1] ?? 'Works on the whole GitHub server.';
+}
 
 /**
  * The summary, then the description's sentences up to the limit; the summary is left out when the

@@ -70,16 +70,14 @@ export const modeParameters: Record<string, Parameter> = {
   mode: {
     name: 'mode',
     description:
-      'get_request_schema: return the JSON Schema of the request body and call nothing (do this once first). ' +
-      'execute: run the operation with request_body.',
+      "get_request_schema returns the request body's JSON Schema and calls nothing (do it first); execute runs the operation.",
     required: true,
     schema: { type: 'string', enum: ['get_request_schema', 'execute'] },
   },
   request_body: {
     name: 'request_body',
     description:
-      'The request body as a JSON document serialised to a string, conforming to the schema that get_request_schema returns. ' +
-      'Required when mode is execute; ignored otherwise.',
+      'The request body: a JSON document, as a string, that the get_request_schema schema accepts. Needed when mode is execute.',
     required: false,
     schema: { type: 'string' },
   },

@@ -2,13 +2,14 @@
 /** The `quiver` command. Exit codes: 0 success, 1 a tool error, 2 a usage error. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { createToolIndex, formatNames, formatTool, qualifiedName, ServingPolicy, type FormatName, type Tool } from '@quiver/core';
+import { createToolIndex, didYouMean, formatNames, formatTool, qualifiedName, ServingPolicy, suggestToolNames, type FormatName, type Tool } from '@quiver/core';
 import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, runnableToolkits } from './app.js';
 import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
 import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
 import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
 import { runningSandbox } from './sandbox-session.js';
+import type { TokenFormat } from './tokens.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 
 const program = new Command('quiver')
@@ -241,7 +242,8 @@ program
     const tool = await listedTool(name);
     const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
     if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
-    const app = await openApp({ settings, sandbox: options.sandbox && ((await attachedSandbox(settings)) ?? true), overrides });
+    // `fields` as over MCP; the whole result, uncapped, since a terminal takes any size.
+    const app = await openApp({ settings, sandbox: options.sandbox && ((await attachedSandbox(settings)) ?? true), overrides, serving: { maxResponseTokens: 0 } });
     try {
       const result = await app.dispatcher.call(name, input);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -293,8 +295,8 @@ tools
 
 addServingOptions(tools.command('tokens'), { listingOnly: true })
   .description('tokens (o200k_base) of each tool, each toolkit and the whole tools/list, with every tool and in discovery mode')
-  .addOption(new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'anthropic']).default('mcp'))
-  .action(async (options: { format: 'mcp' | 'openai' | 'anthropic' } & ServingFlags) => {
+  .addOption(new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini']).default('mcp'))
+  .action(async (options: { format: TokenFormat } & ServingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);
     const all = listedTools;
@@ -325,7 +327,7 @@ async function attachedSandbox(settings: Settings) {
 /** A built-in tool by any of its names; a usage error otherwise. */
 async function listedTool(name: string): Promise<Tool> {
   const found = await listingCatalog().resolve(name);
-  if (!found || !('tool' in found)) throw new UsageError(`unknown tool '${name}' (see: quiver tools list)`);
+  if (!found || !('tool' in found)) throw new UsageError(`unknown tool '${name}'.${didYouMean(suggestToolNames(name, listedTools))} (see: quiver tools list)`);
   return found.tool;
 }
 

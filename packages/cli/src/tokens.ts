@@ -4,12 +4,12 @@
  * with every tool and in discovery mode. Other vendors' tokenizers differ by some percent; the
  * proportions hold.
  */
-import type { McpToolDefinition, ServingPolicy, Tool } from '@quiver/core';
+import { geminiSchema, openAiStrictSchema, type McpToolDefinition, type ServingPolicy, type Tool } from '@quiver/core';
 import { metaTools } from '@quiver/engine/mcp';
 import { UsageError } from './config.js';
 
-export type TokenFormat = 'mcp' | 'openai' | 'anthropic';
-export const tokenFormats: TokenFormat[] = ['mcp', 'openai', 'anthropic'];
+export type TokenFormat = 'mcp' | 'openai' | 'openai-strict' | 'anthropic' | 'gemini';
+export const tokenFormats: TokenFormat[] = ['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini'];
 
 export interface TokenReport {
   format: TokenFormat;
@@ -25,7 +25,9 @@ type Definition = Pick<McpToolDefinition, 'name' | 'description' | 'inputSchema'
 function shaped(definition: Definition, format: TokenFormat): unknown {
   const { name, description, inputSchema } = definition;
   if (format === 'openai') return { type: 'function', function: { name, description, parameters: inputSchema } };
+  if (format === 'openai-strict') return { type: 'function', function: { name, description, parameters: openAiStrictSchema(inputSchema), strict: true } };
   if (format === 'anthropic') return { name, description, input_schema: inputSchema };
+  if (format === 'gemini') return { name, description, parameters: geminiSchema(inputSchema) };
   return definition;
 }
 
@@ -60,7 +62,7 @@ export function formatTokenReport(report: TokenReport): string {
   const lines = report.tools.map((row) => `${row.name.padEnd(width)}  ${n(row.tokens).padStart(9)}`);
   lines.push('', `${'toolkit'.padEnd(width)}  ${'tools'.padStart(6)}  ${'tokens'.padStart(9)}`);
   for (const row of report.toolkits) lines.push(`${row.name.padEnd(width)}  ${n(row.tools).padStart(6)}  ${n(row.tokens).padStart(9)}`);
-  const name = report.format === 'mcp' ? 'tools/list' : `${report.format} tools array`;
+  const name = report.format === 'mcp' ? 'tools/list' : report.format === 'gemini' ? 'gemini functionDeclarations' : `${report.format} tools array`;
   lines.push(
     '',
     `${name}, every tool (${n(report.tools.length)}): ${n(report.listing.all)} tokens`,

@@ -55,6 +55,12 @@ describe('quiver tools', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown tool 'CrmMarketingApi.Nope'");
   });
+
+  it('suggests the qualified name for a bare tool name', async () => {
+    const run = await runCli(['tools', 'show', 'CreateRepohostIssue']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Did you mean RepoHostApi.CreateRepohostIssue');
+  });
 });
 
 describe('quiver call', () => {
@@ -87,6 +93,14 @@ describe('quiver call', () => {
     expect(explicit.code).toBe(0);
     const implicit = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns'], {}, dir);
     expect(implicit.code).toBe(0);
+  });
+
+  it('takes fields as MCP does, keeping the paging keys', async () => {
+    const run = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--sandbox', '--input', JSON.stringify({ fields: ['results.id'] })]);
+    expect(run.code).toBe(0);
+    const { value } = JSON.parse(run.stdout);
+    expect(value.results).toEqual([{ id: expect.any(String) }]);
+    expect(Object.keys(value)).toEqual(['results', 'total']);
   });
 
   it('calls the sandbox with no credentials at all, and finds its demo data', async () => {

@@ -51,6 +51,9 @@ describe('quiver mcp --discovery, with a tool selection', () => {
     expect(repos.tools.map((tool: { name: string }) => tool.name)).toEqual(['RepoHostApi_GetRepohostRepositoryDetails']);
     const deletes = json(await client.callTool({ name: 'search_tools', arguments: { query: 'delete campaign', toolkit: 'CrmMarketingApi' } }));
     expect(deletes.tools.map((tool: { name: string }) => tool.name)).not.toContain('CrmMarketingApi_DeleteMarketingCampaign');
+    const unknown = await client.callTool({ name: 'search_tools', arguments: { query: 'issues', toolkit: 'NoSuch' } });
+    expect(unknown.isError).toBe(true);
+    expect(texts(unknown)[0]).toContain("unknown toolkit 'NoSuch'");
   });
 
   it('describes a tool with its schema and annotations, and not an excluded one', async () => {
@@ -58,11 +61,13 @@ describe('quiver mcp --discovery, with a tool selection', () => {
     expect(described).toMatchObject({
       name: 'CrmMarketingApi_GetCampaignDetails',
       inputSchema: { type: 'object', required: ['campaign_guid'], properties: { campaign_guid: { type: 'string' }, fields: { type: 'array' } } },
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+      annotations: { readOnlyHint: true },
     });
     const excluded = await client.callTool({ name: 'describe_tool', arguments: { name: 'CrmMarketingApi_DeleteMarketingCampaign' } });
     expect(excluded.isError).toBe(true);
     expect(texts(excluded)[0]).toContain('Unknown tool');
+    const bare = await client.callTool({ name: 'describe_tool', arguments: { name: 'GetCampaignDetail' } });
+    expect(texts(bare)[0]).toContain('Did you mean CrmMarketingApi_GetCampaignDetails');
   });
 
   it('calls a tool by name with the usual validation, and refuses one left out', async () => {
@@ -135,6 +140,8 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
     const [data, note] = texts(listed);
     const page = JSON.parse(data!);
     expect(page.results.length).toBeGreaterThan(0);
+    // The same JSON as structured content, for clients that read it.
+    expect(listed.structuredContent).toEqual(page);
     expect(note).toMatch(/^\[Result cut: .* Showing the first \d+ of \d+ items of "results"/);
     expect(note).toContain('page with max_results_limit, pagination_cursor');
     expect(note).toContain('"fields"');
@@ -142,7 +149,8 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
     const selected = await client.callTool({ name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: { fields: ['results.id'] } });
     expect(texts(selected)).toHaveLength(1);
     const ids = json(selected);
-    expect(Object.keys(ids)).toEqual(['results']);
+    // The paging keys stay, whatever the selection.
+    expect(Object.keys(ids)).toEqual(['results', 'total']);
     expect(ids.results.length).toBeGreaterThanOrEqual(16);
     expect(ids.results.every((item: object) => Object.keys(item).join() === 'id')).toBe(true);
   });
@@ -204,8 +212,10 @@ describe('the engine MCP endpoint and execute route with serving flags', () => {
     const repository = { repository_owner: 'octocat', repository_name: 'hello-world' };
     const cut = await execute('RepoHostApi.GetRepohostRepositoryDetails', repository);
     expect(cut.success).toBe(true);
-    expect(typeof cut.output.value).toBe('string');
-    expect(cut.output.logs![0]!.message).toMatch(/^\[Result cut: .*so it is incomplete\. Or pass "fields"/);
+    // Still whole JSON: the repository's leading plain fields, its nested objects named in the note.
+    expect(cut.output.value).toMatchObject({ full_name: 'octocat/hello-world' });
+    expect(cut.output.value).not.toHaveProperty('owner');
+    expect(cut.output.logs![0]!.message).toMatch(/^\[Result cut: .*Showing only the first \d+ of its \d+ plain fields.* Left out, as too large: owner.*pass "fields"/);
     const selected = await execute('RepoHostApi.GetRepohostRepositoryDetails', { ...repository, fields: ['full_name', 'owner.login'] });
     expect(selected.output).toEqual({ value: { full_name: 'octocat/hello-world', owner: { login: 'octocat' } } });
   });

@@ -8,6 +8,7 @@ import { ToolCatalog, type CatalogEntry } from './catalog.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
 import { declaredSecrets } from './execute.js';
 import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } from './search/index.js';
+import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ServingPolicy } from './serving.js';
 import { builtinSource } from './source.js';
 import { qualifiedName, type Tool, type Toolkit } from './tool.js';
@@ -133,7 +134,8 @@ export class Dispatcher {
       const found = await this.catalog.resolve(name, options.version);
       if (!found) {
         unknown = true;
-        result = unknownTool(name);
+        const suggestions = suggestToolNames(name, await this.list(options.policy ?? this.options.policy));
+        result = toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.${didYouMean(suggestions) || ' Tool names look like Toolkit.Tool.'}`);
       }
       else if ('unavailable' in found) {
         const kind = found.retryable ? 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' : 'TOOL_RUNTIME_FATAL';
@@ -173,10 +175,6 @@ export class Dispatcher {
 }
 
 const sameTools = (a: readonly Tool[], b: readonly Tool[]) => a.length === b.length && a.every((tool, i) => tool === b[i]);
-
-function unknownTool(name: string): ToolResult {
-  return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'. Tool names look like Toolkit.Tool.`);
-}
 
 /** Without a policy to check it, a non-object input is passed on as it is: the tool's own validation names the problem. */
 const asArguments = (input: unknown) => input as Record<string, unknown>;

@@ -30,7 +30,10 @@ export interface ToolError {
 }
 
 /** A value may come with a note for the model from the server (the value was cut, and how to get the rest). */
-export type ToolResult = { value: unknown; note?: string } | { error: ToolError };
+export type ToolResult = { value: unknown; note?: string; next_page?: NextPage } | { error: ToolError };
+
+/** The arguments that differ for the next page of a result (`{ page: 2 }`), when the upstream reports one outside the body. */
+export type NextPage = Record<string, unknown>;
 
 const retryableKinds = new Set<ErrorKind>([
   'TOOL_RUNTIME_RETRY',

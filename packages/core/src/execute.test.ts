@@ -278,10 +278,13 @@ describe('formats', () => {
   it('derives annotations from the method and names from toolkit and tool', () => {
     expect(formatTool(createThing, 'mcp')).toMatchObject({
       name: 'Example_CreateThing',
-      title: 'Create Thing',
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      // Only the hints that say something: no title spelling the name again, no MCP defaults.
+      annotations: { readOnlyHint: false, destructiveHint: false },
       inputSchema: { type: 'object', required: ['owner', 'title'], additionalProperties: false },
     });
+    const served = formatTool(createThing, 'mcp') as { title?: string; annotations: object };
+    expect(served.title).toBeUndefined();
+    expect(served.annotations).toEqual({ readOnlyHint: false, destructiveHint: false });
     expect(formatTool(createThing, 'openai')).toMatchObject({ type: 'function', function: { name: 'Example_CreateThing', parameters: { type: 'object' } } });
     expect(formatTool(createThing, 'anthropic')).toMatchObject({ name: 'Example_CreateThing', input_schema: { type: 'object' } });
   });

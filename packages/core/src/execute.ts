@@ -1,12 +1,14 @@
 /** One tool call: validate, check requirements, build the request, send it, shape the result. */
 import type { ToolContext } from './context.js';
 import { isError, redactError, redactValue, toolError, type ToolError, type ToolResult } from './errors.js';
-import { checkInput } from './input.js';
+import { checkInput, inputSchema, withoutNulls } from './input.js';
+import { nextPageArguments, nextPageNote } from './paging.js';
 import { buildRequest } from './request.js';
 import { isModeDriven, qualifiedName, type SecretAuth, type Tool } from './tool.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
-export async function executeTool(tool: Tool, input: unknown, context: ToolContext): Promise<ToolResult> {
+export async function executeTool(tool: Tool, given: unknown, context: ToolContext): Promise<ToolResult> {
+  const input = withoutNulls(inputSchema(tool), given);
   const invalid = checkInput(tool, input);
   if (invalid) return invalid;
   const args = input as Record<string, unknown>;
@@ -64,8 +66,9 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   // Redirects are not followed (the credential would go wherever the upstream points): the model hears where it led.
   const location = status >= 300 && typeof headers.location === 'string' ? headers.location : undefined;
   if (location !== undefined) return { value: { status, location, ...(value !== undefined && { body: value }) } };
+  const next = nextPageArguments(tool, headers, args);
   // An empty success (204) still tells the model what happened.
-  return { value: value === undefined ? { success: true, status } : value };
+  return { value: value === undefined ? { success: true, status } : value, ...(next && { next_page: next, note: nextPageNote(next) }) };
 }
 
 /** The Authorization value of a secret-based binding, or undefined while a secret it needs is unset. */

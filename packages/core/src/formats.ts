@@ -1,9 +1,13 @@
-/** The tool in each format a caller asks for: MCP, OpenAI function, Anthropic tool, engine ToolDefinition. */
+/**
+ * The tool in each format a caller asks for: MCP, OpenAI function (also in strict mode), Anthropic tool,
+ * Gemini function declaration, engine ToolDefinition.
+ */
+import { geminiSchema, openAiStrictSchema } from './dialects.js';
 import { inputSchema } from './input.js';
-import { annotationsOf, type JsonSchema, type Parameter, type Tool, qualifiedName } from './tool.js';
+import { annotationsOf, type Annotations, type JsonSchema, type Parameter, type Tool, qualifiedName } from './tool.js';
 
-export type FormatName = 'arcade' | 'openai' | 'anthropic' | 'mcp';
-export const formatNames: FormatName[] = ['arcade', 'openai', 'anthropic', 'mcp'];
+export type FormatName = 'arcade' | 'openai' | 'openai-strict' | 'anthropic' | 'gemini' | 'mcp';
+export const formatNames: FormatName[] = ['arcade', 'openai', 'openai-strict', 'anthropic', 'gemini', 'mcp'];
 
 /** Which requirements the acting user meets; unknown means not met. */
 export interface RequirementStatus {
@@ -17,18 +21,46 @@ export function functionName(tool: Tool): string {
   return name.length <= 64 ? name : `${name.slice(0, 55)}_${hash(name)}`;
 }
 
+/**
+ * No `title`: it would only spell the name again (some 16 tokens a tool, twice), and clients show
+ * the name when there is none.
+ */
 export function toMcpTool(tool: Tool) {
   return {
     name: functionName(tool),
-    title: titleOf(tool),
     description: tool.description,
     inputSchema: inputSchema(tool),
-    annotations: { title: titleOf(tool), ...annotationsOf(tool) },
+    annotations: servedAnnotations(tool),
+  };
+}
+
+/**
+ * The annotations that say something: `readOnlyHint` always; `destructiveHint` and `idempotentHint`
+ * only for tools that write (MCP gives them meaning only there), the latter when true; `openWorldHint`
+ * only when false (true is MCP's default).
+ */
+function servedAnnotations(tool: Tool): Partial<Annotations> {
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = annotationsOf(tool);
+  return {
+    readOnlyHint,
+    ...(!readOnlyHint && { destructiveHint }),
+    ...(!readOnlyHint && idempotentHint && { idempotentHint }),
+    ...(!openWorldHint && { openWorldHint }),
   };
 }
 
 export function toOpenAiFunction(tool: Tool) {
   return { type: 'function' as const, function: { name: functionName(tool), description: tool.description, parameters: inputSchema(tool) } };
+}
+
+/** OpenAI's strict mode: the schema in its dialect, and `strict: true`. */
+export function toOpenAiStrictFunction(tool: Tool, schema: JsonSchema = inputSchema(tool)) {
+  return { type: 'function' as const, function: { name: functionName(tool), description: tool.description, parameters: openAiStrictSchema(schema), strict: true } };
+}
+
+/** A Gemini function declaration (`tools: [{ functionDeclarations: [...] }]`). */
+export function toGeminiFunction(tool: Tool, schema: JsonSchema = inputSchema(tool)) {
+  return { name: functionName(tool), description: tool.description, parameters: geminiSchema(schema) };
 }
 
 export function toAnthropicTool(tool: Tool) {
@@ -75,8 +107,12 @@ export function formatTool(tool: Tool, format: FormatName, status?: RequirementS
       return toToolDefinition(tool, status);
     case 'openai':
       return toOpenAiFunction(tool);
+    case 'openai-strict':
+      return toOpenAiStrictFunction(tool);
     case 'anthropic':
       return toAnthropicTool(tool);
+    case 'gemini':
+      return toGeminiFunction(tool);
     case 'mcp':
       return toMcpTool(tool);
   }
@@ -107,11 +143,6 @@ function valueSchema(schema: JsonSchema): { val_type: ValType; inner_val_type?: 
 function valTypeOf(schema: JsonSchema): ValType {
   const type = schema.type;
   return type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' || type === 'array' ? type : 'json';
-}
-
-/** "AddCampaignBudgetItem" -> "Add Campaign Budget Item". */
-function titleOf(tool: Tool): string {
-  return tool.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
 }
 
 function hash(text: string): string {

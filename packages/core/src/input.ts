@@ -21,6 +21,34 @@ export function inputSchema(tool: ToolData): JsonSchema {
   return schema;
 }
 
+/**
+ * The input without the nulls its schema does not allow, at any depth: a null stands for a value left
+ * out (OpenAI's strict mode sends null for every optional parameter it does not fill).
+ */
+export function withoutNulls(schema: JsonSchema, value: unknown): unknown {
+  if (Array.isArray(value)) return schema.items ? value.map((item) => withoutNulls(schema.items as JsonSchema, item)) : value;
+  if (value === null || typeof value !== 'object') return value;
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    const property = properties[key];
+    if (field === null && !(property && allowsNull(property))) continue;
+    out[key] = property ? withoutNulls(property, field) : field;
+  }
+  return out;
+}
+
+function allowsNull(schema: JsonSchema): boolean {
+  const type = schema.type;
+  return (
+    type === 'null' ||
+    (Array.isArray(type) && type.includes('null')) ||
+    schema.nullable === true ||
+    (Array.isArray(schema.enum) && schema.enum.includes(null)) ||
+    (Array.isArray(schema.anyOf) && (schema.anyOf as JsonSchema[]).some(allowsNull))
+  );
+}
+
 /** Validates the input against the tool's schema; the error names each offending parameter. */
 export function checkInput(tool: ToolData, input: unknown): { error: ToolError } | undefined {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {

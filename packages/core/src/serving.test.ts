@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesPerToken, capResult, defineToolkit, selectFields, ServingPolicy, type HttpMethod, type Tool, type ToolData, type ToolResult } from './index.js';
+import { capResult, estimateTokens, defineToolkit, selectFields, ServingPolicy, type HttpMethod, type Tool, type ToolData, type ToolResult } from './index.js';
 
 const tool = (name: string, method: HttpMethod, parameters: ToolData['parameters'] = []): ToolData => ({
   name,
@@ -90,8 +90,17 @@ describe('field selection', () => {
     const policy = new ServingPolicy();
     expect(policy.inputSchema(create).properties).toHaveProperty('fields');
     const { calls, call } = recorder(repos);
-    expect(await policy.run(list, { results_per_page: 2, fields: ['items.id'] }, call)).toEqual({ value: { items: [{ id: 1 }, { id: 2 }] } });
+    expect(await policy.run(list, { results_per_page: 2, fields: ['items.id'] }, call)).toEqual({ value: { items: [{ id: 1 }, { id: 2 }], total_count: 2 } });
     expect(calls).toEqual([{ results_per_page: 2 }]);
+  });
+
+  it('is not offered where the result is text, and is not taken there', async () => {
+    const text = { ...create, output: { description: 'JSON text.', schema: { type: 'string' } } };
+    const policy = new ServingPolicy();
+    expect(policy.inputSchema(text).properties).not.toHaveProperty('fields');
+    const { calls, call } = recorder('{"id":1}');
+    await policy.run(text, { fields: ['id'] }, call);
+    expect(calls).toEqual([{ fields: ['id'] }]);
   });
 
   it('rejects a malformed selection and says when nothing matched', async () => {
@@ -116,20 +125,49 @@ describe('response budget', () => {
     expect(kept.length).toBeLessThan(200);
     expect(kept).toEqual(items.slice(0, kept.length));
     expect((value as { total_count: number }).total_count).toBe(200);
-    expect(Buffer.byteLength(JSON.stringify(value))).toBeLessThanOrEqual(2000 * bytesPerToken);
+    expect(estimateTokens(JSON.stringify(value))).toBeLessThanOrEqual(2000);
     expect(note).toContain(`Showing the first ${kept.length} of 200 items of "items"`);
     expect(note).toContain('page with results_per_page, results_page_number');
     expect(note).toContain('"fields"');
   });
 
-  it('cuts anything else as text, and never when the budget is 0', () => {
-    const big = { content: 'y'.repeat(50_000) };
-    const { value, note } = capResult(big, get, 1000, false);
-    expect(typeof value).toBe('string');
-    expect((value as string).length).toBeLessThan(1000 * bytesPerToken);
-    expect(note).toMatch(/characters of its JSON text, so it is incomplete/);
-    expect(note).not.toContain('"fields"');
+  it('keeps an oversized single item whole JSON: its plain fields, the nested ones named', () => {
+    const big = { id: 7, name: 'big', owner: { login: 'octocat', bio: 'z'.repeat(20_000) }, files: ['y'.repeat(50_000)] };
+    const { value, note } = capResult(big, get, 1000, true);
+    expect(value).toEqual({ id: 7, name: 'big' });
+    expect(note).toContain('Showing only its plain (not nested) fields. Left out, as too large: owner, files.');
+    expect(note).toContain('pass "fields" with the paths you need, e.g. ["owner"]');
     expect(capResult(big, get, 0, true)).toEqual({ value: big });
+  });
+
+  it('gives list items their plain fields when not one item fits, then cuts the list', () => {
+    const heavy = Array.from({ length: 50 }, (_, i) => ({ id: i, body: { text: 'w '.repeat(5_000) } }));
+    const { value, note } = capResult({ total_count: 50, items: heavy }, list, 1000, true);
+    expect(value).toEqual({ total_count: 50, items: heavy.map(({ id }) => ({ id })) });
+    expect(note).toContain('Left out, as too large: items.body.');
+  });
+
+  it('shortens the texts of one huge plain object, and cuts a text result as text', () => {
+    const flat = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, 'v '.repeat(2_000)]));
+    const { value, note } = capResult(flat, get, 1000, false);
+    expect(estimateTokens(JSON.stringify(value))).toBeLessThanOrEqual(1000);
+    expect(Object.keys(value as object).length).toBeGreaterThan(0);
+    expect(note).toMatch(/Showing only the first \d+ of its 40 plain fields, long texts shortened/);
+    const text = capResult('word '.repeat(10_000), get, 1000, false);
+    expect(typeof text.value).toBe('string');
+    expect(estimateTokens(text.value as string)).toBeLessThanOrEqual(1000);
+    expect(text.note).toMatch(/characters of the text/);
+  });
+
+  it('keeps every paging key through a field selection and passes a next page on', async () => {
+    const page = { results: [{ id: 1, name: 'a' }], has_more: true, cursor: 'c2', paging: { next: { after: '2' } } };
+    const policy = new ServingPolicy();
+    const call = async () => ({ value: page, next_page: { page: 2 }, note: 'more' });
+    expect(await policy.run(list, { fields: ['results.id'] }, call)).toEqual({
+      value: { results: [{ id: 1 }], has_more: true, cursor: 'c2', paging: { next: { after: '2' } } },
+      next_page: { page: 2 },
+      note: 'more',
+    });
   });
 
   it('applies the server budget after the field selection', async () => {

@@ -9,6 +9,7 @@ import { toolError, type ToolResult } from './errors.js';
 import { toMcpTool } from './formats.js';
 import { inputSchema } from './input.js';
 import { capResult, defaultMaxResponseTokens, fieldNamesOf, fieldsName, fieldsSchema, isEmptyProjection, parseFields, selectFields } from './response.js';
+import { withPagingKeys } from './paging.js';
 import { selectionRule, type ToolSelection } from './selection.js';
 import type { JsonSchema, Tool } from './tool.js';
 
@@ -67,6 +68,8 @@ export class ServingPolicy {
       return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'The input must be a JSON object of parameters.');
     }
     const args = { ...(input as Record<string, unknown>) };
+    // A null server argument is one left out, as for the tool's own (OpenAI's strict mode sends them).
+    if (args[fieldsName] === null && takesFields(tool)) delete args[fieldsName];
     if (this.confirms(tool)) {
       const refusal = unconfirmed(tool, args);
       if (refusal) return refusal;
@@ -82,13 +85,18 @@ export class ServingPolicy {
 
     const result = await call(args);
     if ('error' in result) return result;
-    if (!fields) return this.cap(tool, result.value);
-    const selected = selectFields(result.value, fields);
+    return withPaging(this.shape(tool, result.value, fields), result);
+  }
+
+  /** The value projected to `fields` (paging keys kept) and capped to the budget. */
+  private shape(tool: Tool, value: unknown, fields: string[] | undefined): ToolResult {
+    if (!fields) return this.cap(tool, value);
+    const selected = selectFields(value, fields);
     if (isEmptyProjection(selected)) {
-      const names = fieldNamesOf(result.value);
+      const names = fieldNamesOf(value);
       return { value: selected, note: `None of the fields ${fields.join(', ')} is in the result.${names.length ? ` Its fields are: ${names.join(', ')}.` : ''}` };
     }
-    return this.cap(tool, selected);
+    return this.cap(tool, withPagingKeys(selected, value));
   }
 
   private cap(tool: Tool, value: unknown): ToolResult {
@@ -100,5 +108,12 @@ export class ServingPolicy {
   }
 }
 
-/** The server adds `fields` unless the tool has a parameter of that name itself. */
-const takesFields = (tool: Tool): boolean => !tool.parameters.some((parameter) => parameter.name === fieldsName);
+/** The shaped result with the call's next-page hint and its note, after any note of the shaping. */
+function withPaging(shaped: ToolResult, call: ToolResult): ToolResult {
+  if ('error' in shaped || 'error' in call || !call.next_page) return shaped;
+  const note = [shaped.note, call.note].filter(Boolean).join('\n');
+  return { ...shaped, next_page: call.next_page, ...(note && { note }) };
+}
+
+/** The server adds `fields` where the result is JSON, unless the tool has a parameter of that name itself. */
+const takesFields = (tool: Tool): boolean => tool.output.schema?.type !== 'string' && !tool.parameters.some((parameter) => parameter.name === fieldsName);

@@ -109,6 +109,8 @@ export function executeResponse(outcome: Dispatched, includeStacktrace = false) 
       ...('value' in result && { value: result.value }),
       ...(error && { error }),
       ...(authorization && { authorization }),
+      // Where the upstream said more pages follow: the arguments that fetch the next one.
+      ...('next_page' in result && result.next_page && { next_page: result.next_page }),
       // The engine API's log lines carry the server's note (a result cut to the response budget).
       ...('note' in result && result.note && { logs: [{ level: 'warning', message: result.note, subtype: 'truncated' }] }),
     },

@@ -91,6 +91,20 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
       expect(list.body.items[0]).toHaveProperty('input_schema');
       const one = await engine.api('GET', '/v1/formatted_tools/CrmMarketingApi.GetMarketingCampaigns?format=openai');
       expect(one.body).toMatchObject({ type: 'function' });
+      const strict = await engine.api('GET', '/v1/formatted_tools/CrmMarketingApi.GetMarketingCampaigns?format=openai-strict');
+      expect(strict.body).toMatchObject({ type: 'function', function: { strict: true, parameters: { additionalProperties: false } } });
+      const gemini = await engine.api('GET', '/v1/formatted_tools?toolkit=CrmMarketingApi&format=gemini&limit=1');
+      expect(gemini.body.items[0]).toMatchObject({ name: expect.any(String), parameters: { type: 'object' } });
+      expect(gemini.body.items[0].parameters).not.toHaveProperty('additionalProperties');
+    });
+
+    it('answers an error for an unknown toolkit on every path', async () => {
+      for (const path of ['/v1/tools?toolkit=NoSuch', '/v1/formatted_tools?toolkit=NoSuch', '/v1/tools/search?q=issue&toolkit=NoSuch']) {
+        const answer = await engine.api('GET', path);
+        expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+        expect(JSON.stringify(answer.body)).toContain("unknown toolkit 'NoSuch'");
+      }
+      expect((await engine.api('GET', '/v1/tools?toolkit=crmmarketingapi')).status).toBe(200);
     });
 
     it('executes a tool for a user against its upstream', async () => {

@@ -99,8 +99,7 @@ describe('RepoHostApi catalog', () => {
       expect(t.description.length, t.name).toBeLessThanOrEqual(400);
       // Authentication boilerplate: the scopes are data (requirements.oauth2.scopes).
       expect(t.description, t.name).not.toMatch(/must (authenticate|use) .*token|OAuth app tokens|\bscopes?\b|GitHub Apps must have/i);
-      // The allowed values the catalog does not declare as an enum are told after the description proper.
-      for (const p of t.parameters.filter((p) => p.in)) expect(p.description.replace(/ One of: .*$/, '').length, `${t.name}.${p.name}`).toBeLessThanOrEqual(200);
+      for (const p of t.parameters.filter((p) => p.in)) expect(p.description.length, `${t.name}.${p.name}`).toBeLessThanOrEqual(200);
     }
     expect(new Set(repoHost.tools.map((t) => t.description)).size, 'distinct tool descriptions').toBe(818);
   });
@@ -111,9 +110,9 @@ describe('RepoHostApi catalog', () => {
     expect(param('CreateGitTag', 'author_of_tag_name')).toMatchObject({ in: 'body', upstream: 'tagger.name', required: false });
     expect(param('CreateGitTag', 'tagger_email')).toMatchObject({ in: 'body', upstream: 'tagger.email' });
     expect(param('CreateGitTag', 'tagging_date')).toMatchObject({ in: 'body', upstream: 'tagger.date', schema: { type: 'string', format: 'date-time' } });
-    // The interface is the catalog's, which declares no enum here: the values are told in words.
-    expect(param('CreateGitTag', 'tag_object_type').schema).toEqual({ type: 'string' });
-    expect(param('CreateGitTag', 'tag_object_type').description).toMatch(/One of: commit, tree, blob\.$/);
+    // The catalog declares no enum here: the values the description enumerates become the enum.
+    expect(param('CreateGitTag', 'tag_object_type').schema).toEqual({ type: 'string', enum: ['commit', 'tree', 'blob'] });
+    expect(param('CreateGitTag', 'tag_object_type').description).not.toContain('One of');
 
     const request = built({ ...t, http: t.http! }, {
       repository_owner: 'octo', repository_name: 'hello', tag_name: 'v1.0.0', tag_message: 'Release', git_object_sha: 'abc123',
@@ -128,9 +127,9 @@ describe('RepoHostApi catalog', () => {
 
   it('checks the spec-listed parameters of several tools', () => {
     expect(param('CreateRepohostCommitStatus', 'status_state')).toMatchObject({ in: 'body', upstream: 'state', required: true, schema: { type: 'string' } });
-    expect(param('CreateRepohostCommitStatus', 'status_state').description).toContain('One of: error, failure, pending, success.');
-    expect(param('AddRepohostReleaseReaction', 'reaction_type').description).toContain('One of: +1, laugh, heart, hooray, rocket, eyes.');
-    expect(param('AddReactionToRepohostIssue', 'reaction_type_to_add').description).toContain('One of: +1, -1, laugh, confused, heart, hooray, rocket, eyes.');
+    expect(param('CreateRepohostCommitStatus', 'status_state').schema.enum).toEqual(['error', 'failure', 'pending', 'success']);
+    expect(param('AddRepohostReleaseReaction', 'reaction_type').schema.enum).toEqual(['+1', 'laugh', 'heart', 'hooray', 'rocket', 'eyes']);
+    expect(param('AddReactionToRepohostIssue', 'reaction_type_to_add').schema.enum).toEqual(['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes']);
     expect(param('CreateRunnerGroupForOrg', 'accessible_repository_ids').schema).toMatchObject({ type: 'array', items: { type: 'integer' } });
     expect(param('AddCustomLabelsToRunner', 'custom_labels').schema).toMatchObject({ type: 'array', items: { type: 'string' } });
 

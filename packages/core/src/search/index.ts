@@ -27,3 +27,5 @@ export async function createToolIndex(tools: readonly Tool[]): Promise<ToolIndex
   const { buildToolIndex } = await import('./tool-index.js');
   return buildToolIndex(tools);
 }
+
+export { didYouMean, suggestToolNames } from './suggest.js';

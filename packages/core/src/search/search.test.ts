@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolIndex, defineToolkit, qualifiedName, type ToolData } from '../index.js';
+import { createToolIndex, defineToolkit, didYouMean, qualifiedName, suggestToolNames, type ToolData } from '../index.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
 
@@ -22,6 +22,9 @@ const codeHost = defineToolkit({
     tool('ListCodehostIssues', 'Lists the issues of a repository.', ['state']),
     tool('GetCodehostIssue', 'Returns one issue.', ['issue_number']),
     tool('ListOrgMembers', 'Lists the members of an organization.', ['org']),
+    { ...tool('DeleteCodehostGist', 'Deletes a gist.'), http: { method: 'DELETE', path: '/gists/{gist_id}' } },
+    { ...tool('UnpublishCodehostGist', 'Unpublishes a gist.'), http: { method: 'POST', path: '/gists/{gist_id}/unpublish' } },
+    { ...tool('StarCodehostRepo', 'Stars a repository.'), http: { method: 'PUT', path: '/user/starred/{owner}/{repo}' } },
   ],
 });
 const helpDesk = defineToolkit({
@@ -78,5 +81,51 @@ describe('createToolIndex', () => {
   it('finds nothing for a query without a useful word', () => {
     expect(index.search('')).toEqual([]);
     expect(index.search('the of and')).toEqual([]);
+  });
+});
+
+describe('everyday words', () => {
+  it('finds a tool from the words people use for its objects', () => {
+    expect(names('bookmark that project')[0]).toBe('CodeHostApi.StarCodehostRepo');
+    expect(names('people in the company')[0]).toBe('CodeHostApi.ListOrgMembers');
+  });
+
+  it('keeps the typed word: an everyday word adds API words without replacing it', () => {
+    expect(names('take my snippet offline')[0]).toBe('CodeHostApi.UnpublishCodehostGist');
+    expect(names('gist')).toEqual(expect.arrayContaining(['CodeHostApi.DeleteCodehostGist', 'CodeHostApi.UnpublishCodehostGist']));
+  });
+
+  it('reads names the request gives (quoted, or after called or named) as values, not as what to do', () => {
+    expect(names('open a new PR called remove-old-repo')[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names("make a new PR named 'delete repository'")[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names('delete the repository')[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+  });
+
+  it('never ranks a destructive tool above a harmless one that fits as well, unless asked to delete', () => {
+    const harmless = names('the gist');
+    expect(harmless.indexOf('CodeHostApi.UnpublishCodehostGist')).toBeLessThan(harmless.indexOf('CodeHostApi.DeleteCodehostGist'));
+    expect(names('delete the gist')[0]).toBe('CodeHostApi.DeleteCodehostGist');
+  });
+});
+
+describe('suggestToolNames', () => {
+  const tools = [...codeHost.tools, ...helpDesk.tools];
+
+  it('finds a bare name in its toolkit and close spellings, closest first', () => {
+    expect(suggestToolNames('DeleteCodehostRepository', tools)[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+    expect(suggestToolNames('codehostapi.listcodehostissue', tools)[0]).toBe('CodeHostApi.ListCodehostIssues');
+    expect(suggestToolNames('CodeHostApi_GetCodehostIssu', tools, 3, (tool) => tool.name)[0]).toBe('GetCodehostIssue');
+  });
+
+  it('gives at most the limit, and nothing for a name like no tool', () => {
+    expect(suggestToolNames('ListIssue', tools).length).toBeLessThanOrEqual(3);
+    expect(suggestToolNames('ListIssue', tools, 1)).toEqual(['HelpDesk.ListIssues']);
+    expect(suggestToolNames('SendAFaxToGrandma', tools)).toEqual([]);
+  });
+
+  it('words the suggestions for an error message', () => {
+    expect(didYouMean([])).toBe('');
+    expect(didYouMean(['A.B'])).toBe(' Did you mean A.B?');
+    expect(didYouMean(['A.B', 'A.C', 'A.D'])).toBe(' Did you mean A.B, A.C or A.D?');
   });
 });

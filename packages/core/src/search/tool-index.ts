@@ -1,6 +1,7 @@
-/** The search index over tools: BM25+ (MiniSearch) over five fields of analysed terms, weighted per field. */
+/** The search index over tools: BM25+ (MiniSearch) over six fields of analysed terms, weighted per field. */
 import MiniSearch from 'minisearch';
-import type { Parameter, Tool } from '../tool.js';
+import { annotationsOf, type Parameter, type Tool } from '../tool.js';
+import { everydayWords } from './everyday.js';
 import type { SearchHit, SearchOptions, ToolIndex } from './index.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
@@ -8,37 +9,102 @@ import { words } from './words.js';
 /**
  * How much a match in each field counts. The name says what the tool does in a few words and the
  * description's first sentence says it in a few more; the rest of the description is mostly caveats
- * (scopes, permissions, limits). Parameters hint at the objects involved; the toolkit (its name and
- * description, the same on all its tools) mostly separates toolkits when a query names one.
+ * (scopes, permissions, limits). The route (HTTP method and path) names the objects in the API's
+ * own nesting. Parameters hint at the objects involved; the toolkit (its name and description, the
+ * same on all its tools) mostly separates toolkits when a query names one. The numbers were learned by
+ * bench/search-tune.mjs on the API-worded evaluation set and the tuning half of the everyday one.
  */
-export const fieldWeights = { name: 4, summary: 1.5, description: 0.5, parameters: 0.2, toolkit: 0.5 } as const;
+export const fieldWeights = { name: 3, summary: 1.13, description: 0.2, route: 0.3, parameters: 0.2, toolkit: 0.67 } as const;
+
+/** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
+export const everydayWeight = 1;
+
+/**
+ * A destructive tool's score is multiplied by this unless the request itself asks to delete, so that
+ * it never outranks a harmless tool that fits as well ("take the newsletter offline" is not "delete it").
+ */
+export const destructiveFactor = 0.8;
 
 type Field = keyof typeof fieldWeights;
 type Document = { id: number } & Record<Field, string>;
 
-export function buildToolIndex(tools: readonly Tool[]): ToolIndex {
+/** The weights of the ranking, as the benchmark's tuning varies them (bench/search-tune.mjs). */
+export interface RankingWeights {
+  fields: Record<Field, number>;
+  everyday: number;
+  destructive: number;
+}
+
+const defaultWeights: RankingWeights = { fields: fieldWeights, everyday: everydayWeight, destructive: destructiveFactor };
+
+export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = defaultWeights): ToolIndex {
   const index = new MiniSearch<Document>({
     fields: Object.keys(fieldWeights),
     // Documents and queries arrive analysed (terms joined by spaces): the library only ranks.
     tokenize: (text) => text.split(' '),
     processTerm: (term) => term || null,
     // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at the library's reduced weight.
-    searchOptions: { boost: fieldWeights, prefix: (term) => term.length >= 4 },
+    searchOptions: { boost: weights.fields, prefix: (term) => term.length >= 4 },
   });
   index.addAll(tools.map((tool, id) => documentOf(tool, id)));
+  const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
 
   return {
     search(query: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
       const wanted = toolkit?.toLowerCase();
-      const results = index.search(analyse(query), {
+      const typed = words(withoutNames(query));
+      const everyday = everydayTerms(typed);
+      const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
+      const added = everyday.terms.filter((term) => !own.includes(term));
+      if (!own.length && !added.length) return [];
+      const extra = new Set(added);
+      const results = index.search([...own, ...added].join(' '), {
         filter: wanted === undefined ? undefined : (result) => tools[result.id]!.toolkit.name.toLowerCase() === wanted,
+        boostTerm: (term) => (extra.has(term) ? weights.everyday : 1),
       });
-      return results.slice(0, limit).map((result) => ({ tool: tools[result.id]!, score: result.score }));
+      const asksToDelete = own.includes(deleteTerm);
+      const hits = results.map((result) => ({
+        tool: tools[result.id]!,
+        score: destructive[result.id] && !asksToDelete ? result.score * weights.destructive : result.score,
+      }));
+      return hits.sort((a, b) => b.score - a.score).slice(0, limit);
     },
   };
 }
 
 const analyse = (text: string): string => terms(words(text)).join(' ');
+
+/**
+ * A request without the names it gives things: quoted text ('bug', "Spring launch") and the word after
+ * "called" or "named" (a branch called release-2) are values, not what the tool does, as numbers are.
+ */
+const withoutNames = (query: string): string =>
+  query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
+const deleteTerm = terms(['delete'])[0]!;
+
+/** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */
+const everydayByFirstWord = new Map<string, Array<{ phrase: string[]; adds: string[]; replaces: boolean }>>();
+for (const [phrase, api] of everydayWords) {
+  const key = phrase.split(' ');
+  const entries = everydayByFirstWord.get(key[0]!) ?? [];
+  entries.push({ phrase: key, adds: terms(words(api)), replaces: api.startsWith('=') });
+  entries.sort((a, b) => b.phrase.length - a.phrase.length);
+  everydayByFirstWord.set(key[0]!, entries);
+}
+
+/** The API terms that the everyday words and phrases of a request stand for, and the positions of the words they replace. */
+function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: Set<number> } {
+  const out: string[] = [];
+  const replaced = new Set<number>();
+  for (let i = 0; i < typed.length; i++) {
+    const match = everydayByFirstWord.get(typed[i]!)?.find(({ phrase }) => phrase.every((word, j) => typed[i + j] === word));
+    if (!match) continue;
+    for (const term of match.adds) if (!out.includes(term)) out.push(term);
+    if (match.replaces) match.phrase.forEach((_, j) => replaced.add(i + j));
+    i += match.phrase.length - 1;
+  }
+  return { terms: out, replaced };
+}
 
 function documentOf(tool: Tool, id: number): Document {
   // A toolkit's own name inside its tool names (`CreateRepohostIssue` in RepoHostApi) says nothing about the tool.
@@ -50,10 +116,14 @@ function documentOf(tool: Tool, id: number): Document {
     name: terms(words(tool.name).filter((word) => word !== brand)).join(' '),
     summary: analyse(summary),
     description: analyse(`${details.join(' ')} ${tool.output.description}`),
+    route: tool.http ? analyse(`${methodWords[tool.http.method]} ${tool.http.path.replace(/\{[^}]*\}/g, ' ')}`) : '',
     parameters: analyse([...tool.parameters.filter(isOwnParameter).map(describe), ...Object.entries(body).map(([name, p]) => `${name} ${p.description ?? ''}`)].join(' ')),
     toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description}`),
   };
 }
+
+/** What each HTTP method does, in the words a request uses. */
+const methodWords: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
 
 /** `mode` and `request_body` read the same on every mode-driven tool; the request body's own properties are indexed instead. */
 const isOwnParameter = (parameter: Parameter) => parameter.in !== undefined;

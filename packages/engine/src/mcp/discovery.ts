@@ -4,7 +4,7 @@
  * definition of the one it picks, and calls it by name; each call goes through the same dispatch
  * (selection, read-only, confirmation, validation) as a direct call.
  */
-import { annotationsOf, functionName, toMcpTool, toolError, type Dispatcher, type ServingPolicy, type Tool, type ToolResult } from '@quiver/core';
+import { annotationsOf, didYouMean, functionName, suggestToolNames, toMcpTool, toolError, type Dispatcher, type ServingPolicy, type Tool, type ToolResult } from '@quiver/core';
 
 export const searchToolsName = 'search_tools';
 export const describeToolName = 'describe_tool';
@@ -89,7 +89,7 @@ export async function callMetaTool(name: string, args: Record<string, unknown>, 
       return searchTools(args, context);
     case describeToolName: {
       const tool = typeof args.name === 'string' ? (await context.dispatcher.find(args.name, context.policy))?.tool : undefined;
-      if (!tool) return unknownTool(args.name);
+      if (!tool) return unknownTool(args.name, await context.dispatcher.list(context.policy));
       return { value: context.policy ? context.policy.toMcpTool(tool) : toMcpTool(tool) };
     }
     default: {
@@ -107,6 +107,10 @@ async function searchTools(args: Record<string, unknown>, { dispatcher, policy }
   const { query, toolkit, limit = defaultLimit } = args;
   if (typeof query !== 'string' || !query.trim()) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${searchToolsName} needs query: what the tool should do.`);
   if (toolkit !== undefined && typeof toolkit !== 'string') return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'toolkit must be a toolkit name.');
+  const toolkits = [...new Set((await dispatcher.list(policy)).map((tool) => tool.toolkit.name))];
+  if (toolkit !== undefined && !toolkits.some((name) => name.toLowerCase() === toolkit.toLowerCase())) {
+    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `unknown toolkit '${toolkit}'; toolkits: ${toolkits.join(', ')}.`);
+  }
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > maxLimit) {
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `limit must be an integer from 1 to ${maxLimit}.`);
   }
@@ -115,7 +119,10 @@ async function searchTools(args: Record<string, unknown>, { dispatcher, policy }
   return { value: tools.length ? { tools } : { tools, hint: 'No tool matched; try other words, or no toolkit filter.' } };
 }
 
-const unknownTool = (name: unknown) =>
-  toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${String(name)}'. Use ${searchToolsName} to find tool names.`);
+const unknownTool = (name: unknown, offered: readonly Tool[]) =>
+  toolError(
+    'TOOL_RUNTIME_BAD_INPUT_VALUE',
+    `Unknown tool '${String(name)}'.${didYouMean(suggestToolNames(String(name ?? ''), offered, 3, functionName))} Use ${searchToolsName} to find tool names.`,
+  );
 
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0] ?? text;

@@ -39,12 +39,20 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
 /**
  * A value is its JSON text, followed by the server's note when there is one; a value cut as text
  * (the note says so) is shown as that text. A tool error is a result with isError, its message for
- * the model, and its kind in _meta.
+ * the model, and its kind in _meta. A JSON object comes back as `structuredContent` too (a list as
+ * `{ items: [...] }`, since structured content is an object), and a next page's arguments as
+ * `_meta.next_page`.
  */
 export function toCallToolResult(result: ToolResult): CallToolResult {
   if ('value' in result) {
-    const text = typeof result.value === 'string' && result.note ? result.value : JSON.stringify(result.value);
-    return { content: [{ type: 'text', text }, ...(result.note ? [{ type: 'text' as const, text: result.note }] : [])] };
+    const { value, note, next_page } = result;
+    const text = typeof value === 'string' && note ? value : JSON.stringify(value);
+    const structured = Array.isArray(value) ? { items: value } : value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+    return {
+      content: [{ type: 'text', text }, ...(note ? [{ type: 'text' as const, text: note }] : [])],
+      ...(structured && { structuredContent: structured }),
+      ...(next_page && { _meta: { next_page } }),
+    };
   }
   const { message, additional_prompt_content, developer_message: _hidden, stacktrace: _internal, ...details } = result.error;
   const text = additional_prompt_content ? `${message}\n\n${additional_prompt_content}` : message;

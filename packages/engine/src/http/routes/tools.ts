@@ -1,5 +1,5 @@
 /** Tool listings in the engine's formats, with requirements evaluated for the given user, and execution. */
-import { formatTool, toToolDefinition, type CatalogEntry, type FormatName, type ServingPolicy, type Tool } from '@quiver/core';
+import { formatNames, formatTool, toToolDefinition, type CatalogEntry, type FormatName, type ServingPolicy, type Tool } from '@quiver/core';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse } from '../../executions.js';
@@ -9,8 +9,8 @@ import { actingUser, anyRole, policyFor } from '../access.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
 
-const formatsParam = { type: 'string', description: 'Comma-separated formats to include: arcade, openai, anthropic.' } as const;
-const formatParam = { type: 'string', enum: ['arcade', 'openai', 'anthropic', 'mcp'], default: 'openai', description: 'The provider format.' } as const;
+const formatsParam = { type: 'string', description: `Comma-separated formats to include: ${formatNames.join(', ')}.` } as const;
+const formatParam = { type: 'string', enum: formatNames, default: 'openai', description: 'The provider format.' } as const;
 const userParam = { type: 'string', description: 'Evaluate requirements (token, secrets) for this user.' } as const;
 
 /** Requirement status of many tools for one user, reading the user's grants and the secrets once. */
@@ -24,10 +24,17 @@ async function requirementStatus(engine: Engine, tools: Tool[], userId: string |
   };
 }
 
+/** A toolkit filter that names no toolkit of the catalog is an error, not an empty list (as in the CLI). */
+async function knownToolkit(engine: Engine, toolkit: string | undefined): Promise<void> {
+  if (toolkit === undefined || (await engine.dispatcher.catalog.ownerOf(toolkit))) return;
+  const names = [...new Set((await engine.dispatcher.catalog.tools()).map((tool) => tool.toolkit.name))];
+  throw invalid(`unknown toolkit '${toolkit}'; toolkits: ${names.join(', ')}`);
+}
+
 function parseFormats(text: string | undefined): FormatName[] {
   const formats = (text ?? '').split(',').map((f) => f.trim()).filter(Boolean);
-  const unknown = formats.filter((f) => !['arcade', 'openai', 'anthropic', 'mcp'].includes(f));
-  if (unknown.length) throw invalid(`unknown format(s): ${unknown.join(', ')}; use arcade, openai, anthropic`);
+  const unknown = formats.filter((f) => !(formatNames as string[]).includes(f));
+  if (unknown.length) throw invalid(`unknown format(s): ${unknown.join(', ')}; use ${formatNames.join(', ')}`);
   return formats as FormatName[];
 }
 
@@ -66,6 +73,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     },
     async (request) => {
       const { toolkit, include_format, user_id } = request.query;
+      await knownToolkit(engine, toolkit);
       const all = await listed(engine, toolkit, policyFor(engine, request.caller!.role));
       const slice = page(all, request.query);
       return { ...slice, items: await definitions(engine, slice.items, actingUser(request, user_id), parseFormats(include_format)) };
@@ -93,6 +101,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
+      await knownToolkit(engine, request.query.toolkit);
       const hits = await engine.dispatcher.search(request.query.q, { toolkit: request.query.toolkit }, policyFor(engine, request.caller!.role));
       const slice = page(hits, request.query);
       return { ...slice, items: slice.items.map(({ tool, score }) => ({ tool: toolSummary(tool), score })) };
@@ -128,6 +137,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
+      await knownToolkit(engine, request.query.toolkit);
       const slice = page(await listed(engine, request.query.toolkit, policyFor(engine, request.caller!.role)), request.query);
       return { ...slice, items: slice.items.map((tool) => formatTool(tool, request.query.format)) };
     },
