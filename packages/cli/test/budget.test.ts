@@ -4,7 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { capResult, defaultMaxResponseTokens, estimateTokens, type Tool } from '@quiver/core';
-import { builtinRegistry, openApp, type App } from '../src/app.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listedTools, listingCatalog, openApp, type App } from '../src/app.js';
+import { loadSettings } from '../src/config.js';
 
 /** Read-only tools without required parameters whose sandbox answers differ in shape and density. */
 const sampled = [
@@ -22,15 +26,17 @@ const sampled = [
   'FileStore.ListItemsInFolder',
 ];
 
-const registry = builtinRegistry();
+const catalog = listingCatalog();
 let app: App;
 const answers: Array<{ tool: Tool; value: unknown }> = [];
 
 beforeAll(async () => {
-  app = await openApp({ sandbox: true, serving: { maxResponseTokens: 0 } }, registry);
+  const settings = loadSettings({ dataDir: mkdtempSync(join(tmpdir(), 'quiver-budget-')) }, listedTools);
+  app = await openApp({ settings, sandbox: true, serving: { maxResponseTokens: 0 } });
   for (const name of sampled) {
-    const result = await app.runtime.call(name, {});
-    if ('value' in result) answers.push({ tool: registry.get(name)!, value: result.value });
+    const result = await app.dispatcher.call(name, {});
+    const found = await catalog.resolve(name);
+    if ('value' in result && found && 'tool' in found) answers.push({ tool: found.tool, value: result.value });
   }
 }, 60_000);
 afterAll(() => app?.close());

@@ -27,6 +27,7 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private running = new Set<Promise<void>>();
   private stopped = true;
+  private polling: Promise<void> | undefined;
   private readonly options: Required<SchedulerOptions>;
 
   constructor(
@@ -67,20 +68,23 @@ export class Scheduler {
 
   start(): void {
     this.stopped = false;
-    const loop = async () => {
-      try {
-        await this.tick();
-      } finally {
-        if (!this.stopped) this.timer = setTimeout(loop, this.options.pollMs);
-      }
+    const loop = () => {
+      this.polling = this.tick()
+        // A database that is away for a moment (a restart, a failover) must not end the engine: the
+        // next poll tries again, and nothing was claimed by the one that failed.
+        .catch(() => undefined)
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, this.options.pollMs);
+        });
     };
     this.timer = setTimeout(loop, 0);
   }
 
-  /** Stops polling and waits for the executions already running. */
+  /** Stops polling and waits for the poll in progress and the executions already running. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.polling;
     await Promise.all(this.running);
   }
 
