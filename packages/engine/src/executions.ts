@@ -23,8 +23,8 @@ export class ExecutionLog {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly flushMs = 100,
-    private readonly maxBatch = 200,
+    private readonly flushMs = 1000,
+    private readonly maxBatch = 500,
   ) {}
 
   record(call: CallRecord): void {

@@ -21,6 +21,8 @@ const isLoopbackName = (hostname: string) => LOOPBACK_NAMES.has(bare(hostname)) 
 export class OriginPolicy {
   private readonly origins: Set<string>;
   private readonly hosts: Set<string>;
+  /** Host headers already judged: a client sends the same one on every request, so it is parsed once. */
+  private readonly judged = new Map<string, boolean>();
 
   constructor(config: Pick<EngineConfig, 'host' | 'publicUrl' | 'allowedOrigins'>) {
     const allowed = [...(config.publicUrl ? [config.publicUrl] : []), ...config.allowedOrigins].map((origin) => new URL(origin));
@@ -37,6 +39,17 @@ export class OriginPolicy {
   }
 
   private allowsHost(header: string): boolean {
+    let allowed = this.judged.get(header);
+    if (allowed === undefined) {
+      allowed = this.judgeHost(header);
+      // Bounded: a client sending ever new Host headers cannot grow it without end.
+      if (this.judged.size >= 1000) this.judged.clear();
+      this.judged.set(header, allowed);
+    }
+    return allowed;
+  }
+
+  private judgeHost(header: string): boolean {
     let hostname: string;
     try {
       hostname = bare(new URL(`http://${header}`).hostname);
