@@ -27,7 +27,12 @@ const summary = (xs) => ({ medianMs: round(median(xs)), p99Ms: round(quantile(xs
 
 export async function engineBench(hubspotUrl, campaignId, database, { blocks = 10, perBlock = 100 } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'quiver-bench-'));
-  const engine = await startProcess([fixture], { QUIVER_DATA_DIR: dataDir, DATABASE_URL: database ?? join(dataDir, 'quiver.db'), BASE_URLS: JSON.stringify({ CrmMarketingApi: hubspotUrl }), SCHEDULER_POLL_MS: '250' });
+  const engine = await startProcess([fixture], {
+    QUIVER_DATA_DIR: dataDir,
+    DATABASE_URL: database ?? join(dataDir, 'quiver.db'),
+    BASE_URLS: JSON.stringify({ CrmMarketingApi: hubspotUrl }),
+    SCHEDULER_POLL_MS: '250',
+  });
   const proxy = await startProcess([proxyScript, hubspotUrl]);
   const agent = new Agent({ connections: 64, keepAliveTimeout: 10_000 });
   const path = `/marketing/v3/campaigns/${campaignId}`;
@@ -60,9 +65,11 @@ export async function engineBench(hubspotUrl, campaignId, database, { blocks = 1
       const total = 1000;
       let next = 0;
       const started = performance.now();
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next++ < total) await sides.engine();
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next++ < total) await sides.engine();
+        }),
+      );
       throughput[concurrency] = round(total / ((performance.now() - started) / 1000), 0);
     }
     return {

@@ -28,7 +28,12 @@ async function coldStart() {
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((resolve) => lines.once('line', (line) => resolve(JSON.parse(line))));
   const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  });
   await next();
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -96,7 +101,10 @@ let overhead;
 const engine = {};
 try {
   overhead = await callOverhead(emulator.url);
-  for (const [name, database] of [['sqlite', undefined], ['postgres', await postgresBenchSchema()]]) {
+  for (const [name, database] of [
+    ['sqlite', undefined],
+    ['postgres', await postgresBenchSchema()],
+  ]) {
     if (database === null) {
       log('engine on postgres: skipped, no PostgreSQL at 127.0.0.1:5432');
       continue;
@@ -154,7 +162,18 @@ const results = {
   engine,
   tokens,
   search,
-  targets: { coldStartMs: 400, rssMb: 150, ratioMedian: 1.25, engineRatioToProxy: { sqlite: 1.4, postgres: 1.6 }, discoveryToolsListTokens: 2000, searchRecallAt5: 0.9, everydayRecallAt1: 0.8, everydayRecallAt5: 0.95, searchMedianMs: 5, servedMedianToolTokens: 170 },
+  targets: {
+    coldStartMs: 400,
+    rssMb: 150,
+    ratioMedian: 1.25,
+    engineRatioToProxy: { sqlite: 1.4, postgres: 1.6 },
+    discoveryToolsListTokens: 2000,
+    searchRecallAt5: 0.9,
+    everydayRecallAt1: 0.8,
+    everydayRecallAt5: 0.95,
+    searchMedianMs: 5,
+    servedMedianToolTokens: 170,
+  },
 };
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 
@@ -167,22 +186,30 @@ const engineRows = Object.entries(engine).flatMap(([name, e]) => [
   `| engine on ${name}: ratio to the bare proxy (to the direct call), at the median | ${e.ratioToProxy} (${e.ratioMedian}) | ${proxyTarget[name]} |`,
   `| engine on ${name}: executions per second at concurrency 1 / 32 | ${e.executionsPerSecond.concurrency1} / ${e.executionsPerSecond.concurrency32} | |`,
 ]);
-console.log([
-  '| measure | result | target |',
-  '|---|---|---|',
-  `| cold start: process start to the answer of MCP \`initialize\`, ${results.tools} tools loaded (median of 10) | ${results.coldStartMs.median} ms | ≤ 400 ms |`,
-  `| resident memory of \`quiver mcp\` after \`tools/list\` (median of 10) | ${results.rssMb} MB | ≤ 150 MB |`,
-  `| \`tools/list\` response size, all tools | ${results.toolsListBytes.toLocaleString('en')} bytes | |`,
-  `| catalogs on disk | ${Object.entries(catalogBytes).map(([name, bytes]) => `${name} ${kib(bytes)}`).join(', ')} | |`,
-  `| one tool call through the runtime, median / p99 (\`GetCampaignDetails\`, 1,000 sequential calls) | ${o.tool.medianMs} ms / ${o.tool.p99Ms} ms | |`,
-  `| the same request sent directly with undici, median / p99 (1,000 calls) | ${o.direct.medianMs} ms / ${o.direct.p99Ms} ms | |`,
-  `| overhead ratio, runtime vs direct, at the median (p99) | ${o.ratioMedian} (${o.ratioP99}) | ≤ 1.25 |`,
-  ...engineRows,
-  `| \`tools/list\` tokens (o200k_base), all ${tokens.tools.toLocaleString('en')} tools | ${tokens.toolsList.toLocaleString('en')} | |`,
-  `| tokens of one served tool definition (MCP), median / p90 | ${tokens.perTool.median} / ${tokens.perTool.p90} | median ≤ 170 |`,
-  `| every tool as each provider's tools array: ${Object.entries(tokens.formats).map(([format]) => format).join(' / ')} | ${Object.values(tokens.formats).map((n) => n.toLocaleString('en')).join(' / ')} | |`,
-  `| \`tools/list\` tokens in discovery mode (\`--discovery\`: search, describe, call) | ${tokens.discoveryToolsList.toLocaleString('en')} | ≤ 2,000 |`,
-  `| tool search on ${search.evaluated} requests (${search.items - search.evaluated} skipped: toolkit not built): recall@1 / recall@5 / MRR | ${search.recallAt1} / ${search.recallAt5} / ${search.mrr} | recall@5 ≥ 0.9 |`,
-  `| tool search on ${search.everyday.evaluated} everyday requests: recall@1 / recall@5 / MRR (tuned-on half; held-out half) | ${search.everyday.recallAt1} / ${search.everyday.recallAt5} / ${search.everyday.mrr} (${search.everyday.tune.recallAt1} / ${search.everyday.tune.recallAt5}; ${search.everyday.holdout.recallAt1} / ${search.everyday.holdout.recallAt5}) | recall@1 ≥ 0.8, recall@5 ≥ 0.95 |`,
-  `| one search over all ${search.tools.toLocaleString('en')} tools, median / p99 (index built once in ${search.buildMs} ms) | ${search.latencyMs.median} ms / ${search.latencyMs.p99} ms | median ≤ 5 ms |`,
-].join('\n'));
+console.log(
+  [
+    '| measure | result | target |',
+    '|---|---|---|',
+    `| cold start: process start to the answer of MCP \`initialize\`, ${results.tools} tools loaded (median of 10) | ${results.coldStartMs.median} ms | ≤ 400 ms |`,
+    `| resident memory of \`quiver mcp\` after \`tools/list\` (median of 10) | ${results.rssMb} MB | ≤ 150 MB |`,
+    `| \`tools/list\` response size, all tools | ${results.toolsListBytes.toLocaleString('en')} bytes | |`,
+    `| catalogs on disk | ${Object.entries(catalogBytes)
+      .map(([name, bytes]) => `${name} ${kib(bytes)}`)
+      .join(', ')} | |`,
+    `| one tool call through the runtime, median / p99 (\`GetCampaignDetails\`, 1,000 sequential calls) | ${o.tool.medianMs} ms / ${o.tool.p99Ms} ms | |`,
+    `| the same request sent directly with undici, median / p99 (1,000 calls) | ${o.direct.medianMs} ms / ${o.direct.p99Ms} ms | |`,
+    `| overhead ratio, runtime vs direct, at the median (p99) | ${o.ratioMedian} (${o.ratioP99}) | ≤ 1.25 |`,
+    ...engineRows,
+    `| \`tools/list\` tokens (o200k_base), all ${tokens.tools.toLocaleString('en')} tools | ${tokens.toolsList.toLocaleString('en')} | |`,
+    `| tokens of one served tool definition (MCP), median / p90 | ${tokens.perTool.median} / ${tokens.perTool.p90} | median ≤ 170 |`,
+    `| every tool as each provider's tools array: ${Object.entries(tokens.formats)
+      .map(([format]) => format)
+      .join(' / ')} | ${Object.values(tokens.formats)
+      .map((n) => n.toLocaleString('en'))
+      .join(' / ')} | |`,
+    `| \`tools/list\` tokens in discovery mode (\`--discovery\`: search, describe, call) | ${tokens.discoveryToolsList.toLocaleString('en')} | ≤ 2,000 |`,
+    `| tool search on ${search.evaluated} requests (${search.items - search.evaluated} skipped: toolkit not built): recall@1 / recall@5 / MRR | ${search.recallAt1} / ${search.recallAt5} / ${search.mrr} | recall@5 ≥ 0.9 |`,
+    `| tool search on ${search.everyday.evaluated} everyday requests: recall@1 / recall@5 / MRR (tuned-on half; held-out half) | ${search.everyday.recallAt1} / ${search.everyday.recallAt5} / ${search.everyday.mrr} (${search.everyday.tune.recallAt1} / ${search.everyday.tune.recallAt5}; ${search.everyday.holdout.recallAt1} / ${search.everyday.holdout.recallAt5}) | recall@1 ≥ 0.8, recall@5 ≥ 0.95 |`,
+    `| one search over all ${search.tools.toLocaleString('en')} tools, median / p99 (index built once in ${search.buildMs} ms) | ${search.latencyMs.median} ms / ${search.latencyMs.p99} ms | median ≤ 5 ms |`,
+  ].join('\n'),
+);

@@ -71,6 +71,7 @@ export async function searchBench() {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { result, misses } = await searchBench();
   const set = process.argv[2] ?? 'eval';
-  for (const miss of misses[set] ?? []) console.log(`miss (rank ${miss.rank || '-'}): ${miss.query}\n  want ${miss.expected.join(', ')}\n  got  ${miss.top.join(', ')}`);
+  for (const miss of misses[set] ?? [])
+    console.log(`miss (rank ${miss.rank || '-'}): ${miss.query}\n  want ${miss.expected.join(', ')}\n  got  ${miss.top.join(', ')}`);
   console.log(JSON.stringify(result, null, 2));
 }

@@ -24,7 +24,10 @@ const quiver = join(installDir, 'node_modules', '.bin', 'quiver');
 /** No checkout on the path, no inherited Quiver settings: the user's view. */
 const env: NodeJS.ProcessEnv = {
   // Without the checkout's node_modules/.bin, which `npm test` puts on the PATH.
-  PATH: (process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':'),
+  PATH: (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !dir.includes('node_modules'))
+    .join(':'),
   HOME: home,
   ...(process.env.npm_config_cache && { npm_config_cache: process.env.npm_config_cache }),
 };
@@ -76,8 +79,24 @@ describe(`the ${packageName} package`, () => {
   it('lists every tool from any working directory', async () => {
     const { stdout, stderr } = await run(quiver, ['tools', 'list'], { cwd: elsewhere, env, maxBuffer: 1 << 24 });
     expect(stderr.trim()).toBe('1007 tools');
-    const toolkits = new Set(stdout.trim().split('\n').map((line) => line.split('.')[0]));
-    expect([...toolkits].sort()).toEqual(['CommerceTools', 'CrmMarketingApi', 'Design', 'FileStore', 'MailClient', 'RepoHostApi', 'SupportDesk', 'TaskboardApi', 'ToolEngineApi', 'TrackingApi']);
+    const toolkits = new Set(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('.')[0]),
+    );
+    expect([...toolkits].sort()).toEqual([
+      'CommerceTools',
+      'CrmMarketingApi',
+      'Design',
+      'FileStore',
+      'MailClient',
+      'RepoHostApi',
+      'SupportDesk',
+      'TaskboardApi',
+      'ToolEngineApi',
+      'TrackingApi',
+    ]);
   });
 
   it('prints MCP client configuration that names the installed command', async () => {
@@ -87,7 +106,13 @@ describe(`the ${packageName} package`, () => {
   });
 
   it('serves MCP over stdio with the sandbox and calls a tool', async () => {
-    const transport = new StdioClientTransport({ command: quiver, args: ['mcp', '--sandbox'], cwd: elsewhere, env: env as Record<string, string>, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: quiver,
+      args: ['mcp', '--sandbox'],
+      cwd: elsewhere,
+      env: env as Record<string, string>,
+      stderr: 'ignore',
+    });
     const client = new Client({ name: 'package-test', version: '1.0.0' });
     await client.connect(transport);
     try {

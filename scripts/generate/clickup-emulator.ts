@@ -40,7 +40,10 @@ export const clickupEmulator: Generator = (sharedDir) => {
     const queryParameters = Object.fromEntries(
       tool.params
         .filter((param) => param.in === 'query')
-        .map((param) => [param.upstream ?? param.name, { required: false, schema: queryParameterSchema(param.upstream ?? param.name, param.type, param.enum) }]),
+        .map((param) => [
+          param.upstream ?? param.name,
+          { required: false, schema: queryParameterSchema(param.upstream ?? param.name, param.type, param.enum) },
+        ]),
     );
     operations[tool.operation] = {
       method: tool.method,

@@ -58,7 +58,7 @@ const orderBody: JsonSchema = {
           quantity: { type: 'integer', minimum: 1, maximum: 10 },
           customizations: {
             type: 'object',
-            description: "The product's customizations by name, e.g. {\"size\": \"M\", \"color\": \"navy\"}: every required one, and optional ones as wanted.",
+            description: 'The product\'s customizations by name, e.g. {"size": "M", "color": "navy"}: every required one, and optional ones as wanted.',
             additionalProperties: { type: 'string' },
           },
         },

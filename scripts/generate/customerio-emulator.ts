@@ -25,13 +25,16 @@ const queryParameters: Record<string, Record<string, { required: boolean; schema
 const optionalBodies = new Set(['unsubscribe']);
 
 export const customerioEmulator: Generator = (sharedDir) => {
-  const catalog = readJson(join(sharedDir, 'catalog', 'TrackingApi.json')) as { tools: Array<{ name: string; operation: string; method: string; path: string }> };
+  const catalog = readJson(join(sharedDir, 'catalog', 'TrackingApi.json')) as {
+    tools: Array<{ name: string; operation: string; method: string; path: string }>;
+  };
   const schemas = readJson(join(sharedDir, 'catalog', 'schemas', 'TrackingApi.json')) as Record<string, TrackOperation[]>;
 
   const operations: Record<string, JsonSchema> = {};
   for (const tool of [...catalog.tools].sort((a, b) => (a.operation < b.operation ? -1 : 1))) {
     const entry = schemas[tool.name]?.[0];
-    if (!entry || entry.method !== tool.method || entry.path !== tool.path) throw new Error(`customerio-emulator: no schema for ${tool.name} at ${tool.method} ${tool.path}`);
+    if (!entry || entry.method !== tool.method || entry.path !== tool.path)
+      throw new Error(`customerio-emulator: no schema for ${tool.name} at ${tool.method} ${tool.path}`);
     const placeholders = [...tool.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
     const operation: JsonSchema = {
       method: entry.method,

@@ -45,7 +45,8 @@ export function generateFileStore(sharedDir: string): GeneratedFile[] {
       const description = text.params[param.name];
       if (!description) throw new Error(where(`parameter ${param.name} has no description`));
       // An enum on an array constrains its items.
-      const items = param.type === 'array' ? { items: { type: 'string', ...(param.enum && { enum: param.enum }) }, uniqueItems: true } : param.enum && { enum: param.enum };
+      const items =
+        param.type === 'array' ? { items: { type: 'string', ...(param.enum && { enum: param.enum }) }, uniqueItems: true } : param.enum && { enum: param.enum };
       return { name: param.name, description, required: param.required, schema: { type: param.type, ...items, ...bounds[tool.name]?.[param.name] } };
     };
     return {

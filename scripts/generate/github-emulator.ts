@@ -48,7 +48,10 @@ export function buildOperations(description: Description): GithubOperations {
         const schema = anyOfForOneOf(dereference(converter.convert(parameter.schema ?? {}), (name) => converter.definition(name)));
         if (parameter.in === 'path') {
           operation.pathParameters[parameter.name] = schema;
-          if (parameter['x-multi-segment']) (operation.multiSegmentParameters ??= []).push(parameter.name);
+          if (parameter['x-multi-segment']) {
+            operation.multiSegmentParameters ??= [];
+            operation.multiSegmentParameters.push(parameter.name);
+          }
         } else if (parameter.in === 'query') {
           const query: QueryParameter = { required: parameter.required === true, schema };
           if (schema.type === 'array' && parameter.explode === false) query.explode = false;
@@ -76,10 +79,16 @@ export function buildOperations(description: Description): GithubOperations {
           documented.responseBody = converter.convert(media.schema ?? {});
           if (contentType !== 'application/json') documented.responseContentType = contentType;
           const example = Object.values<any>(media.examples ?? {})[0];
-          if (example) (examples[label] ??= {})[status] = follow(example, components.examples).value;
+          if (example) {
+            examples[label] ??= {};
+            examples[label][status] = follow(example, components.examples).value;
+          }
         }
         if (index === 0) Object.assign(operation, { successStatus: status }, documented);
-        else (operation.otherSuccesses ??= {})[status] = documented;
+        else {
+          operation.otherSuccesses ??= {};
+          operation.otherSuccesses[status] = documented;
+        }
       }
       operations[label] = operation;
       tags[label] = source.tags?.[0] ?? label.split('/')[0]!;

@@ -8,10 +8,31 @@
 import type { JsonSchema } from '../../packages/sandbox/src/emulator/operations.js';
 
 const KEPT = new Set([
-  'type', 'properties', 'required', 'items', 'additionalProperties', 'enum', 'format', 'pattern',
-  'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems',
-  'minProperties', 'maxProperties', 'anyOf', 'oneOf', 'allOf', 'not', '$ref', 'nullable',
-  'example', 'default',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'additionalProperties',
+  'enum',
+  'format',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  '$ref',
+  'nullable',
+  'example',
+  'default',
 ]);
 
 /** Formats the validator knows (ajv-formats); others, like GitHub's `repo.nwo`, are documentation only. */
@@ -31,7 +52,8 @@ export class SchemaConverter {
       const source = this.components[name];
       if (!source) throw new Error(`GitHub description: no schema ${name}`);
       // Registered before converting so that a schema that refers to itself finds its entry.
-      this.converted.set(name, (schema = {}));
+      schema = {};
+      this.converted.set(name, schema);
       Object.assign(schema, this.convert(source));
     }
     return schema;
@@ -117,10 +139,13 @@ export function dereference(schema: JsonSchema, definition: (name: string) => Js
   if (typeof schema.$ref === 'string') return dereference(definition(schema.$ref.replace('#/$defs/', '')), definition, depth + 1);
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (Array.isArray(value) && (key === 'anyOf' || key === 'oneOf' || key === 'allOf')) out[key] = value.map((item: JsonSchema) => dereference(item, definition, depth + 1));
+    if (Array.isArray(value) && (key === 'anyOf' || key === 'oneOf' || key === 'allOf'))
+      out[key] = value.map((item: JsonSchema) => dereference(item, definition, depth + 1));
     else if ((key === 'items' || key === 'not') && value && typeof value === 'object') out[key] = dereference(value as JsonSchema, definition, depth + 1);
     else if (key === 'properties' && value && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, child]) => [name, dereference(child, definition, depth + 1)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([name, child]) => [name, dereference(child, definition, depth + 1)]),
+      );
     } else out[key] = value;
   }
   return out;

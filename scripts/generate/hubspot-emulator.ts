@@ -239,7 +239,11 @@ function walk(schema: Schema, field: string, visit: (schema: Schema, field: stri
 function discriminator(variant: Schema): string | undefined {
   for (const property of Object.values((variant.properties ?? {}) as Record<string, Schema>)) {
     const values = property.enum as unknown[] | undefined;
-    if (values?.length === 1 && typeof values[0] === 'string') return values[0].split(/[_\W]+/).map(pascal).join('');
+    if (values?.length === 1 && typeof values[0] === 'string')
+      return values[0]
+        .split(/[_\W]+/)
+        .map(pascal)
+        .join('');
   }
   return undefined;
 }
@@ -271,8 +275,7 @@ function uniqueName(base: string, taken: Record<string, unknown>): string {
 
 const pascal = (field: string): string => field.charAt(0).toUpperCase() + field.slice(1);
 
-const isEmptyObject = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+const isEmptyObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 
 function mapValues<T, U>(record: Record<string, T>, fn: (value: T) => U): Record<string, U> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value)]));
@@ -290,7 +293,11 @@ const canonical = (value: unknown): string => JSON.stringify(sortKeys(value));
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort(compare).map((key) => [key, sortKeys((value as Schema)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort(compare)
+        .map((key) => [key, sortKeys((value as Schema)[key])]),
+    );
   }
   return value;
 }

@@ -20,4 +20,22 @@ import { customerioEmulator } from './customerio-emulator.js';
 /** One generator per generated artefact; each reads the reference material and returns file contents. */
 export type Generator = (sharedDir: string) => GeneratedFile[];
 
-export const generators: Generator[] = [generateCrmMarketing, hubspotEmulator, generateRepoHost, githubEmulator, generateToolEngine, generateTaskboard, clickupEmulator, generateFileStore, generateSupportDesk, pylonEmulator, generateTracking, customerioEmulator, generateCommerce, generateDesign, figmaEmulator, generateMailClient, graphEmulator];
+export const generators: Generator[] = [
+  generateCrmMarketing,
+  hubspotEmulator,
+  generateRepoHost,
+  githubEmulator,
+  generateToolEngine,
+  generateTaskboard,
+  clickupEmulator,
+  generateFileStore,
+  generateSupportDesk,
+  pylonEmulator,
+  generateTracking,
+  customerioEmulator,
+  generateCommerce,
+  generateDesign,
+  figmaEmulator,
+  generateMailClient,
+  graphEmulator,
+];

@@ -39,9 +39,29 @@ export interface TableOptions {
 }
 
 const KEPT = new Set([
-  'type', 'properties', 'required', 'items', 'additionalProperties', 'enum', 'const', 'format', 'pattern',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems',
-  'uniqueItems', 'anyOf', 'oneOf', 'allOf', '$ref', 'nullable',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'additionalProperties',
+  'enum',
+  'const',
+  'format',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  '$ref',
+  'nullable',
 ]);
 
 /** Formats the validator checks; the descriptions' others (int32, double, base64url) only document. */
@@ -148,7 +168,11 @@ class Converter {
       reached[name] = this.converted.get(name)!;
       pending.push(...referencedNames(reached[name]));
     }
-    return Object.fromEntries(Object.keys(reached).sort().map((name) => [name, reached[name]!]));
+    return Object.fromEntries(
+      Object.keys(reached)
+        .sort()
+        .map((name) => [name, reached[name]!]),
+    );
   }
 
   private reference(ref: string): string {
@@ -254,7 +278,11 @@ export function stableJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Node)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Node)[key])]),
+    );
   }
   return value;
 }

@@ -57,7 +57,11 @@ export const pylonEmulator: Generator = (sharedDir) => {
   }
   const unknown = Object.keys(queries).filter((label) => !operations[label]);
   if (unknown.length) throw new Error(`pylon-emulator: query parameters for unknown operations ${unknown.join(', ')}`);
-  const sorted = Object.fromEntries(Object.keys(operations).sort().map((label) => [label, operations[label]!]));
+  const sorted = Object.fromEntries(
+    Object.keys(operations)
+      .sort()
+      .map((label) => [label, operations[label]!]),
+  );
   return [{ path: output, content: `${JSON.stringify({ $defs: {}, operations: sorted }, null, 2)}\n` }];
 };
 

@@ -38,7 +38,12 @@ export function sentencesOf(markdown: string | undefined): string[] {
     flush();
   }
   return units
-    .flatMap((unit) => unit.replace(/\s+/g, ' ').trim().split(/(?<!\b(?:e\.g|i\.e|etc|vs))(?<=[.!?])\s+(?=[A-Z`"'(])/))
+    .flatMap((unit) =>
+      unit
+        .replace(/\s+/g, ' ')
+        .trim()
+        .split(/(?<!\b(?:e\.g|i\.e|etc|vs))(?<=[.!?])\s+(?=[A-Z`"'(])/),
+    )
     .map((sentence) => sentence.replace(/\s*\((?:see|for more)[^)]*\)/gi, '').trim())
     .filter((sentence) => sentence && !dropped.some((pattern) => pattern.test(sentence)));
 }

@@ -104,13 +104,52 @@ const areaNames: Record<string, string> = { actions: 'GitHub Actions', dependabo
  * these count as scopes.
  */
 const oauthScopes = new Set([
-  'repo', 'repo:status', 'repo_deployment', 'public_repo', 'repo:invite', 'security_events', 'admin:repo_hook', 'write:repo_hook',
-  'read:repo_hook', 'admin:org', 'write:org', 'read:org', 'admin:public_key', 'write:public_key', 'read:public_key',
-  'admin:org_hook', 'gist', 'notifications', 'user', 'read:user', 'user:email', 'user:follow', 'project', 'read:project',
-  'delete_repo', 'write:packages', 'read:packages', 'delete:packages', 'admin:gpg_key', 'write:gpg_key', 'read:gpg_key',
-  'codespace', 'workflow', 'write:discussion', 'read:discussion', 'admin:enterprise', 'manage_runners:enterprise',
-  'manage_billing:enterprise', 'read:enterprise', 'audit_log', 'read:audit_log', 'admin:ssh_signing_key',
-  'write:ssh_signing_key', 'read:ssh_signing_key', 'site_admin', 'admin:pre_receive_hook',
+  'repo',
+  'repo:status',
+  'repo_deployment',
+  'public_repo',
+  'repo:invite',
+  'security_events',
+  'admin:repo_hook',
+  'write:repo_hook',
+  'read:repo_hook',
+  'admin:org',
+  'write:org',
+  'read:org',
+  'admin:public_key',
+  'write:public_key',
+  'read:public_key',
+  'admin:org_hook',
+  'gist',
+  'notifications',
+  'user',
+  'read:user',
+  'user:email',
+  'user:follow',
+  'project',
+  'read:project',
+  'delete_repo',
+  'write:packages',
+  'read:packages',
+  'delete:packages',
+  'admin:gpg_key',
+  'write:gpg_key',
+  'read:gpg_key',
+  'codespace',
+  'workflow',
+  'write:discussion',
+  'read:discussion',
+  'admin:enterprise',
+  'manage_runners:enterprise',
+  'manage_billing:enterprise',
+  'read:enterprise',
+  'audit_log',
+  'read:audit_log',
+  'admin:ssh_signing_key',
+  'write:ssh_signing_key',
+  'read:ssh_signing_key',
+  'site_admin',
+  'admin:pre_receive_hook',
 ]);
 
 const toolLimit = 400;
@@ -160,9 +199,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
       const placement = param.in ? { in: param.in, upstream: param.upstream! } : placementFixes[`${tool.name}.${param.name}`];
       if (!placement) throw new Error(`${where}: parameter ${param.name} has no placement`);
       const upstream =
-        placement.in === 'body'
-          ? bodyField(body, placement.upstream)
-          : upstreamParameters.find((p) => p.in === placement.in && p.name === placement.upstream);
+        placement.in === 'body' ? bodyField(body, placement.upstream) : upstreamParameters.find((p) => p.in === placement.in && p.name === placement.upstream);
       const upstreamSchema = (placement.in === 'body' ? upstream : upstream?.schema) as Node | undefined;
       const text = parameterDescriptions[`${tool.name}.${param.name}`] ?? (upstream && parameterDescription(upstream, upstreamSchema, param));
       if (!text) throw new Error(`${where}: parameter ${param.name} (${placement.in} ${placement.upstream}) is not in the description`);
@@ -417,7 +454,7 @@ function scopeOf(path: string): string {
     [/^\/teams/, 'Works on one team.'],
     [/^\/enterprises/, 'Works on one enterprise account.'],
     [/^\/app(\/|$)/, 'Authenticated as the GitHub App itself.'],
-    [/^\/applications/, 'Works on an OAuth app\'s grants and tokens.'],
+    [/^\/applications/, "Works on an OAuth app's grants and tokens."],
     [/^\/notifications/, "Works on the authenticated user's notifications."],
   ];
   return scopes.find(([pattern]) => pattern.test(path))?.[1] ?? 'Works on the whole GitHub server.';
@@ -468,7 +505,9 @@ function scopesOf(markdown: string | undefined): string[] {
  * the response schema. No response schema goes into the catalog.
  */
 function outputDescription(operation: Operation, shallow: (node: unknown) => Node): string {
-  const status = Object.keys(operation.responses).filter((code) => code.startsWith('2')).sort()[0];
+  const status = Object.keys(operation.responses)
+    .filter((code) => code.startsWith('2'))
+    .sort()[0];
   if (!status) return 'A redirect (302) to a short-lived download URL; no JSON body.';
   const content = shallow(operation.responses[status]).content as Record<string, { schema?: Node }> | undefined;
   const accepted = 'Accepted (202): processing continues in the background.';
@@ -478,7 +517,12 @@ function outputDescription(operation: Operation, shallow: (node: unknown) => Nod
   const raw = (media.schema ?? {}) as Node;
   const what = describeSchema(raw, shallow);
   if (!what) return status === '202' ? accepted : 'An empty JSON object: the status code reports success.';
-  const sentence = status === '201' ? `The created ${what.replace(/^(the|an?) /, '')}` : status === '202' ? `${capitalise(what)}; processing continues in the background` : capitalise(what);
+  const sentence =
+    status === '201'
+      ? `The created ${what.replace(/^(the|an?) /, '')}`
+      : status === '202'
+        ? `${capitalise(what)}; processing continues in the background`
+        : capitalise(what);
   return terminated(sentence);
 }
 
@@ -560,7 +604,8 @@ function cleanSchema(schema: unknown, options: { descriptions: boolean }): JsonS
 function unfolded(node: Node): Node {
   const branches = node.oneOf as Node[] | undefined;
   // Branches without a type of their own (check runs: conditions on the parent's fields) are no alternatives.
-  if (!Array.isArray(branches) || typeof node.type !== 'string' || !branches.every((branch) => typeof branch.type === 'string' && branch.type !== node.type)) return node;
+  if (!Array.isArray(branches) || typeof node.type !== 'string' || !branches.every((branch) => typeof branch.type === 'string' && branch.type !== node.type))
+    return node;
   const { oneOf: _, description, ...own } = node;
   return { ...(description !== undefined && { description }), oneOf: [...branches, own] };
 }

@@ -29,7 +29,10 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 export const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 
 /** A toolkit's committed catalog: `<dir>/catalog.json`, 2-space JSON with a final newline. */
-export const catalogFile = (dir: string, toolkit: ToolkitData): GeneratedFile => ({ path: `${dir}/catalog.json`, content: `${JSON.stringify(toolkit, null, 2)}\n` });
+export const catalogFile = (dir: string, toolkit: ToolkitData): GeneratedFile => ({
+  path: `${dir}/catalog.json`,
+  content: `${JSON.stringify(toolkit, null, 2)}\n`,
+});
 
 /** Our texts for a toolkit (`<dir>/descriptions.json`): the toolkit's description, and per tool its own, its output's, its parameters' and its body fields'. */
 export interface Descriptions {
@@ -69,15 +72,13 @@ export const body = (upstream: string): Placement => ({ in: 'body', upstream });
 export const modeParameters: Record<string, Parameter> = {
   mode: {
     name: 'mode',
-    description:
-      "get_request_schema returns the request body's JSON Schema and calls nothing (do it first); execute runs the operation.",
+    description: "get_request_schema returns the request body's JSON Schema and calls nothing (do it first); execute runs the operation.",
     required: true,
     schema: { type: 'string', enum: ['get_request_schema', 'execute'] },
   },
   request_body: {
     name: 'request_body',
-    description:
-      'The request body: a JSON document, as a string, that the get_request_schema schema accepts. Needed when mode is execute.',
+    description: 'The request body: a JSON document, as a string, that the get_request_schema schema accepts. Needed when mode is execute.',
     required: false,
     schema: { type: 'string' },
   },

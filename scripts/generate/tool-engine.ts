@@ -6,7 +6,20 @@
 import { resolve } from 'node:path';
 import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { authoredSchema, body, header, modeParameters, path, query, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool, type Placement } from './shared.js';
+import {
+  authoredSchema,
+  body,
+  header,
+  modeParameters,
+  path,
+  query,
+  readDescriptions,
+  readJson,
+  toolkitFile,
+  type CatalogParam,
+  type CatalogTool,
+  type Placement,
+} from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/tool-engine';
 const apiKey = 'ENGINE_API_KEY';
@@ -56,7 +69,13 @@ const placements: Record<string, Record<string, Placement>> = {
   GetScheduledToolDetails: { scheduled_execution_id: path('id') },
   GetScheduledToolExecutions: { items_limit: limit, list_offset: offset },
   GetToolSpecification: { tool_name: path('name'), formats_to_include: { ...query('include_format'), explode: false }, user_identifier: query('user_id') },
-  GetToolsList: { include_formats: { ...query('include_format'), explode: false }, items_per_page: limit, start_offset: offset, toolkit_name: query('toolkit'), user_id: query('user_id') },
+  GetToolsList: {
+    include_formats: { ...query('include_format'), explode: false },
+    items_per_page: limit,
+    start_offset: offset,
+    toolkit_name: query('toolkit'),
+    user_id: query('user_id'),
+  },
   GetWorkerById: { worker_id: path('id') },
   GetWorkerHealthStatus: { worker_id: path('id') },
   ListAccessibleProjects: { bearer_token: header('Authorization'), items_to_skip: offset, maximum_items_to_return: limit },

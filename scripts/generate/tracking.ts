@@ -11,7 +11,20 @@ import { resolve } from 'node:path';
 import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { validatable, type TrackOperation } from './customerio-schemas.js';
-import { authoredSchema, body, mapSchema, modeParameters, path, query, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool, type Placement } from './shared.js';
+import {
+  authoredSchema,
+  body,
+  mapSchema,
+  modeParameters,
+  path,
+  query,
+  readDescriptions,
+  readJson,
+  toolkitFile,
+  type CatalogParam,
+  type CatalogTool,
+  type Placement,
+} from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/tracking';
 

@@ -1,5 +1,16 @@
 /** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
-import { builtinSource, localDispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type Dispatcher, type ServingOptions, type Tool, type Toolkit } from '@quiver/core';
+import {
+  builtinSource,
+  localDispatcher,
+  ServingPolicy,
+  ToolCatalog,
+  UpstreamClient,
+  type CallRecord,
+  type Dispatcher,
+  type ServingOptions,
+  type Tool,
+  type Toolkit,
+} from '@quiver/core';
 import { builtinToolkits, toolkits } from '@quiver/toolkits';
 import { emptyConfig, mergeConfig, type QuiverConfig, type Settings } from './config.js';
 import type { SandboxHandle } from './sandbox-session.js';
@@ -80,7 +91,10 @@ export async function openApp(options: SetupOptions & { logCalls?: boolean; serv
   };
 }
 
-function sandboxConfig({ baseUrls, token, secrets }: { baseUrls: Record<string, string>; token: string; secrets: Record<string, string> }, tools: readonly Tool[]): QuiverConfig {
+function sandboxConfig(
+  { baseUrls, token, secrets }: { baseUrls: Record<string, string>; token: string; secrets: Record<string, string> },
+  tools: readonly Tool[],
+): QuiverConfig {
   const config = emptyConfig();
   for (const [toolkit, baseUrl] of Object.entries(baseUrls)) config.toolkits[toolkit] = { baseUrl };
   Object.assign(config.secrets, secrets);

@@ -110,7 +110,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'key file `master.key` in the data directory, mode 0600',
   },
   {
-    setting: 'the engine\'s address as browsers see it (OAuth callbacks)',
+    setting: "the engine's address as browsers see it (OAuth callbacks)",
     env: 'QUIVER_PUBLIC_URL',
     file: 'publicUrl',
     default: '`http://<host>:<port>`',
@@ -236,7 +236,10 @@ function usage<T>(read: () => T): T {
 
 /** QUIVER_ALLOWED_ORIGINS: comma-separated origins (scheme, host and port), each checked now rather than at the first request. */
 function allowedOriginsOf(setting: string | undefined): string[] {
-  const origins = (setting ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = (setting ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   return origins.map((origin) => {
     const url = usage(() => new URL(origin));
     if (url.origin !== origin.replace(/\/$/, '')) throw new UsageError(`QUIVER_ALLOWED_ORIGINS: '${origin}' is not an origin (scheme, host and port only)`);

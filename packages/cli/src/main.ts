@@ -2,7 +2,18 @@
 /** The `quiver` command. Exit codes: 0 success, 1 a tool error, 2 a usage error. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { createToolIndex, didYouMean, formatNames, formatTool, qualifiedName, ServingPolicy, suggestToolNames, type FormatName, type Tool } from '@quiver/core';
+import {
+  createToolIndex,
+  didYouMean,
+  formatNames,
+  formatTool,
+  qualifiedName,
+  ServingPolicy,
+  suggestToolNames,
+  type FormatName,
+  type Tool,
+  type Toolkit,
+} from '@quiver/core';
 import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, runnableToolkits } from './app.js';
 import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
 import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
@@ -95,7 +106,18 @@ addServingOptions(program.command('serve'))
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox });
     const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, upstreamLimits } = settings;
-    const config = engineConfig({ dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, upstreamLimits, host: options.host, port });
+    const config = engineConfig({
+      dataDir,
+      database,
+      masterKey,
+      publicUrl,
+      projectName,
+      authorizationServer,
+      allowedOrigins,
+      upstreamLimits,
+      host: options.host,
+      port,
+    });
     const running = await startEngine({
       config,
       // JSON lines on standard error; requests are logged without headers, so no key or token appears.
@@ -129,29 +151,49 @@ program
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
-  .action(async (options: { toolkits: string; port: string; host: string; secretEnv: string; secret?: string; sandbox?: boolean; config?: string; dataDir?: string }) => {
-    const port = portOf(options.port);
-    const { selectToolkits, startWorkerServer } = await import('@quiver/engine');
-    const settings = settingsFor(options);
-    let toolkits;
-    try {
-      toolkits = selectToolkits(options.toolkits, runnableToolkits(settings));
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-    const secret = settings.workerSecret.value;
-    if (!secret) throw new UsageError(`no worker secret: set ${settings.workerSecret.variable} (or pass --secret-env NAME or --secret)`);
-    if (toolkits.some((toolkit) => toolkit.name === 'CommerceTools')) checkDataDir(settings, { required: false });
-    await checkPortFree(options.host, port);
-    const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const worker = await startWorkerServer({ toolkits, secret, host: options.host, port, baseUrls: configuredBaseUrls(setup.config), upstreamLimits: settings.upstreamLimits }).catch((error: unknown) => {
-      throw listenError(error, options.host, port);
-    });
-    closeOnStop(() => worker.close().then(() => setup.close()));
-    const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
-    console.error(`quiver: worker serving ${worker.tools.length} tools of ${toolkits.map((t) => t.name).join(', ')} at ${worker.url}${mode}`);
-    console.error(`quiver: register it with the engine: POST /v1/workers {"id": "...", "type": "http", "http": {"uri": "${worker.url}", "secret": "<the same secret>"}}`);
-  });
+  .action(
+    async (options: {
+      toolkits: string;
+      port: string;
+      host: string;
+      secretEnv: string;
+      secret?: string;
+      sandbox?: boolean;
+      config?: string;
+      dataDir?: string;
+    }) => {
+      const port = portOf(options.port);
+      const { selectToolkits, startWorkerServer } = await import('@quiver/engine');
+      const settings = settingsFor(options);
+      let toolkits: Toolkit[];
+      try {
+        toolkits = selectToolkits(options.toolkits, runnableToolkits(settings));
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      const secret = settings.workerSecret.value;
+      if (!secret) throw new UsageError(`no worker secret: set ${settings.workerSecret.variable} (or pass --secret-env NAME or --secret)`);
+      if (toolkits.some((toolkit) => toolkit.name === 'CommerceTools')) checkDataDir(settings, { required: false });
+      await checkPortFree(options.host, port);
+      const setup = await openSetup({ settings, sandbox: options.sandbox });
+      const worker = await startWorkerServer({
+        toolkits,
+        secret,
+        host: options.host,
+        port,
+        baseUrls: configuredBaseUrls(setup.config),
+        upstreamLimits: settings.upstreamLimits,
+      }).catch((error: unknown) => {
+        throw listenError(error, options.host, port);
+      });
+      closeOnStop(() => worker.close().then(() => setup.close()));
+      const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
+      console.error(`quiver: worker serving ${worker.tools.length} tools of ${toolkits.map((t) => t.name).join(', ')} at ${worker.url}${mode}`);
+      console.error(
+        `quiver: register it with the engine: POST /v1/workers {"id": "...", "type": "http", "http": {"uri": "${worker.url}", "secret": "<the same secret>"}}`,
+      );
+    },
+  );
 
 const keys = program.command('keys').description("manage the engine's API keys (in the data directory's database, or DATABASE_URL)");
 
@@ -162,11 +204,10 @@ keys
   .addOption(configOption)
   .addOption(dataDirOption)
   .addOption(
-    new Option('--role <role>', 'admin: everything; service: tools and authorizations for any user; user: acts as --user only (default: admin, or user with --user)').choices([
-      'admin',
-      'service',
-      'user',
-    ]),
+    new Option(
+      '--role <role>',
+      'admin: everything; service: tools and authorizations for any user; user: acts as --user only (default: admin, or user with --user)',
+    ).choices(['admin', 'service', 'user']),
   )
   .option('--user <id>', 'the one user a user key acts as')
   .action(async (options: { name: string; role?: 'admin' | 'service' | 'user'; user?: string } & SettingFlags) => {
@@ -213,7 +254,10 @@ keys
   });
 
 /** Opens the engine's store (as `serve` would) for one command. */
-async function withStore(flags: SettingFlags, work: (db: import('@quiver/engine').Store['db'], engine: typeof import('@quiver/engine')) => Promise<void>): Promise<void> {
+async function withStore(
+  flags: SettingFlags,
+  work: (db: import('@quiver/engine').Store['db'], engine: typeof import('@quiver/engine')) => Promise<void>,
+): Promise<void> {
   const settings = settingsFor(flags);
   checkDataDir(settings, { required: true });
   const engine = await import('@quiver/engine');
@@ -236,22 +280,32 @@ program
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
-  .action(async (name: string, options: { input: string; baseUrl?: string; token?: string; secret: string[]; sandbox?: boolean; config?: string; dataDir?: string }) => {
-    const input = parseInput(options.input);
-    const settings = settingsFor({ config: options.config, dataDir: options.dataDir });
-    const tool = await listedTool(name);
-    const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
-    if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
-    // `fields` as over MCP; the whole result, uncapped, since a terminal takes any size.
-    const app = await openApp({ settings, sandbox: options.sandbox && ((await attachedSandbox(settings)) ?? true), overrides, serving: { maxResponseTokens: 0 } });
-    try {
-      const result = await app.dispatcher.call(name, input);
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      process.exitCode = 'error' in result ? 1 : 0;
-    } finally {
-      await app.close();
-    }
-  });
+  .action(
+    async (
+      name: string,
+      options: { input: string; baseUrl?: string; token?: string; secret: string[]; sandbox?: boolean; config?: string; dataDir?: string },
+    ) => {
+      const input = parseInput(options.input);
+      const settings = settingsFor({ config: options.config, dataDir: options.dataDir });
+      const tool = await listedTool(name);
+      const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
+      if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
+      // `fields` as over MCP; the whole result, uncapped, since a terminal takes any size.
+      const app = await openApp({
+        settings,
+        sandbox: options.sandbox && ((await attachedSandbox(settings)) ?? true),
+        overrides,
+        serving: { maxResponseTokens: 0 },
+      });
+      try {
+        const result = await app.dispatcher.call(name, input);
+        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        process.exitCode = 'error' in result ? 1 : 0;
+      } finally {
+        await app.close();
+      }
+    },
+  );
 
 const tools = program.command('tools').description('list and inspect tools');
 
@@ -289,13 +343,16 @@ tools
     if (options.toolkit) knownToolkit(options.toolkit);
     const hits = (await createToolIndex(listedTools)).search(query, { limit, toolkit: options.toolkit });
     const width = Math.max(0, ...hits.map(({ tool }) => qualifiedName(tool).length));
-    for (const { tool, score } of hits) console.log(`${qualifiedName(tool).padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${firstSentence(tool.description)}`);
+    for (const { tool, score } of hits)
+      console.log(`${qualifiedName(tool).padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${firstSentence(tool.description)}`);
     console.error(`${hits.length} tools`);
   });
 
 addServingOptions(tools.command('tokens'), { listingOnly: true })
   .description('tokens (o200k_base) of each tool, each toolkit and the whole tools/list, with every tool and in discovery mode')
-  .addOption(new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini']).default('mcp'))
+  .addOption(
+    new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini']).default('mcp'),
+  )
   .action(async (options: { format: TokenFormat } & ServingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);

@@ -30,14 +30,20 @@ export function addServingOptions(command: Command, { listingOnly = false } = {}
     .addOption(new Option('--confirm-destructive', 'destructive tools take a confirm argument and run only with confirm: true'));
   if (!listingOnly) {
     command.addOption(
-      new Option('--max-response-tokens <n>', 'cut results estimated over this many tokens, with a note on how to get the rest (0: never)').default(String(defaultMaxResponseTokens)),
+      new Option('--max-response-tokens <n>', 'cut results estimated over this many tokens, with a note on how to get the rest (0: never)').default(
+        String(defaultMaxResponseTokens),
+      ),
     );
   }
   return command;
 }
 
 export function servingOptions(flags: ServingFlags): ServingOptions {
-  const list = (text: string | undefined) => text?.split(',').map((name) => name.trim()).filter(Boolean);
+  const list = (text: string | undefined) =>
+    text
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
   const maxResponseTokens = flags.maxResponseTokens === undefined ? undefined : Number(flags.maxResponseTokens);
   if (maxResponseTokens !== undefined && (!Number.isInteger(maxResponseTokens) || maxResponseTokens < 0)) {
     throw new UsageError(`--max-response-tokens must be a whole number of tokens (0 for no limit), got '${flags.maxResponseTokens}'`);

@@ -38,7 +38,11 @@ export async function tokenReport(tools: readonly Tool[], policy: ServingPolicy,
   const countTokens = await loadTokenizer();
   const offered = tools.filter((tool) => policy.offers(tool));
   const definitions = offered.map((tool) => shaped(policy.toMcpTool(tool), format));
-  const perTool = offered.map((tool, i) => ({ name: `${tool.toolkit.name}.${tool.name}`, toolkit: tool.toolkit.name, tokens: countTokens(JSON.stringify(definitions[i])) }));
+  const perTool = offered.map((tool, i) => ({
+    name: `${tool.toolkit.name}.${tool.name}`,
+    toolkit: tool.toolkit.name,
+    tokens: countTokens(JSON.stringify(definitions[i])),
+  }));
   const toolkits = new Map<string, { name: string; tools: number; tokens: number }>();
   for (const row of perTool) {
     const sum = toolkits.get(row.toolkit) ?? { name: row.toolkit, tools: 0, tokens: 0 };

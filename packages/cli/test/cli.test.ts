@@ -17,7 +17,9 @@ describe('the installed command', () => {
   it('runs through the bin shim that npm links', async () => {
     const { execFile } = await import('node:child_process');
     const shim = new URL('../bin/quiver.js', import.meta.url).pathname;
-    const version = await new Promise<string>((resolve, reject) => execFile(process.execPath, [shim, '--version'], (error, stdout) => (error ? reject(error) : resolve(stdout))));
+    const version = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [shim, '--version'], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
     expect(version.trim()).toBe('0.1.0');
   });
 });
@@ -68,7 +70,13 @@ describe('quiver call', () => {
 
   it('calls a tool against the given base URL with the given token', async () => {
     const body = JSON.stringify({ properties: { hs_name: 'From the CLI' } });
-    const run = await runCli(['call', 'CrmMarketingApi.CreateMarketingCampaign', '--input', JSON.stringify({ mode: 'execute', request_body: body }), ...flags()]);
+    const run = await runCli([
+      'call',
+      'CrmMarketingApi.CreateMarketingCampaign',
+      '--input',
+      JSON.stringify({ mode: 'execute', request_body: body }),
+      ...flags(),
+    ]);
     expect(run.code).toBe(0);
     const { value } = JSON.parse(run.stdout);
     expect(value.properties.hs_name).toBe('From the CLI');
@@ -106,10 +114,15 @@ describe('quiver call', () => {
   it('calls the sandbox with no credentials at all, and finds its demo data', async () => {
     const campaigns = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--sandbox']);
     expect(campaigns.code).toBe(0);
-    expect(JSON.parse(campaigns.stdout).value.results).toEqual([expect.objectContaining({ properties: expect.objectContaining({ hs_name: 'Spring launch' }) })]);
+    expect(JSON.parse(campaigns.stdout).value.results).toEqual([
+      expect.objectContaining({ properties: expect.objectContaining({ hs_name: 'Spring launch' }) }),
+    ]);
     const event = await runCli([
-      'call', 'CrmMarketingApi.GetMarketingEventDetails', '--sandbox',
-      '--input', JSON.stringify({ external_account_id: 'demo-account', marketing_event_id: 'spring-webinar' }),
+      'call',
+      'CrmMarketingApi.GetMarketingEventDetails',
+      '--sandbox',
+      '--input',
+      JSON.stringify({ external_account_id: 'demo-account', marketing_event_id: 'spring-webinar' }),
     ]);
     expect(JSON.parse(event.stdout).value.eventName).toBe('Spring product webinar');
   });
@@ -125,14 +138,26 @@ describe('quiver call', () => {
   it('exits 1 with the error as JSON when the tool fails', async () => {
     const run = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--input', '{}', ...flags()]);
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout).error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining("'campaign_guid' is required") });
+    expect(JSON.parse(run.stdout).error).toMatchObject({
+      kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      message: expect.stringContaining("'campaign_guid' is required"),
+    });
   });
 
   it('exits 1 naming the missing token, and never prints a given one', async () => {
     const missing = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--base-url', emulator.url]);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout).error.kind).toBe('TOOL_REQUIREMENTS_NOT_MET');
-    const notFound = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--input', '{"campaign_guid":"no-such-id"}', '--base-url', emulator.url, '--token', 'very-secret-token']);
+    const notFound = await runCli([
+      'call',
+      'CrmMarketingApi.GetCampaignDetails',
+      '--input',
+      '{"campaign_guid":"no-such-id"}',
+      '--base-url',
+      emulator.url,
+      '--token',
+      'very-secret-token',
+    ]);
     expect(notFound.code).toBe(1);
     expect(JSON.parse(notFound.stdout).error.kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
     expect(notFound.stdout + notFound.stderr).not.toContain('very-secret-token');

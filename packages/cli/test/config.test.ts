@@ -17,24 +17,61 @@ describe('resolveSettings', () => {
     expect(settings().dataDir).toBe(join(home, '.local', 'share', 'quiver'));
     expect(settings({ env: { XDG_DATA_HOME: '/xdg' } }).dataDir).toBe('/xdg/quiver');
     expect(defaultDataDir({}, 'darwin', '/Users/ada')).toBe('/Users/ada/Library/Application Support/quiver');
-    expect(defaultDataDir({ LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' }, 'win32', 'C:\\Users\\ada')).toBe(join('C:\\Users\\ada\\AppData\\Local', 'quiver'));
+    expect(defaultDataDir({ LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local' }, 'win32', 'C:\\Users\\ada')).toBe(
+      join('C:\\Users\\ada\\AppData\\Local', 'quiver'),
+    );
     expect(settings({ env: { QUIVER_DATA_DIR: 'rel' } }).dataDir).toBe(join(cwd, 'rel'));
     expect(settings({ env: { QUIVER_DATA_DIR: '/env' }, flags: { dataDir: '/flag' } }).dataDir).toBe('/flag');
     expect(settings().database).toBe(join(home, '.local', 'share', 'quiver', 'quiver.db'));
     // Empty variables, as compose files leave them, count as unset.
-    expect(settings({ env: { QUIVER_DATA_DIR: '', QUIVER_PUBLIC_URL: '', QUIVER_MASTER_KEY: '' } })).toMatchObject({ dataDir: join(home, '.local', 'share', 'quiver'), publicUrl: undefined, masterKey: undefined });
+    expect(settings({ env: { QUIVER_DATA_DIR: '', QUIVER_PUBLIC_URL: '', QUIVER_MASTER_KEY: '' } })).toMatchObject({
+      dataDir: join(home, '.local', 'share', 'quiver'),
+      publicUrl: undefined,
+      masterKey: undefined,
+    });
   });
 
   it('takes flags over the environment over the config file over the defaults', () => {
     const file = join(cwd, 'quiver.config.json');
-    writeFileSync(file, JSON.stringify({ dataDir: '/file-data', logLevel: 'debug', publicUrl: 'https://file.example/', database: 'postgres://file', toolkits: { FileStore: { baseUrl: 'http://file' } }, tokens: { dropbox: 'file-token' }, authProviders: [{ id: 'github' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        dataDir: '/file-data',
+        logLevel: 'debug',
+        publicUrl: 'https://file.example/',
+        database: 'postgres://file',
+        toolkits: { FileStore: { baseUrl: 'http://file' } },
+        tokens: { dropbox: 'file-token' },
+        authProviders: [{ id: 'github' }],
+      }),
+    );
     try {
       const fromFile = settings();
-      expect(fromFile).toMatchObject({ configFile: file, dataDir: '/file-data', logLevel: 'debug', publicUrl: 'https://file.example', database: 'postgres://file', authProviders: [{ id: 'github' }] });
+      expect(fromFile).toMatchObject({
+        configFile: file,
+        dataDir: '/file-data',
+        logLevel: 'debug',
+        publicUrl: 'https://file.example',
+        database: 'postgres://file',
+        authProviders: [{ id: 'github' }],
+      });
       expect(fromFile.upstream).toEqual({ toolkits: { FileStore: { baseUrl: 'http://file' } }, tokens: { dropbox: 'file-token' }, secrets: {} });
-      const fromEnv = settings({ env: { QUIVER_DATA_DIR: '/env-data', QUIVER_LOG_LEVEL: 'warn', DATABASE_URL: 'postgres://env', QUIVER_TOKEN_DROPBOX: 'env-token', QUIVER_BASE_URL_FILE_STORE: 'http://env', GIT_SERVER_URL: 'https://ghe' } });
+      const fromEnv = settings({
+        env: {
+          QUIVER_DATA_DIR: '/env-data',
+          QUIVER_LOG_LEVEL: 'warn',
+          DATABASE_URL: 'postgres://env',
+          QUIVER_TOKEN_DROPBOX: 'env-token',
+          QUIVER_BASE_URL_FILE_STORE: 'http://env',
+          GIT_SERVER_URL: 'https://ghe',
+        },
+      });
       expect(fromEnv).toMatchObject({ dataDir: '/env-data', logLevel: 'warn', database: 'postgres://env' });
-      expect(fromEnv.upstream).toEqual({ toolkits: { FileStore: { baseUrl: 'http://env' } }, tokens: { dropbox: 'env-token' }, secrets: { GIT_SERVER_URL: 'https://ghe' } });
+      expect(fromEnv.upstream).toEqual({
+        toolkits: { FileStore: { baseUrl: 'http://env' } },
+        tokens: { dropbox: 'env-token' },
+        secrets: { GIT_SERVER_URL: 'https://ghe' },
+      });
       expect(settings({ flags: { dataDir: '/flag-data' }, env: { QUIVER_DATA_DIR: '/env-data' } }).dataDir).toBe('/flag-data');
     } finally {
       rmSync(file);

@@ -33,7 +33,15 @@ const createCampaign = (client: Client, name: string, via = 'direct') => {
 describe('quiver mcp --discovery, with a tool selection', () => {
   let client: Client;
   beforeAll(async () => {
-    client = await stdio('--discovery', '--toolkits', 'CrmMarketingApi', '--tools', 'RepoHostApi.GetRepohostRepositoryDetails', '--exclude-tools', 'CrmMarketingApi_DeleteMarketingCampaign');
+    client = await stdio(
+      '--discovery',
+      '--toolkits',
+      'CrmMarketingApi',
+      '--tools',
+      'RepoHostApi.GetRepohostRepositoryDetails',
+      '--exclude-tools',
+      'CrmMarketingApi_DeleteMarketingCampaign',
+    );
   });
   afterAll(() => client.close());
 
@@ -72,7 +80,10 @@ describe('quiver mcp --discovery, with a tool selection', () => {
 
   it('calls a tool by name with the usual validation, and refuses one left out', async () => {
     const created = json(await createCampaign(client, 'Discovered', 'meta'));
-    const fetched = await client.callTool({ name: 'call_tool', arguments: { name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: created.id } } });
+    const fetched = await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: created.id } },
+    });
     expect(json(fetched).properties.hs_name).toBe('Discovered');
     const invalid = await client.callTool({ name: 'call_tool', arguments: { name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: 42 } } });
     expect(invalid._meta).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' });
@@ -174,7 +185,11 @@ describe('the engine MCP endpoint and execute route with serving flags', () => {
   });
 
   const mcp = (query = '') =>
-    connected(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp${query}`), { requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'quiver-user-id': 'u1' } } }));
+    connected(
+      new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp${query}`), {
+        requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'quiver-user-id': 'u1' } },
+      }),
+    );
 
   const execute = async (tool_name: string, input: object) => {
     const response = await fetch(`${base}/v1/tools/execute`, {
@@ -182,7 +197,10 @@ describe('the engine MCP endpoint and execute route with serving flags', () => {
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ tool_name, input, user_id: 'u1' }),
     });
-    return (await response.json()) as { success: boolean; output: { value?: unknown; error?: { kind: string; message: string }; logs?: Array<{ message: string }> } };
+    return (await response.json()) as {
+      success: boolean;
+      output: { value?: unknown; error?: { kind: string; message: string }; logs?: Array<{ message: string }> };
+    };
   };
 
   it('lists the meta-tools with ?discovery=true and the selected read-only tools without', async () => {
@@ -215,7 +233,9 @@ describe('the engine MCP endpoint and execute route with serving flags', () => {
     // Still whole JSON: the repository's leading plain fields, its nested objects named in the note.
     expect(cut.output.value).toMatchObject({ full_name: 'octocat/hello-world' });
     expect(cut.output.value).not.toHaveProperty('owner');
-    expect(cut.output.logs![0]!.message).toMatch(/^\[Result cut: .*Showing only the first \d+ of its \d+ plain fields.* Left out, as too large: owner.*pass "fields"/);
+    expect(cut.output.logs![0]!.message).toMatch(
+      /^\[Result cut: .*Showing only the first \d+ of its \d+ plain fields.* Left out, as too large: owner.*pass "fields"/,
+    );
     const selected = await execute('RepoHostApi.GetRepohostRepositoryDetails', { ...repository, fields: ['full_name', 'owner.login'] });
     expect(selected.output).toEqual({ value: { full_name: 'octocat/hello-world', owner: { login: 'octocat' } } });
   });

@@ -11,7 +11,12 @@ const keys = (...args: string[]) => runCli(['keys', ...args], { QUIVER_DATA_DIR:
 
 describe('quiver keys with roles', () => {
   it('creates admin, service and user keys, and lists each with its role and user', async () => {
-    for (const args of [['--name', 'ops'], ['--name', 'backend', '--role', 'service'], ['--name', 'carol', '--user', 'carol'], ['--name', 'dan', '--role', 'user', '--user', 'dan']]) {
+    for (const args of [
+      ['--name', 'ops'],
+      ['--name', 'backend', '--role', 'service'],
+      ['--name', 'carol', '--user', 'carol'],
+      ['--name', 'dan', '--role', 'user', '--user', 'dan'],
+    ]) {
       const created = await keys('create', ...args);
       expect(created.code, created.stderr).toBe(0);
       expect(created.stdout.trim()).toMatch(/^qk_/);

@@ -41,7 +41,12 @@ describe('quiver mcp', () => {
   for (const sandbox of [false, true]) {
     it(`exits 0 when its standard input closes${sandbox ? ' (with the sandbox running)' : ''}`, async () => {
       const mcp = start(['mcp', ...(sandbox ? ['--sandbox'] : [])], dataEnv());
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      };
       mcp.child.stdin!.write(`${JSON.stringify(initialize)}\n`);
       await lineMatching(mcp.child.stdout!, /"id":1/);
       const closedAt = Date.now();
@@ -64,7 +69,9 @@ describe('quiver mcp', () => {
     expect(missing.stderr).toContain(`config file not found: ${join(scratch, 'quiver.config.json')}`);
     writeFileSync(join(scratch, 'quiver.config.json'), '{}');
     const withConfig = await runCli(['mcp', '--print-config', 'vscode', '--config', 'quiver.config.json'], {}, scratch);
-    expect(JSON.parse(withConfig.stdout)).toEqual({ servers: { quiver: { type: 'stdio', command: process.execPath, args: [cliPath, 'mcp', '--config', join(scratch, 'quiver.config.json')] } } });
+    expect(JSON.parse(withConfig.stdout)).toEqual({
+      servers: { quiver: { type: 'stdio', command: process.execPath, args: [cliPath, 'mcp', '--config', join(scratch, 'quiver.config.json')] } },
+    });
     const unknown = await runCli(['mcp', '--print-config', 'emacs']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("argument 'emacs' is invalid");
@@ -74,7 +81,9 @@ describe('quiver mcp', () => {
     const blocked = join(scratch, 'a-file');
     writeFileSync(blocked, '');
     const mcp = start(['mcp'], { QUIVER_DATA_DIR: join(blocked, 'quiver') });
-    mcp.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+    mcp.child.stdin!.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+    );
     await lineMatching(mcp.child.stdout!, /"id":1/);
     mcp.child.stdin!.end();
     expect((await mcp.exit).code).toBe(0);
@@ -88,7 +97,10 @@ describe('quiver serve', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const port = (busy.address() as { port: number }).port;
     try {
-      for (const args of [['serve', '--sandbox'], ['worker', '--toolkits', 'FileStore', '--secret', 's']]) {
+      for (const args of [
+        ['serve', '--sandbox'],
+        ['worker', '--toolkits', 'FileStore', '--secret', 's'],
+      ]) {
         const server = start([...args, '--port', String(port)], dataEnv());
         const { code } = await server.exit;
         expect(code).toBe(1);
@@ -115,10 +127,15 @@ describe('quiver serve', () => {
   it('stops at start-up, naming the data directory, when it cannot write there', async () => {
     const blocked = join(scratch, 'another-file');
     writeFileSync(blocked, '');
-    for (const args of [['serve', '--port', '0'], ['keys', 'list']]) {
+    for (const args of [
+      ['serve', '--port', '0'],
+      ['keys', 'list'],
+    ]) {
       const run = await runCli(args, { QUIVER_DATA_DIR: join(blocked, 'data') });
       expect(run.code).toBe(1);
-      expect(run.stderr.trim()).toBe(`quiver: cannot use the data directory ${join(blocked, 'data')} (ENOTDIR); set QUIVER_DATA_DIR or --data-dir to a directory this user may write`);
+      expect(run.stderr.trim()).toBe(
+        `quiver: cannot use the data directory ${join(blocked, 'data')} (ENOTDIR); set QUIVER_DATA_DIR or --data-dir to a directory this user may write`,
+      );
     }
   });
 });
@@ -128,7 +145,16 @@ describe('quiver sandbox', () => {
     const env = dataEnv();
     const sandbox = start(['sandbox'], env);
     await lineMatching(sandbox.child.stderr!, /announced in/);
-    const create = await runCli(['call', 'CrmMarketingApi.CreateMarketingCampaign', '--sandbox', '--input', JSON.stringify({ mode: 'execute', request_body: JSON.stringify({ properties: { hs_name: 'Kept between calls' } }) })], env);
+    const create = await runCli(
+      [
+        'call',
+        'CrmMarketingApi.CreateMarketingCampaign',
+        '--sandbox',
+        '--input',
+        JSON.stringify({ mode: 'execute', request_body: JSON.stringify({ properties: { hs_name: 'Kept between calls' } }) }),
+      ],
+      env,
+    );
     expect(create.code).toBe(0);
     expect(create.stderr).toMatch(/using the running sandbox \(quiver sandbox, process \d+\)/);
     const list = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--sandbox'], env);

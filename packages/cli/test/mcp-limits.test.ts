@@ -13,7 +13,12 @@ describe('quiver mcp with an oversized message', () => {
     // The process may stop reading before the whole message is written.
     child.stdin.on('error', () => {});
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'CrmMarketingApi.GetCampaignDetails', arguments: { campaign_guid: 'x'.repeat(11_000_000) } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'CrmMarketingApi.GetCampaignDetails', arguments: { campaign_guid: 'x'.repeat(11_000_000) } },
+    };
     child.stdin.write(`${JSON.stringify(call)}\n`);
 
     expect(await exited).toBe(1);

@@ -51,7 +51,10 @@ function mcpSuite(name: string, connect: () => Promise<Transport>) {
     });
 
     it('returns an upstream error with its kind and the retry advice for mode-driven tools', async () => {
-      const missing = await client.callTool({ name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: '00000000-0000-4000-8000-000000000000' } });
+      const missing = await client.callTool({
+        name: 'CrmMarketingApi_GetCampaignDetails',
+        arguments: { campaign_guid: '00000000-0000-4000-8000-000000000000' },
+      });
       expect(missing._meta).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 });
       const retry = await client.callTool({ name: 'CrmMarketingApi_CreateMarketingCampaign', arguments: { mode: 'execute', request_body: '{}' } });
       expect(retry._meta).toMatchObject({ kind: 'TOOL_RUNTIME_RETRY', can_retry: true });

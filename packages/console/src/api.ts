@@ -53,8 +53,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 /** A query string from the defined values. */
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params))
-    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
 }

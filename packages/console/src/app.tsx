@@ -136,9 +136,10 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(event) => (event.preventDefault(), main.current?.focus())}>
+      {/* A button, not a link: the console routes by the URL fragment, which a link to #main would change. */}
+      <button type="button" class="skip" onClick={() => main.current?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header class="top">
         <span class="brand">Quiver</span>
         <nav aria-label="Sections">

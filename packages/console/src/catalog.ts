@@ -32,9 +32,6 @@ export const forgetToolIndex = (): void => {
 
 /** The engine's ranked search: names, best first. */
 export async function searchTools(text: string, toolkit?: string): Promise<string[]> {
-  const answer = await api<{ items: { tool: { qualified_name: string } }[] }>(
-    'GET',
-    `/tools/search${query({ q: text, toolkit, limit: 100 })}`,
-  );
+  const answer = await api<{ items: { tool: { qualified_name: string } }[] }>('GET', `/tools/search${query({ q: text, toolkit, limit: 100 })}`);
   return answer.items.map((hit) => hit.tool.qualified_name);
 }

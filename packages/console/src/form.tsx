@@ -3,6 +3,7 @@
  * or JSON for arrays of objects), nested objects as fieldsets. Values stay as typed until `collect`
  * turns them into the input, naming each parameter that is wrong.
  */
+import type { JSX } from 'preact';
 import { typeOf, type JsonSchema } from './tool.js';
 
 export type Values = Record<string, string>;
@@ -66,7 +67,7 @@ function Field({ path, schema, required, values, onChange }: FieldProps) {
       </fieldset>
     );
   }
-  let control;
+  let control: JSX.Element;
   if (schema.enum) {
     control = (
       <select id={id} value={value} aria-describedby={described} onChange={(event) => onChange(path, event.currentTarget.value)}>
@@ -120,12 +121,7 @@ function Field({ path, schema, required, values, onChange }: FieldProps) {
 }
 
 /** The input the form's values make, or the problems, each naming its parameter. */
-export function collect(
-  schema: JsonSchema,
-  values: Values,
-  omit: string[] = [],
-  prefix = '',
-): { input: Record<string, unknown>; problems: string[] } {
+export function collect(schema: JsonSchema, values: Values, omit: string[] = [], prefix = ''): { input: Record<string, unknown>; problems: string[] } {
   const input: Record<string, unknown> = {};
   const problems: string[] = [];
   const required = new Set(schema.required ?? []);

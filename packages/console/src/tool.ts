@@ -46,10 +46,7 @@ export interface ToolDefinition {
 export const formats = ['mcp', 'openai', 'anthropic', 'arcade'] as const;
 
 export function loadTool(name: string, userId: string): Promise<ToolDefinition> {
-  return api<ToolDefinition>(
-    'GET',
-    `/tools/${encodeURIComponent(name)}${query({ include_format: formats.join(','), user_id: userId || undefined })}`,
-  );
+  return api<ToolDefinition>('GET', `/tools/${encodeURIComponent(name)}${query({ include_format: formats.join(','), user_id: userId || undefined })}`);
 }
 
 /** A mode-driven tool: its body is JSON text whose schema the tool gives with mode get_request_schema. */

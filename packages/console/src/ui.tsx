@@ -110,9 +110,9 @@ export function Section({ title, children, actions }: { title: string; children:
 /** A collapsible JSON tree: objects and arrays are <details>, open to the second level. */
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
-    <div class="json" aria-label={label ?? 'JSON'}>
+    <section class="json" aria-label={label ?? 'JSON'}>
       <JsonNode value={value} depth={0} name={undefined} />
-    </div>
+    </section>
   );
 }
 

@@ -15,8 +15,7 @@ export function validate(schema: JsonSchema, value: unknown, pointer = ''): Prob
   const problems: Problem[] = [];
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (!types.some((type) => hasType(value, type)))
-      return [{ pointer: at, message: `must be ${types.join(' or ')}, got ${describe(value)}` }];
+    if (!types.some((type) => hasType(value, type))) return [{ pointer: at, message: `must be ${types.join(' or ')}, got ${describe(value)}` }];
   }
   if (schema.enum && !schema.enum.some((allowed) => JSON.stringify(allowed) === JSON.stringify(value))) {
     problems.push({ pointer: at, message: `must be one of ${schema.enum.map((allowed) => JSON.stringify(allowed)).join(', ')}` });
@@ -32,29 +31,24 @@ export function validate(schema: JsonSchema, value: unknown, pointer = ''): Prob
       problems.push({ pointer: at, message: `must match ${schema.pattern}` });
   }
   if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum)
-      problems.push({ pointer: at, message: `must be at least ${schema.minimum}` });
-    if (schema.maximum !== undefined && value > schema.maximum)
-      problems.push({ pointer: at, message: `must be at most ${schema.maximum}` });
+    if (schema.minimum !== undefined && value < schema.minimum) problems.push({ pointer: at, message: `must be at least ${schema.minimum}` });
+    if (schema.maximum !== undefined && value > schema.maximum) problems.push({ pointer: at, message: `must be at most ${schema.maximum}` });
   }
   if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems)
-      problems.push({ pointer: at, message: `must have at least ${schema.minItems} items` });
+    if (schema.minItems !== undefined && value.length < schema.minItems) problems.push({ pointer: at, message: `must have at least ${schema.minItems} items` });
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
       problems.push({ pointer: at, message: `must have at most ${schema.maxItems} items` });
-    if (schema.items) value.forEach((item, index) => problems.push(...validate(schema.items!, item, `${pointer}/${index}`)));
+    if (schema.items) for (const [index, item] of value.entries()) problems.push(...validate(schema.items, item, `${pointer}/${index}`));
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const object = value as Record<string, unknown>;
-    for (const name of schema.required ?? [])
-      if (!(name in object)) problems.push({ pointer: `${pointer}/${escape(name)}`, message: 'is required' });
+    for (const name of schema.required ?? []) if (!(name in object)) problems.push({ pointer: `${pointer}/${escapePointer(name)}`, message: 'is required' });
     for (const [name, child] of Object.entries(object)) {
       const property = schema.properties?.[name];
-      if (property) problems.push(...validate(property, child, `${pointer}/${escape(name)}`));
-      else if (schema.additionalProperties === false)
-        problems.push({ pointer: `${pointer}/${escape(name)}`, message: 'is not a known property' });
+      if (property) problems.push(...validate(property, child, `${pointer}/${escapePointer(name)}`));
+      else if (schema.additionalProperties === false) problems.push({ pointer: `${pointer}/${escapePointer(name)}`, message: 'is not a known property' });
       else if (typeof schema.additionalProperties === 'object')
-        problems.push(...validate(schema.additionalProperties, child, `${pointer}/${escape(name)}`));
+        problems.push(...validate(schema.additionalProperties, child, `${pointer}/${escapePointer(name)}`));
     }
   }
   const anyOf = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
@@ -83,4 +77,4 @@ function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
-const escape = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');

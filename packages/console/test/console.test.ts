@@ -127,9 +127,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
       }));
     });
     const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual(
-      [],
-    );
+    expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     audited.push(name);
   }
 
@@ -318,8 +316,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.goto(`${engine.url}/#/tools`);
     await page.reload();
     await page.getByText(/^1,?007 tools$/).waitFor();
-    const focused = () =>
-      page.evaluate(() => ({ text: document.activeElement?.textContent?.trim() ?? '', id: document.activeElement?.id ?? '' }));
+    const focused = () => page.evaluate(() => ({ text: document.activeElement?.textContent?.trim() ?? '', id: document.activeElement?.id ?? '' }));
     await page.keyboard.press('Tab');
     expect((await focused()).text).toBe('Skip to content');
     await page.keyboard.press('Enter');
@@ -350,10 +347,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     const [userTab] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'the authorization page' }).click()]);
     await userTab.waitForLoadState();
     await userTab.close();
-    await page
-      .getByRole('status')
-      .filter({ hasText: 'Authorization of ada@example.com with github: completed' })
-      .waitFor({ timeout: 25_000 });
+    await page.getByRole('status').filter({ hasText: 'Authorization of ada@example.com with github: completed' }).waitFor({ timeout: 25_000 });
     await page.getByRole('heading', { name: 'github', level: 3 }).waitFor();
     await page.getByRole('cell', { name: 'ada@example.com' }).waitFor();
     await shoot('connections');
@@ -389,18 +383,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   });
 
   it('ran every page through axe-core, with no CSP violation or script error', () => {
-    expect(audited).toEqual([
-      'sign-in',
-      'tools',
-      'tool',
-      'playground',
-      'secrets',
-      'workers',
-      'scheduled',
-      'activity',
-      'keys',
-      'connections',
-    ]);
+    expect(audited).toEqual(['sign-in', 'tools', 'tool', 'playground', 'secrets', 'workers', 'scheduled', 'activity', 'keys', 'connections']);
     expect(problems).toEqual([]);
   });
 });

@@ -67,9 +67,7 @@ describe('collect', () => {
       'reviewers must be a JSON array',
       'body.title is required',
     ]);
-    expect(collect(schema, { owner: 'a', count: '1', reviewers: '[{' }).problems).toEqual([
-      expect.stringMatching(/^reviewers is not valid JSON: /),
-    ]);
+    expect(collect(schema, { owner: 'a', count: '1', reviewers: '[{' }).problems).toEqual([expect.stringMatching(/^reviewers is not valid JSON: /)]);
   });
 });
 
@@ -94,9 +92,7 @@ describe('validate', () => {
   };
 
   it('accepts a conforming body', () => {
-    expect(validate(body, { properties: { hs_name: 'x' }, inputs: [{ id: 'ab-12' }], kind: 'a', size: 3, name: null, either: 4 })).toEqual(
-      [],
-    );
+    expect(validate(body, { properties: { hs_name: 'x' }, inputs: [{ id: 'ab-12' }], kind: 'a', size: 3, name: null, either: 4 })).toEqual([]);
   });
 
   it('names the JSON pointer of each fault', () => {

@@ -136,12 +136,10 @@ export class Dispatcher {
         unknown = true;
         const suggestions = suggestToolNames(name, await this.list(options.policy ?? this.options.policy));
         result = toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.${didYouMean(suggestions) || ' Tool names look like Toolkit.Tool.'}`);
-      }
-      else if ('unavailable' in found) {
+      } else if ('unavailable' in found) {
         const kind = found.retryable ? 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' : 'TOOL_RUNTIME_FATAL';
         result = toolError(kind, `${name} cannot run now: ${found.unavailable}`);
-      }
-      else {
+      } else {
         tool = found.tool;
         const run = async (args: Record<string, unknown>): Promise<ToolResult> => {
           const credentials = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);

@@ -69,7 +69,7 @@ const tools: ToolData[] = [
   },
 ];
 const toolkit = defineToolkit({ name: 'Example', version: '1.2.3', description: 'Example toolkit.', baseUrl: 'unused', tools });
-const [createThing, renderText, createBatch] = toolkit.tools as [typeof toolkit.tools[0], typeof toolkit.tools[0], typeof toolkit.tools[0]];
+const [createThing, renderText, createBatch] = toolkit.tools as [(typeof toolkit.tools)[0], (typeof toolkit.tools)[0], (typeof toolkit.tools)[0]];
 
 let context: ToolContext;
 beforeAll(async () => {
@@ -102,7 +102,13 @@ describe('request building', () => {
   });
 
   it('sends an empty body where the upstream requires one and no body field is given', async () => {
-    const [tool] = defineToolkit({ name: 'B', version: '1', description: '', baseUrl, tools: [{ ...tools[0]!, parameters: tools[0]!.parameters.filter((p) => p.in !== 'body'), http: { ...tools[0]!.http!, bodyRequired: true } }] }).tools;
+    const [tool] = defineToolkit({
+      name: 'B',
+      version: '1',
+      description: '',
+      baseUrl,
+      tools: [{ ...tools[0]!, parameters: tools[0]!.parameters.filter((p) => p.in !== 'body'), http: { ...tools[0]!.http!, bodyRequired: true } }],
+    }).tools;
     await executeTool(tool!, { owner: 'o' }, context);
     expect(received[0]!.body).toBe('{}');
     expect(received[0]!.headers['content-type']).toBe('application/json');
@@ -156,9 +162,15 @@ describe('requirements and secrets', () => {
 
   it('hands a handler only the secrets the tool declares', async () => {
     let seen: Record<string, string> = {};
-    const [tool] = defineToolkit({ name: 'H', version: '1', description: '', baseUrl, tools: [tools[1]!] }, {
-      RenderText: async (_input, ctx) => ((seen = ctx.secrets), { value: 'ok' }),
-    }).tools;
+    const [tool] = defineToolkit(
+      { name: 'H', version: '1', description: '', baseUrl, tools: [tools[1]!] },
+      {
+        RenderText: async (_input, ctx) => {
+          seen = ctx.secrets;
+          return { value: 'ok' };
+        },
+      },
+    ).tools;
     await executeTool(tool!, { text: 'x' }, context);
     expect(seen).toEqual({ EXAMPLE_KEY: 'key-value-456' });
   });
@@ -296,16 +308,32 @@ describe('formats', () => {
       qualified_name: 'Example.RenderText',
       toolkit: { name: 'Example', version: '1.2.3' },
       input: { parameters: [{ name: 'text', required: true, value_schema: { val_type: 'string' } }] },
-      requirements: { met: true, secrets: [{ key: 'EXAMPLE_KEY', met: true }, { key: 'EXAMPLE_SERVER_URL', met: true }] },
+      requirements: {
+        met: true,
+        secrets: [
+          { key: 'EXAMPLE_KEY', met: true },
+          { key: 'EXAMPLE_SERVER_URL', met: true },
+        ],
+      },
     });
     expect(formatTool(createThing, 'arcade')).toMatchObject({
-      input: { parameters: expect.arrayContaining([{ name: 'tags', required: false, description: 'tags', inferrable: true, value_schema: { val_type: 'array', inner_val_type: 'string' } }]) },
+      input: {
+        parameters: expect.arrayContaining([
+          { name: 'tags', required: false, description: 'tags', inferrable: true, value_schema: { val_type: 'array', inner_val_type: 'string' } },
+        ]),
+      },
       requirements: { met: false, authorization: { provider_id: 'example', provider_type: 'oauth2', oauth2: { scopes: ['things.write'] } } },
     });
   });
 
   it('keeps function names within 64 characters', () => {
-    const long = defineToolkit({ name: 'AVeryLongToolkitNameIndeed', version: '1', description: '', baseUrl, tools: [{ ...tools[1]!, name: 'AndAnEvenLongerToolNameThatGoesOnAndOn' }] });
+    const long = defineToolkit({
+      name: 'AVeryLongToolkitNameIndeed',
+      version: '1',
+      description: '',
+      baseUrl,
+      tools: [{ ...tools[1]!, name: 'AndAnEvenLongerToolNameThatGoesOnAndOn' }],
+    });
     expect(functionName(long.tools[0]!).length).toBeLessThanOrEqual(64);
   });
 });
@@ -313,12 +341,21 @@ describe('formats', () => {
 describe('path segments', () => {
   it.each(['', '.', '..'])('refuses %j as a path value, which would call another operation', async (owner) => {
     const result = await executeTool(createThing, { owner, title: 't' }, context);
-    expect('error' in result && result.error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining("parameter 'owner' must not be empty, '.' or '..'") });
+    expect('error' in result && result.error).toMatchObject({
+      kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      message: expect.stringContaining("parameter 'owner' must not be empty, '.' or '..'"),
+    });
     expect(received).toHaveLength(0);
   });
 
   it('refuses to leave an optional path parameter unfilled', async () => {
-    const [tool] = defineToolkit({ name: 'P', version: '1', description: '', baseUrl, tools: [{ ...tools[0]!, parameters: tools[0]!.parameters.map((p) => (p.name === 'owner' ? { ...p, required: false } : p)) }] }).tools;
+    const [tool] = defineToolkit({
+      name: 'P',
+      version: '1',
+      description: '',
+      baseUrl,
+      tools: [{ ...tools[0]!, parameters: tools[0]!.parameters.map((p) => (p.name === 'owner' ? { ...p, required: false } : p)) }],
+    }).tools;
     const result = await executeTool(tool!, { title: 't' }, context);
     expect('error' in result && result.error.message).toContain("parameter 'owner' is required: it fills {owner} in the URL path");
     expect(received).toHaveLength(0);

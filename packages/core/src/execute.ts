@@ -125,8 +125,7 @@ export function parseRequestBody(tool: Tool, args: Record<string, unknown>): { b
   return { body };
 }
 
-const retry = (message: string, additional: string) =>
-  toolError('TOOL_RUNTIME_RETRY', message, { additional_prompt_content: additional });
+const retry = (message: string, additional: string) => toolError('TOOL_RUNTIME_RETRY', message, { additional_prompt_content: additional });
 
 function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undefined {
   const oauth = tool.requirements.oauth2;

@@ -72,7 +72,14 @@ const toolkit = defineToolkit({ name: 'Faults', version: '1', description: 'A mi
 const DEADLINE_MS = 600;
 // Six attempts of 250 ms would take 1.5 s: the deadline must end a hung call after 0.6 s whatever the retries allow.
 const MAX_RETRIES = 5;
-const client = new UpstreamClient({ timeoutMs: 250, deadlineMs: DEADLINE_MS, maxRetries: MAX_RETRIES, retryBaseDelayMs: 5, maxResponseBytes: LIMIT, maxRetryAfterMs: 1_000 });
+const client = new UpstreamClient({
+  timeoutMs: 250,
+  deadlineMs: DEADLINE_MS,
+  maxRetries: MAX_RETRIES,
+  retryBaseDelayMs: 5,
+  maxResponseBytes: LIMIT,
+  maxRetryAfterMs: 1_000,
+});
 let runtime: Dispatcher;
 
 beforeAll(async () => {

@@ -55,7 +55,10 @@ export function toOpenAiFunction(tool: Tool) {
 
 /** OpenAI's strict mode: the schema in its dialect, and `strict: true`. */
 export function toOpenAiStrictFunction(tool: Tool, schema: JsonSchema = inputSchema(tool)) {
-  return { type: 'function' as const, function: { name: functionName(tool), description: tool.description, parameters: openAiStrictSchema(schema), strict: true } };
+  return {
+    type: 'function' as const,
+    function: { name: functionName(tool), description: tool.description, parameters: openAiStrictSchema(schema), strict: true },
+  };
 }
 
 /** A Gemini function declaration (`tools: [{ functionDeclarations: [...] }]`). */

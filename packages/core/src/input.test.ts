@@ -27,7 +27,11 @@ const [tool] = defineToolkit({ name: 'Things', version: '1.0.0', description: 'T
 describe('null as absent (OpenAI strict mode sends null for optional parameters)', () => {
   it('drops nulls the schema does not allow, at any depth, and keeps those it allows', () => {
     const schema = { type: 'object', properties: Object.fromEntries(data.parameters.map((p) => [p.name, p.schema])) };
-    expect(withoutNulls(schema, { id: 1, title: null, due: null, owner: { login: 'mona', team: null } })).toEqual({ id: 1, due: null, owner: { login: 'mona' } });
+    expect(withoutNulls(schema, { id: 1, title: null, due: null, owner: { login: 'mona', team: null } })).toEqual({
+      id: 1,
+      due: null,
+      owner: { login: 'mona' },
+    });
   });
 
   it('runs a strict-mode call as if the nulls were left out, and still names a missing required parameter', async () => {

@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineToolkit, executeTool, nextPageArguments, nextPageNote, UpstreamClient, withPagingKeys, type ToolData } from './index.js';
 
-const query = (name: string, upstream: string, type: string) => ({ name, description: name, required: false, schema: { type }, in: 'query' as const, upstream });
+const query = (name: string, upstream: string, type: string) => ({
+  name,
+  description: name,
+  required: false,
+  schema: { type },
+  in: 'query' as const,
+  upstream,
+});
 
 const data: ToolData = {
   name: 'ListThings',
@@ -17,7 +24,7 @@ const [tool] = defineToolkit({ name: 'Things', version: '1.0.0', description: 'T
 
 let link: string | undefined;
 let baseUrl = '';
-const upstream = createServer((req, res) => {
+const upstream = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', ...(link && { link: link.replace(/BASE/g, baseUrl) }) }).end('[{"id":1}]');
 });
 beforeAll(async () => {

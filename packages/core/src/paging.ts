@@ -8,8 +8,21 @@ import type { Tool } from './tool.js';
 
 /** Top-level keys of a result that carry its paging state (HubSpot, Pylon, Dropbox, ClickUp, Graph, Customer.io, ...). */
 export const pagingKeys: ReadonlySet<string> = new Set([
-  'paging', 'pagination', 'cursor', 'next_cursor', 'has_more', 'has_next_page', 'last_page', 'pagination_token',
-  'next_page', 'next_page_token', 'nextPageToken', 'next', '@odata.nextLink', 'total_count', 'total',
+  'paging',
+  'pagination',
+  'cursor',
+  'next_cursor',
+  'has_more',
+  'has_next_page',
+  'last_page',
+  'pagination_token',
+  'next_page',
+  'next_page_token',
+  'nextPageToken',
+  'next',
+  '@odata.nextLink',
+  'total_count',
+  'total',
 ]);
 
 /** The value with its top-level paging keys put back after a field selection dropped them. */

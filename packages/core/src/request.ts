@@ -55,7 +55,8 @@ export function buildRequest(
         break;
       }
       case 'body':
-        setDotted((body ??= {}), name, value);
+        body ??= {};
+        setDotted(body, name, value);
         break;
     }
   }
@@ -96,7 +97,8 @@ function setDotted(target: Record<string, unknown>, dotted: string, value: unkno
   let node = target;
   for (const key of keys) {
     const next = node[key];
-    node = (next && typeof next === 'object' ? next : (node[key] = {})) as Record<string, unknown>;
+    if (!next || typeof next !== 'object') node[key] = {};
+    node = node[key] as Record<string, unknown>;
   }
   node[last] = value;
 }

@@ -67,7 +67,8 @@ const wide = 5;
 
 /** The `fields` argument as a list of paths, or the error for a malformed one. */
 export function parseFields(value: unknown): string[] | { error: ToolError } {
-  if (Array.isArray(value) && value.length > 0 && value.every((path) => typeof path === 'string' && path.trim() !== '')) return value.map((path) => path.trim());
+  if (Array.isArray(value) && value.length > 0 && value.every((path) => typeof path === 'string' && path.trim() !== ''))
+    return value.map((path) => path.trim());
   return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `parameter '${fieldsName}' must be a non-empty array of dotted paths, e.g. ["id", "owner.login"].`);
 }
 
@@ -83,15 +84,17 @@ function fieldTree(paths: readonly string[]): FieldTree {
   for (const path of paths) {
     const keys = path.split('.');
     let node = root;
-    keys.forEach((key, i) => {
-      const last = i === keys.length - 1;
+    for (const [i, key] of keys.entries()) {
       const known = node.get(key);
-      if (known === true) return; // a shorter path already keeps the whole field
-      if (last) return void node.set(key, true);
+      if (known === true) break; // a shorter path already keeps the whole field
+      if (i === keys.length - 1) {
+        node.set(key, true);
+        break;
+      }
       const child: FieldTree = known ?? new Map();
       node.set(key, child);
       node = child;
-    });
+    }
   }
   return root;
 }
@@ -131,7 +134,7 @@ export interface Capped {
  * cut as text. The note says what was left out and how to get it.
  */
 export function capResult(value: unknown, tool: Tool, maxTokens: number, canSelectFields: boolean): Capped {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   if (!maxTokens || text.length <= maxTokens) return { value };
   const tokens = estimateTokens(text);
   if (tokens <= maxTokens) return { value };
@@ -142,7 +145,10 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
   const fields = (names: string) => (canSelectFields ? ` Or pass "${fieldsName}" with the dotted paths you need${names}.` : '');
   if (typeof value === 'string') {
     const cut = value.slice(0, Math.floor((value.length * budget) / tokens));
-    return { value: cut, note: `${head} Showing the first ${cut.length.toLocaleString('en')} of ${value.length.toLocaleString('en')} characters of the text. Narrow the request to get the rest.]` };
+    return {
+      value: cut,
+      note: `${head} Showing the first ${cut.length.toLocaleString('en')} of ${value.length.toLocaleString('en')} characters of the text. Narrow the request to get the rest.]`,
+    };
   }
   const rest = (kept: number) => {
     const paging = pagingParameters(tool);
@@ -151,16 +157,26 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
       : ' To get the rest, narrow the request (filters, a smaller range).';
   };
   const list = listCut(value, budget);
-  if (list) return { value: list.value, note: `${head} Showing the first ${list.kept} of ${list.of} items of ${list.where}.${rest(list.kept)}${fields(suggestion(value))}]` };
+  if (list)
+    return {
+      value: list.value,
+      note: `${head} Showing the first ${list.kept} of ${list.of} items of ${list.where}.${rest(list.kept)}${fields(suggestion(value))}]`,
+    };
 
   // Not one item fits: plain fields only.
   const { value: plain, nested } = plainFields(value);
   const left = nested.length ? ` Left out, as too large: ${nested.slice(0, 20).join(', ')}.` : '';
-  const how = canSelectFields && nested.length ? ` To get them, pass "${fieldsName}" with the paths you need, e.g. ["${nested[0]}"].` : ' Narrow the request to get the rest.';
+  const how =
+    canSelectFields && nested.length
+      ? ` To get them, pass "${fieldsName}" with the paths you need, e.g. ["${nested[0]}"].`
+      : ' Narrow the request to get the rest.';
   if (estimateTokens(JSON.stringify(plain)) <= budget) return { value: plain, note: `${head} Showing only its plain (not nested) fields.${left}${how}]` };
   const plainList = listCut(plain, budget);
   if (plainList) {
-    return { value: plainList.value, note: `${head} Showing only plain fields of the first ${plainList.kept} of ${plainList.of} items of ${plainList.where}.${left}${rest(plainList.kept)}${how}]` };
+    return {
+      value: plainList.value,
+      note: `${head} Showing only plain fields of the first ${plainList.kept} of ${plainList.of} items of ${plainList.where}.${left}${rest(plainList.kept)}${how}]`,
+    };
   }
   const { value: leading, kept, of } = leadingFields(plain, budget);
   return { value: leading, note: `${head} Showing only the first ${kept} of its ${of} plain fields, long texts shortened.${left}${how}]` };
@@ -169,7 +185,7 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
 const round = (n: number) => (Math.round(n / 100) * 100).toLocaleString('en');
 
 function suggestion(value: unknown): string {
-  const names = fieldNamesOf(Array.isArray(value) ? value : largestList(value)?.items ?? value).slice(0, 12);
+  const names = fieldNamesOf(Array.isArray(value) ? value : (largestList(value)?.items ?? value)).slice(0, 12);
   return names.length ? ` (fields here include: ${names.join(', ')})` : '';
 }
 
@@ -247,7 +263,20 @@ function largestList(value: unknown): { key: string; items: unknown[] } | undefi
 }
 
 /** Upstream names of paging query parameters (GitHub's page/per_page, HubSpot's after/limit, ...). */
-const pagingNames = new Set(['page', 'per_page', 'limit', 'offset', 'after', 'before', 'cursor', 'page_size', 'pagesize', 'page_token', 'pagetoken', 'starting_after']);
+const pagingNames = new Set([
+  'page',
+  'per_page',
+  'limit',
+  'offset',
+  'after',
+  'before',
+  'cursor',
+  'page_size',
+  'pagesize',
+  'page_token',
+  'pagetoken',
+  'starting_after',
+]);
 
 /** The tool's parameters that page its results, by the names the model uses. */
 export function pagingParameters(tool: Tool): string[] {

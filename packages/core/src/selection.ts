@@ -32,7 +32,10 @@ export function selectionRule(selection: ToolSelection): (tool: Tool) => { error
   const chosen = toolkits.size > 0 || tools.size > 0;
   return (tool) => {
     if (excludedToolkits.has(tool.toolkit.name.toLowerCase())) {
-      return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${qualifiedName(tool)} is not offered to this caller: ${tool.toolkit.name} is served to admin keys only.`);
+      return toolError(
+        'TOOL_RUNTIME_BAD_INPUT_VALUE',
+        `${qualifiedName(tool)} is not offered to this caller: ${tool.toolkit.name} is served to admin keys only.`,
+      );
     }
     const names = namesOf(tool);
     const inChoice = !chosen || toolkits.has(tool.toolkit.name.toLowerCase()) || names.some((name) => tools.has(name));

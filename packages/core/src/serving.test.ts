@@ -51,7 +51,9 @@ describe('tool selection', () => {
     expect([list, create, remove].map((t) => policy.offers(t))).toEqual([true, false, false]);
     const { calls, call } = recorder({});
     const refused = await policy.run(create, {}, call);
-    expect(refused).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', can_retry: false, message: expect.stringContaining('this server is read-only') } });
+    expect(refused).toMatchObject({
+      error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', can_retry: false, message: expect.stringContaining('this server is read-only') },
+    });
     expect(calls).toEqual([]);
     expect(await policy.run(get, {}, call)).toEqual({ value: {} });
   });
@@ -79,11 +81,23 @@ describe('confirmation of destructive tools', () => {
 });
 
 describe('field selection', () => {
-  const repos = { total_count: 2, items: [{ id: 1, name: 'a', owner: { login: 'x', id: 9 } }, { id: 2, name: 'b', owner: { login: 'y', id: 8 } }] };
+  const repos = {
+    total_count: 2,
+    items: [
+      { id: 1, name: 'a', owner: { login: 'x', id: 9 } },
+      { id: 2, name: 'b', owner: { login: 'y', id: 8 } },
+    ],
+  };
 
   it('projects dotted paths through arrays', () => {
-    expect(selectFields(repos, ['total_count', 'items.owner.login'])).toEqual({ total_count: 2, items: [{ owner: { login: 'x' } }, { owner: { login: 'y' } }] });
-    expect(selectFields(repos.items, ['id', 'owner', 'owner.id'])).toEqual([{ id: 1, owner: { login: 'x', id: 9 } }, { id: 2, owner: { login: 'y', id: 8 } }]);
+    expect(selectFields(repos, ['total_count', 'items.owner.login'])).toEqual({
+      total_count: 2,
+      items: [{ owner: { login: 'x' } }, { owner: { login: 'y' } }],
+    });
+    expect(selectFields(repos.items, ['id', 'owner', 'owner.id'])).toEqual([
+      { id: 1, owner: { login: 'x', id: 9 } },
+      { id: 2, owner: { login: 'y', id: 8 } },
+    ]);
   });
 
   it('is listed on every tool, applied to the result and never sent upstream', async () => {

@@ -94,7 +94,10 @@ export class ServingPolicy {
     const selected = selectFields(value, fields);
     if (isEmptyProjection(selected)) {
       const names = fieldNamesOf(value);
-      return { value: selected, note: `None of the fields ${fields.join(', ')} is in the result.${names.length ? ` Its fields are: ${names.join(', ')}.` : ''}` };
+      return {
+        value: selected,
+        note: `None of the fields ${fields.join(', ')} is in the result.${names.length ? ` Its fields are: ${names.join(', ')}.` : ''}`,
+      };
     }
     return this.cap(tool, withPagingKeys(selected, value));
   }

@@ -15,8 +15,10 @@ const server = createServer((req: IncomingMessage, res) => {
   req.on('end', () => next(res));
 });
 
-const status = (code: number, headers: Record<string, string> = {}, body = '{"message":"nope"}') => (res: ServerResponse) =>
-  res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(body);
+const status =
+  (code: number, headers: Record<string, string> = {}, body = '{"message":"nope"}') =>
+  (res: ServerResponse) =>
+    res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(body);
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -92,7 +94,12 @@ describe('upstream client', () => {
   ])('maps %i to %s without retrying', async (code, kind, canRetry) => {
     script = [status(code)];
     const outcome = await send('GET');
-    expect('error' in outcome && outcome.error).toMatchObject({ kind, can_retry: canRetry, status_code: code, message: `The upstream service answered ${code}: nope` });
+    expect('error' in outcome && outcome.error).toMatchObject({
+      kind,
+      can_retry: canRetry,
+      status_code: code,
+      message: `The upstream service answered ${code}: nope`,
+    });
     expect(received).toHaveLength(1);
   });
 
@@ -149,7 +156,14 @@ describe('response bodies', () => {
 
   it('decodes textual types as UTF-8, non-ASCII included', async () => {
     const text = 'Grüße, 東京 😀 — naïve';
-    for (const type of ['text/plain; charset=utf-8', 'text/html', 'application/xml', 'image/svg+xml', 'application/javascript', 'application/x-www-form-urlencoded']) {
+    for (const type of [
+      'text/plain; charset=utf-8',
+      'text/html',
+      'application/xml',
+      'image/svg+xml',
+      'application/javascript',
+      'application/x-www-form-urlencoded',
+    ]) {
       expect(await bodyOf(Buffer.from(text, 'utf8'), type), type).toBe(text);
     }
     expect(await bodyOf(Buffer.from(text, 'utf8'))).toBe(text);

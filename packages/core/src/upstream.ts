@@ -106,7 +106,8 @@ export class UpstreamClient {
   }
 
   private pool(): Promise<Agent> {
-    return (this.agent ??= (undici ??= loadUndici()).then(
+    undici ??= loadUndici();
+    this.agent ??= undici.then(
       ({ Agent }) =>
         new Agent({
           connect: { timeout: this.options.connectTimeoutMs },
@@ -115,7 +116,8 @@ export class UpstreamClient {
           headersTimeout: this.options.timeoutMs,
           bodyTimeout: this.options.timeoutMs,
         }),
-    ));
+    );
+    return this.agent;
   }
 
   /** Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. */
@@ -201,9 +203,13 @@ async function readBounded(body: AsyncIterable<Buffer> & { destroy(error?: Error
 const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 function tooLarge(request: UpstreamRequest, max: number): ToolError {
-  return toolError('UPSTREAM_RUNTIME_BAD_REQUEST', `The upstream answer is larger than the ${megabytes(max)} limit, so it was cut off and not used. Ask for less (a smaller page, fewer fields, a narrower filter).`, {
-    developer_message: `${request.method} ${withoutQuery(request.url)}: response body over ${max} bytes (the upstream response size limit).`,
-  }).error;
+  return toolError(
+    'UPSTREAM_RUNTIME_BAD_REQUEST',
+    `The upstream answer is larger than the ${megabytes(max)} limit, so it was cut off and not used. Ask for less (a smaller page, fewer fields, a narrower filter).`,
+    {
+      developer_message: `${request.method} ${withoutQuery(request.url)}: response body over ${max} bytes (the upstream response size limit).`,
+    },
+  ).error;
 }
 
 /**
@@ -221,7 +227,10 @@ function mayHaveActed(request: UpstreamRequest, error: ToolError): ToolError {
 
 function pastDeadline(error: ToolError, deadlineMs: number, attempts: number): ToolError {
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-  return { ...error, message: `${error.message} The call's ${deadlineMs / 1000} s deadline, every attempt included, leaves no time for another attempt (${tries} made).` };
+  return {
+    ...error,
+    message: `${error.message} The call's ${deadlineMs / 1000} s deadline, every attempt included, leaves no time for another attempt (${tries} made).`,
+  };
 }
 
 /** Media types that are text whatever their charset, besides text/* and the JSON types. */
@@ -235,7 +244,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function parseBody(bytes: Buffer, contentType: string | string[] | undefined): unknown {
   if (bytes.length === 0) return undefined;
   const declared = (Array.isArray(contentType) ? contentType[0] : contentType)?.trim() || undefined;
-  const mediaType = declared?.split(';')[0]!.trim().toLowerCase();
+  const mediaType = declared === undefined ? undefined : declared.split(';')[0]!.trim().toLowerCase();
   if (mediaType === undefined) {
     try {
       return strictUtf8.decode(bytes);
@@ -256,7 +265,11 @@ function parseBody(bytes: Buffer, contentType: string | string[] | undefined): u
   return binaryBody(bytes, declared!);
 }
 
-const binaryBody = (bytes: Buffer, contentType: string): BinaryBody => ({ content_base64: bytes.toString('base64'), content_type: contentType, size_bytes: bytes.length });
+const binaryBody = (bytes: Buffer, contentType: string): BinaryBody => ({
+  content_base64: bytes.toString('base64'),
+  content_type: contentType,
+  size_bytes: bytes.length,
+});
 
 function httpError(request: UpstreamRequest, response: UpstreamResponse): ToolError {
   const kind = kindOfStatus(response.status, response.headers);
@@ -312,8 +325,7 @@ export function retryAfterMs(headers: UpstreamResponse['headers']): number | und
 
 function transportError(request: UpstreamRequest, cause: unknown): ToolError {
   const error = cause as { name?: string; code?: string; message?: string };
-  const timedOut =
-    error.name === 'TimeoutError' || error.name === 'AbortError' || /TIMEOUT/.test(error.code ?? '');
+  const timedOut = error.name === 'TimeoutError' || error.name === 'AbortError' || /TIMEOUT/.test(error.code ?? '');
   const developer_message = `${request.method} ${withoutQuery(request.url)}: ${error.code ?? error.name}: ${error.message}`;
   const failed = timedOut
     ? toolError('NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'The upstream service did not answer in time.', { developer_message }).error

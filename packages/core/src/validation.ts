@@ -26,7 +26,8 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 function validatorFor(schema: JsonSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = (ajv ??= loadAjv()).compile(schema);
+    ajv ??= loadAjv();
+    validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
   return validate;
@@ -50,9 +51,9 @@ function describe(error: ErrorObject): ValidationIssue {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return issue(`${error.instancePath}/${escape(String(params.missingProperty))}`, 'is required');
+      return issue(`${error.instancePath}/${escapePointer(String(params.missingProperty))}`, 'is required');
     case 'additionalProperties':
-      return issue(`${error.instancePath}/${escape(String(params.additionalProperty))}`, 'is not a known field');
+      return issue(`${error.instancePath}/${escapePointer(String(params.additionalProperty))}`, 'is not a known field');
     case 'type':
       return issue(error.instancePath, `must be ${withArticle(String(params.type))}`);
     case 'enum':
@@ -63,7 +64,7 @@ function describe(error: ErrorObject): ValidationIssue {
 }
 
 const issue = (pointer: string, message: string): ValidationIssue => ({ pointer, message });
-const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 const show = (value: unknown) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value));
 const withArticle = (type: string) => (/^(array|object|integer)/.test(type) ? `an ${type}` : `a ${type}`);
 

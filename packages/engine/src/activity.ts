@@ -48,8 +48,6 @@ export interface ToolkitSeries {
   points: MinutePoint[];
 }
 
-
-
 export class Activity {
   constructor(
     private readonly db: Kysely<Database>,
@@ -87,9 +85,7 @@ export class Activity {
   async stats(minutes: number, now = new Date()): Promise<{ since: string; until: string; minutes: string[]; toolkits: ToolkitSeries[] }> {
     const since = new Date(now.getTime() - minutes * 60_000).toISOString();
     const { items } = await this.list({ since }, Number.MAX_SAFE_INTEGER, 0);
-    const minuteKeys = Array.from({ length: minutes }, (_, i) =>
-      new Date(now.getTime() - (minutes - 1 - i) * 60_000).toISOString().slice(0, 16),
-    );
+    const minuteKeys = Array.from({ length: minutes }, (_, i) => new Date(now.getTime() - (minutes - 1 - i) * 60_000).toISOString().slice(0, 16));
     const toolkits = [...groupBy(items, (item) => item.toolkit_name)].map(([toolkit, rows]): ToolkitSeries => {
       const errors = rows.filter((row) => !row.success).length;
       const byMinute = groupBy(rows, (row) => row.started_at.slice(0, 16));
@@ -141,7 +137,7 @@ function latency(rows: readonly { duration_ms: number }[]): { p50_ms: number | n
 }
 
 /** A scheduled attempt's output is the tool result as JSON: `{error: {kind}}` when it failed. */
-function errorKindOf(output: string | null): string | null {
+function _errorKindOf(output: string | null): string | null {
   if (!output) return null;
   try {
     return (JSON.parse(output) as { error?: { kind?: string } }).error?.kind ?? null;

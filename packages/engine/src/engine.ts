@@ -131,7 +131,9 @@ function scopesByProvider(toolkits: readonly Toolkit[]): Record<string, string[]
   const scopes: Record<string, Set<string>> = {};
   for (const tool of toolkits.flatMap((toolkit) => toolkit.tools)) {
     const oauth = tool.requirements.oauth2;
-    if (oauth) for (const scope of oauth.scopes) (scopes[oauth.provider] ??= new Set()).add(scope);
+    if (!oauth) continue;
+    scopes[oauth.provider] ??= new Set();
+    for (const scope of oauth.scopes) scopes[oauth.provider]!.add(scope);
   }
   return Object.fromEntries(Object.entries(scopes).map(([provider, set]) => [provider, [...set].sort()]));
 }

@@ -134,7 +134,11 @@ export class Scheduler {
     for (const { id } of abandoned) {
       await this.db
         .updateTable('attempts')
-        .set({ finished_at: now, success: 0, system_error_message: 'The engine stopped during this run; it is not repeated, because the tool may already have acted.' })
+        .set({
+          finished_at: now,
+          success: 0,
+          system_error_message: 'The engine stopped during this run; it is not repeated, because the tool may already have acted.',
+        })
         .where('execution_id', '=', id)
         .where('finished_at', 'is', null)
         .execute();
@@ -143,7 +147,18 @@ export class Scheduler {
 
   private async run(execution: ExecutionTable): Promise<void> {
     const attemptId = randomUUID();
-    await this.db.insertInto('attempts').values({ id: attemptId, execution_id: execution.id, started_at: new Date().toISOString(), finished_at: null, success: null, system_error_message: null, output: null }).execute();
+    await this.db
+      .insertInto('attempts')
+      .values({
+        id: attemptId,
+        execution_id: execution.id,
+        started_at: new Date().toISOString(),
+        finished_at: null,
+        success: null,
+        system_error_message: null,
+        output: null,
+      })
+      .execute();
     const dispatched = await this.dispatcher.dispatch(execution.tool_name, JSON.parse(execution.input), {
       version: execution.toolkit_version,
       userId: execution.user_id ?? undefined,
@@ -171,8 +186,19 @@ export class Scheduler {
 
   async list(limit: number, offset: number) {
     const [rows, total] = await Promise.all([
-      this.db.selectFrom('executions').selectAll().where('execution_type', '=', 'scheduled').orderBy('created_at', 'desc').limit(limit).offset(offset).execute(),
-      this.db.selectFrom('executions').select((eb) => eb.fn.countAll<number>().as('count')).where('execution_type', '=', 'scheduled').executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('executions')
+        .selectAll()
+        .where('execution_type', '=', 'scheduled')
+        .orderBy('created_at', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+      this.db
+        .selectFrom('executions')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('execution_type', '=', 'scheduled')
+        .executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toToolExecution), limit, offset, page_count: rows.length, total_count: Number(total.count) };
   }

@@ -41,7 +41,10 @@ export class SecretStore {
     if (existing) {
       await this.db.updateTable('secrets').set({ value_ciphertext: sealed, description, updated_at: now }).where('id', '=', existing.id).execute();
     } else {
-      await this.db.insertInto('secrets').values({ id: randomUUID(), key, description, value_ciphertext: sealed, created_at: now, updated_at: now, last_accessed_at: null }).execute();
+      await this.db
+        .insertInto('secrets')
+        .values({ id: randomUUID(), key, description, value_ciphertext: sealed, created_at: now, updated_at: now, last_accessed_at: null })
+        .execute();
     }
     this.changes.changed('secrets');
     return (await this.db.selectFrom('secrets').select(infoColumns).where('key', '=', key).executeTakeFirstOrThrow()) as SecretInfo;

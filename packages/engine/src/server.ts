@@ -21,8 +21,24 @@ import { openEngine, type Engine, type EngineOptions } from './engine.js';
 import { listensBeyondLoopback } from './auth/session-verification.js';
 
 /** Every route group of the API. */
-export const allRoutes: Routes[] = [healthRoutes, toolRoutes, scheduledRoutes, secretRoutes, mcpRoutes, workerRoutes, authRoutes, adminAuthRoutes, projectRoutes, sandboxOAuthRoutes,
-  meRoutes, apiKeyRoutes, toolIndexRoutes, activityRoutes, consoleRoutes, authorizationServerRoutes];
+export const allRoutes: Routes[] = [
+  healthRoutes,
+  toolRoutes,
+  scheduledRoutes,
+  secretRoutes,
+  mcpRoutes,
+  workerRoutes,
+  authRoutes,
+  adminAuthRoutes,
+  projectRoutes,
+  sandboxOAuthRoutes,
+  meRoutes,
+  apiKeyRoutes,
+  toolIndexRoutes,
+  activityRoutes,
+  consoleRoutes,
+  authorizationServerRoutes,
+];
 
 export interface RunningEngine {
   engine: Engine;

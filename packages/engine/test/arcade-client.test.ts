@@ -26,14 +26,29 @@ describe('@arcadeai/arcadejs against the engine', () => {
     servers.push(asServer, upstream);
     const issuer = await listen(asServer);
     const upstreamUrl = await listen(upstream);
-    const toolkit = defineToolkit({ name: 'Upstream', version: '1.0.0', description: 'A resource server.', baseUrl: upstreamUrl, tools: [tool('WhoAmI', ['read'])] });
+    const toolkit = defineToolkit({
+      name: 'Upstream',
+      version: '1.0.0',
+      description: 'A resource server.',
+      baseUrl: upstreamUrl,
+      tools: [tool('WhoAmI', ['read'])],
+    });
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined });
     provider = authorizationServer(issuer, `${engine.url}/v1/oauth/callback`);
     asServer.on('request', provider.callback());
-    upstream.on('request', checkTokens(provider, (token) => tokens.push(token)));
+    upstream.on(
+      'request',
+      checkTokens(provider, (token) => tokens.push(token)),
+    );
     await engine.api('POST', '/v1/admin/auth_providers', {
       id: 'testidp',
-      oauth2: { client_id: 'quiver', client_secret: CLIENT_SECRET, authorize_request: { endpoint: `${issuer}/auth` }, token_request: { endpoint: `${issuer}/token`, auth_method: 'client_secret_basic' }, issuer },
+      oauth2: {
+        client_id: 'quiver',
+        client_secret: CLIENT_SECRET,
+        authorize_request: { endpoint: `${issuer}/auth` },
+        token_request: { endpoint: `${issuer}/token`, auth_method: 'client_secret_basic' },
+        issuer,
+      },
     });
     client = new Arcade({ apiKey: engine.key, baseURL: engine.url });
   });
@@ -82,7 +97,11 @@ describe('@arcadeai/arcadejs against the engine', () => {
 
   it('answers an MCP tool call for a user without a token with the authorization URL', async () => {
     const mcp = new Client({ name: 'quiver-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${engine.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'bob' } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${engine.url}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'bob' } },
+      }),
+    );
     try {
       const result = await mcp.callTool({ name: 'Upstream_WhoAmI', arguments: {} });
       expect(result.isError).toBe(true);
@@ -128,7 +147,13 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
       response.end(JSON.stringify({ account: 'sandbox' }));
     });
     const upstreamUrl = await listen(upstream);
-    const toolkit = defineToolkit({ name: 'Upstream', version: '1.0.0', description: 'A resource server.', baseUrl: upstreamUrl, tools: [tool('WhoAmI', ['read'])] });
+    const toolkit = defineToolkit({
+      name: 'Upstream',
+      version: '1.0.0',
+      description: 'A resource server.',
+      baseUrl: upstreamUrl,
+      tools: [tool('WhoAmI', ['read'])],
+    });
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined, sandbox: { token: sandboxToken } });
     client = new Arcade({ apiKey: engine.key, baseURL: engine.url });
   });
@@ -144,7 +169,10 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
     const auth = await client.tools.authorize({ tool_name: 'Upstream.WhoAmI', user_id: 'sam' });
     expect(auth).toMatchObject({ status: 'completed' });
     expect(auth.url).toBeUndefined();
-    expect(await client.tools.execute({ tool_name: 'Upstream.WhoAmI', user_id: 'sam' })).toMatchObject({ success: true, output: { value: { account: 'sandbox' } } });
+    expect(await client.tools.execute({ tool_name: 'Upstream.WhoAmI', user_id: 'sam' })).toMatchObject({
+      success: true,
+      output: { value: { account: 'sandbox' } },
+    });
     expect(seen.at(-1)).toBe(`Bearer ${sandboxToken}`);
   });
 
@@ -177,7 +205,9 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
   });
 
   it("refuses a consent request that is not the engine's, and a code redeemed twice or without its verifier", async () => {
-    const bad = await fetch(`${engine.url}/v1/sandbox/oauth/authorize?response_type=code&client_id=quiver-sandbox&redirect_uri=https://evil.example/cb&state=s&code_challenge=c&code_challenge_method=S256`);
+    const bad = await fetch(
+      `${engine.url}/v1/sandbox/oauth/authorize?response_type=code&client_id=quiver-sandbox&redirect_uri=https://evil.example/cb&state=s&code_challenge=c&code_challenge_method=S256`,
+    );
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('redirect_uri is not the registered callback');
 
@@ -185,11 +215,22 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
     const verifier = 'a-verifier-of-forty-three-characters-or-more-00000';
     const { createHash } = await import('node:crypto');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const form = new URLSearchParams({ response_type: 'code', client_id: 'quiver-sandbox', redirect_uri: callbackUrl, state: 'st', code_challenge: challenge, code_challenge_method: 'S256', decision: 'allow' });
+    const form = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'quiver-sandbox',
+      redirect_uri: callbackUrl,
+      state: 'st',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      decision: 'allow',
+    });
     const decided = await fetch(`${engine.url}/v1/sandbox/oauth/authorize`, { method: 'POST', body: form, redirect: 'manual' });
     const code = new URL(decided.headers.get('location')!).searchParams.get('code')!;
     const redeem = (fields: Record<string, string>) =>
-      fetch(`${engine.url}/v1/sandbox/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'quiver-sandbox', redirect_uri: callbackUrl, code, ...fields }) });
+      fetch(`${engine.url}/v1/sandbox/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'quiver-sandbox', redirect_uri: callbackUrl, code, ...fields }),
+      });
     const wrong = await redeem({ code_verifier: 'not-the-verifier-not-the-verifier-not-the-verifier' });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ error: 'invalid_grant' });
@@ -201,7 +242,13 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
 describe('a provider that is not configured', () => {
   let engine: TestEngine;
   beforeAll(async () => {
-    const toolkit = defineToolkit({ name: 'Upstream', version: '1.0.0', description: 'A resource server.', baseUrl: 'http://127.0.0.1:9', tools: [tool('WhoAmI', ['read'])] });
+    const toolkit = defineToolkit({
+      name: 'Upstream',
+      version: '1.0.0',
+      description: 'A resource server.',
+      baseUrl: 'http://127.0.0.1:9',
+      tools: [tool('WhoAmI', ['read'])],
+    });
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined });
   });
   afterAll(() => engine?.close());

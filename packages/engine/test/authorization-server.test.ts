@@ -136,7 +136,11 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
         insecureClientDocuments: true,
       },
     );
-    engine = await startTestEngine(name, { toolkits: [crmMarketing], baseUrls: { CrmMarketingApi: hubspot.url }, credentials }, { authorizationServer: settings });
+    engine = await startTestEngine(
+      name,
+      { toolkits: [crmMarketing], baseUrls: { CrmMarketingApi: hubspot.url }, credentials },
+      { authorizationServer: settings },
+    );
     idp = authorizationServer(idpUrl, `${engine.url}/oauth/sign-in/callback`);
     idpServer.on('request', idp.callback());
     target = await redirectTarget();
@@ -144,7 +148,16 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       // A fresh profile per launch (playwright's own temporary user-data-dir).
       browser = await chromium.launch({
         executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
       context = await browser.newContext();
     }
@@ -173,7 +186,9 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     const page = await inContext.newPage();
     page.setDefaultTimeout(10_000);
     const stuck = async (cause: unknown) => {
-      throw new Error(`${String(cause)}\n  stuck at ${page.url()}: ${(await page.content().catch(() => '')).replace(/<style>.*?<\/style>/s, '').slice(0, 1200)}`);
+      throw new Error(
+        `${String(cause)}\n  stuck at ${page.url()}: ${(await page.content().catch(() => '')).replace(/<style>.*?<\/style>/s, '').slice(0, 1200)}`,
+      );
     };
     try {
       await page.goto(url);
@@ -200,7 +215,11 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     await page.click('#allow');
   };
 
-  const form = (values: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values) });
+  const form = (values: Record<string, string>) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(values),
+  });
   const token = async (values: Record<string, string>) => {
     const response = await fetch(`${engine.url}/oauth/token`, form(values));
     return { status: response.status, body: (await response.json()) as Record<string, string> };
@@ -216,7 +235,14 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
   /** An authorization request of a registered client, as the browser sends it; with PKCE unless told. */
   const authorizeUrl = (clientId: string, params: Record<string, string | undefined> = {}) => {
     const url = new URL(`${engine.url}/oauth/authorize`);
-    const values = { response_type: 'code', client_id: clientId, redirect_uri: target.url, scope: 'tools:read tools:write', state: randomBytes(8).toString('hex'), ...params };
+    const values = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: target.url,
+      scope: 'tools:read tools:write',
+      state: randomBytes(8).toString('hex'),
+      ...params,
+    };
     for (const [key, value] of Object.entries(values)) if (value !== undefined) url.searchParams.set(key, value);
     return url.href;
   };
@@ -236,7 +262,11 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       const resourceResponse = await fetch(`${engine.url}/.well-known/oauth-protected-resource/v1/mcp`);
       expect(resourceResponse.headers.get('access-control-allow-origin')).toBe('*');
       const resource = await resourceResponse.json();
-      expect(resource).toMatchObject({ resource: `${engine.url}/v1/mcp`, authorization_servers: [engine.url], scopes_supported: ['tools:read', 'tools:write'] });
+      expect(resource).toMatchObject({
+        resource: `${engine.url}/v1/mcp`,
+        authorization_servers: [engine.url],
+        scopes_supported: ['tools:read', 'tools:write'],
+      });
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const metadata = await (await fetch(engine.url + path)).json();
         expect(metadata).toMatchObject({
@@ -256,7 +286,9 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
 
     it('keeps API keys working beside OAuth', async () => {
       const client = new Client({ name: 'script', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'script-user' } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'script-user' } } }),
+      );
       const result = await client.callTool({ name: READ_TOOL, arguments: {} });
       expect(result.isError).toBeFalsy();
       expect(tokenUsers.at(-1)).toBe('script-user');
@@ -271,7 +303,8 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     });
 
     it('registers public clients only, with exact redirect URIs', async () => {
-      const register = (metadata: object) => fetch(`${engine.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+      const register = (metadata: object) =>
+        fetch(`${engine.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
       const confidential = await register({ redirect_uris: [target.url], token_endpoint_auth_method: 'client_secret_basic' });
       expect(confidential.status).toBe(400);
       expect(await confidential.json()).toMatchObject({ error: 'invalid_client_metadata' });
@@ -317,7 +350,9 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       await mcp.close();
       const spoofed = new Client({ name: 'spoof', version: '1.0.0' });
       await spoofed.connect(
-        new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { authorization: `Bearer ${firstTokens.access_token}`, 'quiver-user-id': 'mallory' } } }),
+        new StreamableHTTPClientTransport(mcpUrl(), {
+          requestInit: { headers: { authorization: `Bearer ${firstTokens.access_token}`, 'quiver-user-id': 'mallory' } },
+        }),
       );
       await spoofed.callTool({ name: READ_TOOL, arguments: {} });
       expect(tokenUsers.at(-1)).toBe('alice');
@@ -360,7 +395,10 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       client.saved = undefined;
       await expect(connect(client)).rejects.toThrow(/Unauthorized/i);
       const back = await browse(client.authorizationUrl!.href, async (page) => {
-        await page.waitForSelector('#allow', { timeout: 5_000 }).then(() => page.click('#allow')).catch(() => {});
+        await page
+          .waitForSelector('#allow', { timeout: 5_000 })
+          .then(() => page.click('#allow'))
+          .catch(() => {});
       });
       expect(await auth(client, { serverUrl: mcpUrl(), authorizationCode: back.searchParams.get('code')! })).toBe('AUTHORIZED');
       const tokens = client.saved!;
@@ -372,7 +410,10 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       expect(refused.status).toBe(401);
       expect(refused.challenge).toContain('error="invalid_token"');
       expect((await revoke(tokens.refresh_token!)).status).toBe(200);
-      expect(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId })).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_grant' },
+      });
     });
   });
 
@@ -383,13 +424,26 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
 
     /** A code for the registered client, through a browser already signed in (consenting if asked). */
     const code = async (params: Record<string, string | undefined> = {}) => {
-      const back = await browse(authorizeUrl(clientId, { code_challenge: s256(verifier), code_challenge_method: 'S256', ...params }), async (page) => {
-        await page.waitForSelector('#allow', { timeout: 5_000 }).then(() => page.click('#allow')).catch(() => {});
-      }, bob);
+      const back = await browse(
+        authorizeUrl(clientId, { code_challenge: s256(verifier), code_challenge_method: 'S256', ...params }),
+        async (page) => {
+          await page
+            .waitForSelector('#allow', { timeout: 5_000 })
+            .then(() => page.click('#allow'))
+            .catch(() => {});
+        },
+        bob,
+      );
       return back;
     };
     const exchange = (value: string, extra: Record<string, string | undefined> = {}) => {
-      const values: Record<string, string> = { grant_type: 'authorization_code', code: value, redirect_uri: target.url, client_id: clientId, code_verifier: verifier };
+      const values: Record<string, string> = {
+        grant_type: 'authorization_code',
+        code: value,
+        redirect_uri: target.url,
+        client_id: clientId,
+        code_verifier: verifier,
+      };
       for (const [key, given] of Object.entries(extra)) {
         if (given === undefined) delete values[key];
         else values[key] = given;
@@ -412,7 +466,9 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
 
     it('refuses a redirect URI that is not registered exactly, without redirecting', async () => {
       for (const redirect of [`${target.url}/other`, `${target.url}?x=1`, target.url.replace('127.0.0.1', 'localhost'), 'https://attacker.example/callback']) {
-        const response = await fetch(authorizeUrl(clientId, { redirect_uri: redirect, code_challenge: s256(verifier), code_challenge_method: 'S256' }), { redirect: 'manual' });
+        const response = await fetch(authorizeUrl(clientId, { redirect_uri: redirect, code_challenge: s256(verifier), code_challenge_method: 'S256' }), {
+          redirect: 'manual',
+        });
         expect(response.status, redirect).toBe(400);
         expect(response.headers.get('location')).toBeNull();
         expect(await response.text()).toContain('redirect_uri');
@@ -442,9 +498,12 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     });
 
     it('binds tokens to their resource: a token for another resource is refused', async () => {
-      const elsewhere = await fetch(authorizeUrl(clientId, { resource: 'https://elsewhere.example/mcp', code_challenge: s256(verifier), code_challenge_method: 'S256' }), {
-        redirect: 'manual',
-      });
+      const elsewhere = await fetch(
+        authorizeUrl(clientId, { resource: 'https://elsewhere.example/mcp', code_challenge: s256(verifier), code_challenge_method: 'S256' }),
+        {
+          redirect: 'manual',
+        },
+      );
       expect(new URL(elsewhere.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
 
       const short = (await code({ resource: `${engine.url}/mcp` })).searchParams.get('code')!;
@@ -462,7 +521,12 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       // Time passes: the stored token's expiry is moved into the past.
       const idHash = createHash('sha256').update(issued.body.access_token!).digest('hex');
       const db = engine.engine.store.db;
-      const row = await db.selectFrom('authorization_server_objects').select('payload').where('model', '=', 'AccessToken').where('id_hash', '=', idHash).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('authorization_server_objects')
+        .select('payload')
+        .where('model', '=', 'AccessToken')
+        .where('id_hash', '=', idHash)
+        .executeTakeFirstOrThrow();
       const past = Math.floor(Date.now() / 1000) - 5;
       await db
         .updateTable('authorization_server_objects')
@@ -493,19 +557,34 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
 
     it('accepts a client described by a client ID metadata document', async () => {
       const documentId = clientDocument(new URL(target.url).origin).client_id;
-      const back = await browse(authorizeUrl(documentId, { code_challenge: s256(verifier), code_challenge_method: 'S256' }), async (page) => {
-        await page.waitForSelector('#allow');
-        expect(await page.textContent('body')).toContain('Metadata Document Client');
-        await page.click('#allow');
-      }, bob);
-      const issued = await token({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: target.url, client_id: documentId, code_verifier: verifier });
+      const back = await browse(
+        authorizeUrl(documentId, { code_challenge: s256(verifier), code_challenge_method: 'S256' }),
+        async (page) => {
+          await page.waitForSelector('#allow');
+          expect(await page.textContent('body')).toContain('Metadata Document Client');
+          await page.click('#allow');
+        },
+        bob,
+      );
+      const issued = await token({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: target.url,
+        client_id: documentId,
+        code_verifier: verifier,
+      });
       expect(issued.status).toBe(200);
       expect((await mcpStatus(issued.body.access_token!)).status).toBe(200);
     });
 
     it('shares clients, grants and tokens between engine processes on one database', async () => {
       // A second engine on the same database and master key, behind the same public URL.
-      const other = await openEngine({ config: { ...engine.engine.config, publicUrl: engine.url }, toolkits: [crmMarketing], baseUrls: { CrmMarketingApi: hubspot.url }, credentials });
+      const other = await openEngine({
+        config: { ...engine.engine.config, publicUrl: engine.url },
+        toolkits: [crmMarketing],
+        baseUrls: { CrmMarketingApi: hubspot.url },
+        credentials,
+      });
       const app = await buildApp(other, allRoutes);
       await app.listen({ host: '127.0.0.1', port: 0 });
       const otherUrl = `http://127.0.0.1:${(app.server.address() as import('node:net').AddressInfo).port}`;
@@ -513,7 +592,10 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
         const issued = await exchange((await code()).searchParams.get('code')!);
         const status = async (base: string, accessToken: string) => (await mcpStatus(accessToken, '/v1/mcp', base)).status;
         expect(await status(otherUrl, issued.body.access_token!)).toBe(200);
-        const refreshed = await fetch(`${otherUrl}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token!, client_id: clientId }));
+        const refreshed = await fetch(
+          `${otherUrl}/oauth/token`,
+          form({ grant_type: 'refresh_token', refresh_token: issued.body.refresh_token!, client_id: clientId }),
+        );
         expect(refreshed.status).toBe(200);
         const next = (await refreshed.json()) as Record<string, string>;
         expect(await status(engine.url, next.access_token!)).toBe(200);
@@ -535,11 +617,15 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
         body: JSON.stringify({ client_name: 'Declined Client', redirect_uris: [target.url] }),
       });
       const declined = ((await registered.json()) as { client_id: string }).client_id;
-      const back = await browse(authorizeUrl(declined, { code_challenge: s256(verifier), code_challenge_method: 'S256' }), async (page) => {
-        await page.waitForSelector('#deny');
-        expect(await page.textContent('body')).toContain('Declined Client');
-        await page.click('#deny');
-      }, bob);
+      const back = await browse(
+        authorizeUrl(declined, { code_challenge: s256(verifier), code_challenge_method: 'S256' }),
+        async (page) => {
+          await page.waitForSelector('#deny');
+          expect(await page.textContent('body')).toContain('Declined Client');
+          await page.click('#deny');
+        },
+        bob,
+      );
       expect(back.searchParams.get('error')).toBe('access_denied');
       expect(back.searchParams.get('code')).toBeNull();
     });

@@ -41,7 +41,13 @@ describe('client ID metadata documents', () => {
 
   it('accepts a public client that names itself, and nothing else', async () => {
     const id = (path: string) => `${base}${path}`;
-    const valid = (path: string) => ({ client_id: id(path), client_name: 'Desk', redirect_uris: ['http://127.0.0.1:5000/cb'], logo_uri: 'https://x/logo.png', jwks_uri: 'https://x/jwks' });
+    const valid = (path: string) => ({
+      client_id: id(path),
+      client_name: 'Desk',
+      redirect_uris: ['http://127.0.0.1:5000/cb'],
+      logo_uri: 'https://x/logo.png',
+      jwks_uri: 'https://x/jwks',
+    });
     documents['/good.json'] = valid('/good.json');
     documents['/other.json'] = valid('/elsewhere.json');
     documents['/secret.json'] = { ...valid('/secret.json'), client_secret: 's' };

@@ -27,14 +27,7 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
     it('documents its routes in the OpenAPI document, and not the console files', async () => {
       const paths = Object.keys((await engine.api('GET', '/v1/openapi', undefined, null)).body.paths);
       expect(paths).toEqual(
-        expect.arrayContaining([
-          '/v1/me',
-          '/v1/admin/api_keys',
-          '/v1/admin/api_keys/{id}',
-          '/v1/tool_index',
-          '/v1/activity/executions',
-          '/v1/activity/stats',
-        ]),
+        expect.arrayContaining(['/v1/me', '/v1/admin/api_keys', '/v1/admin/api_keys/{id}', '/v1/tool_index', '/v1/activity/executions', '/v1/activity/stats']),
       );
       expect(paths.filter((path) => !path.startsWith('/v1/'))).toEqual([]);
     });
@@ -117,11 +110,7 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
         user_id: 'ada',
         run_at: new Date().toISOString(),
       });
-      for (
-        let i = 0;
-        i < 100 && (await engine.api('GET', `/v1/scheduled_tools/${scheduled.body.id}`)).body.execution_status !== 'success';
-        i++
-      )
+      for (let i = 0; i < 100 && (await engine.api('GET', `/v1/scheduled_tools/${scheduled.body.id}`)).body.execution_status !== 'success'; i++)
         await new Promise((r) => setTimeout(r, 50));
 
       // A call is recorded just after its answer has left.
@@ -130,9 +119,7 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
         all = await new Promise((r) => setTimeout(r, 20)).then(() => engine.api('GET', '/v1/activity/executions'));
       expect(all.status).toBe(200);
       expect(all.body.total_count).toBe(3);
-      expect(
-        all.body.items.map((item: { execution_type: string; tool_name: string }) => `${item.execution_type} ${item.tool_name}`),
-      ).toEqual([
+      expect(all.body.items.map((item: { execution_type: string; tool_name: string }) => `${item.execution_type} ${item.tool_name}`)).toEqual([
         'scheduled CrmMarketingApi.CreateMarketingCampaign',
         'immediate RepoHostApi.GetRepohostRepositoryDetails',
         'immediate CrmMarketingApi.CreateMarketingCampaign',
@@ -144,9 +131,7 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       expect((await engine.api('GET', '/v1/activity/executions?user_id=ada')).body.total_count).toBe(2);
       expect((await engine.api('GET', '/v1/activity/executions?toolkit=CrmMarketingApi&outcome=success')).body.total_count).toBe(2);
       expect((await engine.api('GET', '/v1/activity/executions?tool=RepoHostApi.GetRepohostRepositoryDetails')).body.total_count).toBe(1);
-      expect(
-        (await engine.api('GET', `/v1/activity/executions?since=${new Date(Date.now() + 60_000).toISOString()}`)).body.total_count,
-      ).toBe(0);
+      expect((await engine.api('GET', `/v1/activity/executions?since=${new Date(Date.now() + 60_000).toISOString()}`)).body.total_count).toBe(0);
       expect((await engine.api('GET', '/v1/activity/executions?limit=1&offset=1')).body).toMatchObject({
         limit: 1,
         offset: 1,
@@ -180,7 +165,15 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
               .executeTakeFirstOrThrow()
           ).n,
         );
-      const call = () => ({ execution_id: randomUUID(), tool: 'Batch.Probe', toolkit: 'Batch', version: '1', success: true, duration_ms: 1, started_at: new Date().toISOString() });
+      const call = () => ({
+        execution_id: randomUUID(),
+        tool: 'Batch.Probe',
+        toolkit: 'Batch',
+        version: '1',
+        success: true,
+        duration_ms: 1,
+        started_at: new Date().toISOString(),
+      });
       const log = new ExecutionLog(db, 60_000, 3);
       const activity = new Activity(db, log);
       log.record(call());
@@ -273,12 +266,12 @@ describe('the console files', () => {
     expect(missing).toMatchObject({ status: 404, body: { name: 'not_found' } });
     // A path that leaves /assets is no console file: like any other path it needs a key, and then is not found.
     expect((await engine.app.inject({ method: 'GET', url: '/assets/../../package.json' })).statusCode).toBe(401);
-    const escape = await engine.app.inject({
+    const outside = await engine.app.inject({
       method: 'GET',
       url: '/assets/../../package.json',
       headers: { authorization: `Bearer ${engine.key}` },
     });
-    expect(escape.statusCode).toBe(404);
+    expect(outside.statusCode).toBe(404);
     const encoded = await engine.app.inject({ method: 'GET', url: '/assets/..%2F..%2Fpackage.json' });
     expect(encoded.statusCode).toBe(404);
   });

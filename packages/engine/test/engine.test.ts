@@ -13,9 +13,12 @@ const secretProbe: ToolData = {
   output: { description: 'The keys.' },
   requirements: { secrets: [{ key: 'PROBE_KEY' }] },
 };
-const probeToolkit = defineToolkit({ name: 'Probe', version: '1.0.0', description: 'Test toolkit.', baseUrl: 'http://127.0.0.1:9', tools: [secretProbe] }, {
-  SecretProbe: async (_input, context) => ({ value: { keys: Object.keys(context.secrets), length: context.secrets.PROBE_KEY?.length ?? 0 } }),
-});
+const probeToolkit = defineToolkit(
+  { name: 'Probe', version: '1.0.0', description: 'Test toolkit.', baseUrl: 'http://127.0.0.1:9', tools: [secretProbe] },
+  {
+    SecretProbe: async (_input, context) => ({ value: { keys: Object.keys(context.secrets), length: context.secrets.PROBE_KEY?.length ?? 0 } }),
+  },
+);
 
 const waitFor = async <T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> => {
   const until = Date.now() + ms;
@@ -70,7 +73,10 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
       const { status, body } = await engine.api('GET', '/v1/tools?toolkit=CrmMarketingApi&limit=10&offset=85');
       expect(status).toBe(200);
       expect(body).toMatchObject({ limit: 10, offset: 85, page_count: 5, total_count: 90 });
-      expect(body.items[0]).toMatchObject({ qualified_name: expect.stringMatching(/^CrmMarketingApi\./), toolkit: { name: 'CrmMarketingApi', version: '1.0.0' } });
+      expect(body.items[0]).toMatchObject({
+        qualified_name: expect.stringMatching(/^CrmMarketingApi\./),
+        toolkit: { name: 'CrmMarketingApi', version: '1.0.0' },
+      });
       expect((await engine.api('GET', '/v1/tools?limit=101')).body).toMatchObject({ name: 'bad_request' });
     });
 
@@ -114,7 +120,12 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
         user_id: 'u1',
         input: { mode: 'execute', request_body: JSON.stringify({ properties: { hs_name: `Engine ${name}` } }) },
       });
-      expect(body).toMatchObject({ execution_type: 'immediate', status: 'success', success: true, output: { value: { properties: { hs_name: `Engine ${name}` } } } });
+      expect(body).toMatchObject({
+        execution_type: 'immediate',
+        status: 'success',
+        success: true,
+        output: { value: { properties: { hs_name: `Engine ${name}` } } },
+      });
       expect(body.execution_id).toBe(body.id);
       expect(hubspot.requests.length).toBe(before + 1);
     });
@@ -156,9 +167,16 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
         run_at: new Date(Date.now() + 300).toISOString(),
       });
       expect(scheduled.body).toMatchObject({ execution_type: 'scheduled', status: 'scheduled', success: true });
-      const later = await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.GetMarketingCampaigns', user_id: 'u1', run_at: '2099-01-01T00:00:00Z' });
+      const later = await engine.api('POST', '/v1/tools/execute', {
+        tool_name: 'CrmMarketingApi.GetMarketingCampaigns',
+        user_id: 'u1',
+        run_at: '2099-01-01T00:00:00Z',
+      });
 
-      const done = await waitFor(() => engine.api('GET', `/v1/scheduled_tools/${scheduled.body.id}`), (r) => r.body.execution_status === 'success');
+      const done = await waitFor(
+        () => engine.api('GET', `/v1/scheduled_tools/${scheduled.body.id}`),
+        (r) => r.body.execution_status === 'success',
+      );
       expect(done.body).toMatchObject({ tool_name: 'CrmMarketingApi.GetMarketingCampaigns', user_id: 'u1', execution_status: 'success', input: {} });
       expect(done.body.attempts).toHaveLength(1);
       expect(done.body.attempts[0]).toMatchObject({ success: true, output: { value: { results: expect.any(Array) } } });
@@ -169,13 +187,19 @@ describe.each(databases)('engine on $name', ({ name, skip }) => {
       expect(page.body).toMatchObject({ limit: 1, page_count: 1, total_count: expect.any(Number) });
       expect((await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.GetMarketingCampaigns', run_at: 'tomorrow' })).status).toBe(400);
       // A time without an offset could be anyone's local time: refused rather than guessed.
-      expect((await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.GetMarketingCampaigns', run_at: '2099-01-01T00:00:00' })).status).toBe(400);
+      expect(
+        (await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.GetMarketingCampaigns', run_at: '2099-01-01T00:00:00' })).status,
+      ).toBe(400);
       expect((await engine.api('GET', '/v1/scheduled_tools/nope')).status).toBe(404);
     });
 
     it('answers unknown routes and malformed bodies as JSON', async () => {
       expect(await engine.api('GET', '/v1/nothing')).toMatchObject({ status: 404, body: { name: 'not_found' } });
-      const response = await fetch(`${engine.url}/v1/tools/execute`, { method: 'POST', headers: { authorization: `Bearer ${engine.key}`, 'content-type': 'application/json' }, body: '{not json' });
+      const response = await fetch(`${engine.url}/v1/tools/execute`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${engine.key}`, 'content-type': 'application/json' },
+        body: '{not json',
+      });
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ name: 'bad_request' });
     });
@@ -192,11 +216,20 @@ describe('a read-only engine', () => {
   it('lists, shows and runs only tools that read', async () => {
     const listed = await engine.api('GET', '/v1/tools?toolkit=CrmMarketingApi&limit=100');
     expect(listed.body.items.length).toBeGreaterThan(0);
-    expect(listed.body.items.every((tool: { name: string }) => /^(Get|Fetch|List|Find|Query|Search|Retrieve|CrmMarketingEmailFilter)/.test(tool.name))).toBe(true);
+    expect(listed.body.items.every((tool: { name: string }) => /^(Get|Fetch|List|Find|Query|Search|Retrieve|CrmMarketingEmailFilter)/.test(tool.name))).toBe(
+      true,
+    );
     expect((await engine.api('GET', '/v1/tools/CrmMarketingApi.GetMarketingCampaigns')).status).toBe(200);
     expect((await engine.api('GET', '/v1/tools/CrmMarketingApi.DeleteMarketingCampaign')).status).toBe(404);
     expect((await engine.api('GET', '/v1/formatted_tools/CrmMarketingApi.DeleteMarketingCampaign?format=openai')).status).toBe(404);
-    const refused = await engine.api('POST', '/v1/tools/execute', { tool_name: 'CrmMarketingApi.DeleteMarketingCampaign', user_id: 'u1', input: { campaign_guid: 'x' } });
-    expect(refused.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('read-only') } } });
+    const refused = await engine.api('POST', '/v1/tools/execute', {
+      tool_name: 'CrmMarketingApi.DeleteMarketingCampaign',
+      user_id: 'u1',
+      input: { campaign_guid: 'x' },
+    });
+    expect(refused.body).toMatchObject({
+      success: false,
+      output: { error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('read-only') } },
+    });
   });
 });

@@ -28,7 +28,10 @@ async function postgresAnswers(): Promise<boolean> {
 export const havePostgres = await postgresAnswers();
 if (!havePostgres) console.warn(`engine tests: PostgreSQL is not reachable at ${postgresUrl}; its runs are skipped (SQLite runs as always)`);
 
-export const databases = [{ name: 'sqlite', skip: false }, { name: 'postgres', skip: !havePostgres }] as const;
+export const databases = [
+  { name: 'sqlite', skip: false },
+  { name: 'postgres', skip: !havePostgres },
+] as const;
 
 /** A database for one test engine: a SQLite file in `dataDir`, or a new PostgreSQL schema. */
 export async function testDatabase(kind: 'sqlite' | 'postgres', dataDir: string): Promise<{ database: string; drop(): Promise<void> }> {

@@ -11,7 +11,7 @@ import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAuthProviders } from '../src/auth/providers.js';
 import { databases, startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, RESOURCE, tool } from './oidc.js';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, tool } from './oidc.js';
 
 describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   let engine: TestEngine;
@@ -50,14 +50,23 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     const upstreamUrl = await listen(upstream);
     verifierUrl = `${await listen(verifier)}/verify`;
 
-    const toolkit = defineToolkit({ name: 'Upstream', version: '1.0.0', description: 'A resource server.', baseUrl: upstreamUrl, tools: [tool('WhoAmI', ['read']), tool('Write', ['write'])] });
+    const toolkit = defineToolkit({
+      name: 'Upstream',
+      version: '1.0.0',
+      description: 'A resource server.',
+      baseUrl: upstreamUrl,
+      tools: [tool('WhoAmI', ['read']), tool('Write', ['write'])],
+    });
     engine = await startTestEngine(name, { toolkits: [toolkit], credentials: undefined });
     callback = `${engine.url}/v1/oauth/callback`;
 
     provider = authorizationServer(issuer, callback);
     asServer.on('request', provider.callback());
 
-    upstream.on('request', checkTokens(provider, (token) => seen.push(token)));
+    upstream.on(
+      'request',
+      checkTokens(provider, (token) => seen.push(token)),
+    );
 
     const created = await api('POST', '/v1/admin/auth_providers', {
       id: 'testidp',
@@ -81,7 +90,12 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('keeps the client secret sealed: providers read back with {exists, editable}', async () => {
     const { body } = await api('GET', '/v1/admin/auth_providers/testidp');
-    expect(body.oauth2).toMatchObject({ client_id: 'quiver', client_secret: { exists: true, editable: true }, redirect_uri: callback, pkce: { enabled: true } });
+    expect(body.oauth2).toMatchObject({
+      client_id: 'quiver',
+      client_secret: { exists: true, editable: true },
+      redirect_uri: callback,
+      pkce: { enabled: true },
+    });
     const row = await engine.engine.store.db.selectFrom('auth_providers').selectAll().where('id', '=', 'testidp').executeTakeFirstOrThrow();
     expect(row.client_secret_ciphertext).not.toContain(CLIENT_SECRET);
     expect(engine.engine.vault.open(row.client_secret_ciphertext!)).toBe(CLIENT_SECRET);
@@ -100,7 +114,14 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     });
     expect((await api('POST', '/v1/admin/auth_providers', { id: 'github', oauth2: { client_id: 'again' } })).status).toBe(409);
     expect((await api('POST', '/v1/admin/auth_providers', { id: 'custom', oauth2: { client_id: 'x' } })).body.name).toBe('bad_request');
-    expect((await api('POST', '/v1/admin/auth_providers', { id: 'plain', oauth2: { client_id: 'x', authorize_request: { endpoint: 'http://example.com/a' }, token_request: { endpoint: 'https://example.com/t' } } })).status).toBe(400);
+    expect(
+      (
+        await api('POST', '/v1/admin/auth_providers', {
+          id: 'plain',
+          oauth2: { client_id: 'x', authorize_request: { endpoint: 'http://example.com/a' }, token_request: { endpoint: 'https://example.com/t' } },
+        })
+      ).status,
+    ).toBe(400);
     const patched = await api('PATCH', '/v1/admin/auth_providers/github', { description: 'GitHub (test)', oauth2: { client_secret: '' } });
     expect(patched.body).toMatchObject({ description: 'GitHub (test)', oauth2: { client_id: 'gh-client', client_secret: { exists: false } } });
     const list = await api('GET', '/v1/admin/auth_providers');
@@ -111,11 +132,23 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('runs the whole flow: pending tool call, login and consent, sealed tokens, tool call, refresh', async () => {
     const first = await execute('Upstream.WhoAmI', 'alice');
-    expect(first.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_REQUIREMENTS_NOT_MET' }, authorization: { status: 'pending', provider_id: 'testidp', user_id: 'alice', scopes: ['read'] } } });
+    expect(first.body).toMatchObject({
+      success: false,
+      output: {
+        error: { kind: 'TOOL_REQUIREMENTS_NOT_MET' },
+        authorization: { status: 'pending', provider_id: 'testidp', user_id: 'alice', scopes: ['read'] },
+      },
+    });
     const { id, url } = first.body.output.authorization;
     const request = new URL(url);
     expect(request.origin + request.pathname).toBe(`${issuer}/auth`);
-    expect(Object.fromEntries(request.searchParams)).toMatchObject({ response_type: 'code', client_id: 'quiver', redirect_uri: callback, scope: 'read', code_challenge_method: 'S256' });
+    expect(Object.fromEntries(request.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: 'quiver',
+      redirect_uri: callback,
+      scope: 'read',
+      code_challenge_method: 'S256',
+    });
     expect(url).not.toContain(CLIENT_SECRET);
 
     // The challenge is S256 of the verifier the engine keeps sealed.
@@ -192,7 +225,11 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   });
 
   it.skipIf(skip)('refuses a callback whose state does not match, and one that comes twice', async () => {
-    const started = await api('POST', '/v1/auth/authorize', { auth_requirement: { id: 'testidp', oauth2: { scopes: ['read'] } }, user_id: 'carol', next_uri: 'https://app.example/done' });
+    const started = await api('POST', '/v1/auth/authorize', {
+      auth_requirement: { id: 'testidp', oauth2: { scopes: ['read'] } },
+      user_id: 'carol',
+      next_uri: 'https://app.example/done',
+    });
     expect(started.body.status).toBe('pending');
     const back = new URL(await new Browser().authorize(started.body.url, 'carol-account', callback));
     const forged = new URL(back);
@@ -224,7 +261,16 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     expect(all.body.total_count).toBeGreaterThanOrEqual(3);
     const bobs = await api('GET', '/v1/admin/user_connections?user_id=bob&provider_id=testidp');
     expect(bobs.body.items).toEqual([
-      { id: expect.any(String), connection_id: expect.any(String), connection_status: 'active', provider_id: 'testidp', provider_description: 'Test authorization server', provider_type: 'oauth2', scopes: ['read'], user_id: 'bob' },
+      {
+        id: expect.any(String),
+        connection_id: expect.any(String),
+        connection_status: 'active',
+        provider_id: 'testidp',
+        provider_description: 'Test authorization server',
+        provider_type: 'oauth2',
+        scopes: ['read'],
+        user_id: 'bob',
+      },
     ]);
     expect((await api('DELETE', `/v1/admin/user_connections/${bobs.body.items[0].id}`)).status).toBe(204);
     expect((await api('DELETE', `/v1/admin/user_connections/${bobs.body.items[0].id}`)).status).toBe(404);
@@ -241,7 +287,11 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     });
     expect(revocation.status).toBe(200);
     // Make the access token due for refresh.
-    await engine.engine.store.db.updateTable('connections').set({ expires_at: new Date(Date.now() + 1_000).toISOString() }).where('id', '=', connection.id).execute();
+    await engine.engine.store.db
+      .updateTable('connections')
+      .set({ expires_at: new Date(Date.now() + 1_000).toISOString() })
+      .where('id', '=', connection.id)
+      .execute();
     const call = await execute('Upstream.WhoAmI', 'carol');
     expect(call.body).toMatchObject({ success: false, output: { authorization: { status: 'pending', user_id: 'carol', scopes: ['read'] } } });
     expect((await connectionOf('carol'))!.refresh_token_ciphertext).toBeNull();
@@ -250,10 +300,17 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   it.skipIf(skip)('verifies the session when a verifier URL is set', async () => {
     expect((await api('GET', '/v1/admin/settings/session_verification')).body).toEqual({ unsafe_skip_verification: true, verifier_url: null });
     expect((await api('PUT', '/v1/admin/settings/session_verification', { unsafe_skip_verification: false })).status).toBe(400);
-    expect((await api('PUT', '/v1/admin/settings/session_verification', { verifier_url: verifierUrl })).body).toEqual({ unsafe_skip_verification: false, verifier_url: verifierUrl });
+    expect((await api('PUT', '/v1/admin/settings/session_verification', { verifier_url: verifierUrl })).body).toEqual({
+      unsafe_skip_verification: false,
+      verifier_url: verifierUrl,
+    });
 
     const flow = async (user: string) => {
-      const started = await api('POST', '/v1/auth/authorize', { auth_requirement: { provider_id: 'testidp', oauth2: { scopes: ['read'] } }, user_id: user, next_uri: 'https://app.example/next' });
+      const started = await api('POST', '/v1/auth/authorize', {
+        auth_requirement: { provider_id: 'testidp', oauth2: { scopes: ['read'] } },
+        user_id: user,
+        next_uri: 'https://app.example/next',
+      });
       const landing = await consent(started.body.url, `${user}-account`);
       expect(landing.status).toBe(303);
       const location = new URL(landing.headers.get('location')!);
@@ -277,7 +334,10 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     expect((await execute('Upstream.WhoAmI', 'erin')).body.output.value.account).toBe('erin-account');
     expect((await api('POST', '/v1/auth/confirm_user', { flow_id: genuine.flowId, user_id: 'erin' })).status).toBe(404);
 
-    expect((await api('PUT', '/v1/admin/settings/session_verification', { unsafe_skip_verification: true })).body).toEqual({ unsafe_skip_verification: true, verifier_url: null });
+    expect((await api('PUT', '/v1/admin/settings/session_verification', { unsafe_skip_verification: true })).body).toEqual({
+      unsafe_skip_verification: true,
+      verifier_url: null,
+    });
   });
 
   it.skipIf(skip)('needs an API key everywhere but the callback', async () => {
@@ -303,7 +363,15 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
 describe('parseAuthProviders', () => {
   it('checks the authProviders of a config file and completes them from the presets', () => {
     const file = 'quiver.config.json';
-    expect(parseAuthProviders([{ id: 'gh', provider_id: 'github', client_id: 'a', client_secret: 'b' }, { id: 'microsoft', oauth2: { client_id: 'm' } }], file)).toEqual([
+    expect(
+      parseAuthProviders(
+        [
+          { id: 'gh', provider_id: 'github', client_id: 'a', client_secret: 'b' },
+          { id: 'microsoft', oauth2: { client_id: 'm' } },
+        ],
+        file,
+      ),
+    ).toEqual([
       { id: 'gh', provider_id: 'github', oauth2: { client_id: 'a', client_secret: 'b' } },
       { id: 'microsoft', oauth2: { client_id: 'm' } },
     ]);

@@ -67,7 +67,11 @@ export class Browser {
         continue;
       }
       const form = new URLSearchParams(prompt === 'login' ? { prompt, login: account, password: 'any' } : { prompt: prompt ?? 'consent' });
-      const submitted = await this.fetch(`${origin}/interaction/${uid}`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const submitted = await this.fetch(`${origin}/interaction/${uid}`, {
+        method: 'POST',
+        body: form,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       current = new URL(submitted.headers.get('location')!, current).href;
     }
     throw new Error('too many redirects');
@@ -77,7 +81,16 @@ export class Browser {
 /** The authorization server, with one client (`quiver`) whose redirect URI is the engine's callback. */
 export function authorizationServer(issuer: string, callback: string): Provider {
   return new Provider(issuer, {
-    clients: [{ client_id: 'quiver', client_secret: CLIENT_SECRET, redirect_uris: [callback], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    clients: [
+      {
+        client_id: 'quiver',
+        client_secret: CLIENT_SECRET,
+        redirect_uris: [callback],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: true },

@@ -25,7 +25,13 @@ const probe = defineToolkit(
     description: 'Tells whose token a call ran with.',
     baseUrl: 'http://127.0.0.1:9',
     tools: [
-      { name: 'WhoAmI', description: 'The acting user.', parameters: [], output: { description: 'The user.' }, requirements: { oauth2: { provider: 'probe', scopes: [] } } },
+      {
+        name: 'WhoAmI',
+        description: 'The acting user.',
+        parameters: [],
+        output: { description: 'The user.' },
+        requirements: { oauth2: { provider: 'probe', scopes: [] } },
+      },
       { name: 'Plain', description: 'Needs no user.', parameters: [], output: { description: 'Nothing.' }, requirements: {} },
     ],
   },
@@ -56,7 +62,11 @@ describe('keys with roles', () => {
     expect(admin.body).toEqual({ role: 'admin', key: { id: expect.any(String), name: 'test', prefix: keys.admin.slice(0, 10) } });
     expect((await as('service', 'GET', '/v1/me')).body).toMatchObject({ role: 'service', key: { name: 'backend' } });
     expect((await as('service', 'GET', '/v1/me')).body.user_id).toBeUndefined();
-    expect((await as('carol', 'GET', '/v1/me')).body).toMatchObject({ role: 'user', user_id: 'carol', key: { name: 'carol', prefix: keys.carol.slice(0, 10) } });
+    expect((await as('carol', 'GET', '/v1/me')).body).toMatchObject({
+      role: 'user',
+      user_id: 'carol',
+      key: { name: 'carol', prefix: keys.carol.slice(0, 10) },
+    });
   });
 
   it.each([
@@ -79,7 +89,9 @@ describe('keys with roles', () => {
   });
 
   it('lets service keys act for any user, and no user key confirm a browser or read the schedule', async () => {
-    expect((await as('service', 'POST', '/v1/tools/execute', { tool_name: 'Probe.WhoAmI', user_id: 'alice' })).body.output.value).toEqual({ acting_as: 'alice' });
+    expect((await as('service', 'POST', '/v1/tools/execute', { tool_name: 'Probe.WhoAmI', user_id: 'alice' })).body.output.value).toEqual({
+      acting_as: 'alice',
+    });
     expect((await as('service', 'POST', '/v1/auth/confirm_user', { flow_id: 'none', user_id: 'alice' })).status).toBe(404);
     expect((await as('carol', 'POST', '/v1/auth/confirm_user', { flow_id: 'none', user_id: 'carol' })).status).toBe(403);
     expect((await as('carol', 'GET', '/v1/scheduled_tools')).status).toBe(403);
@@ -106,7 +118,8 @@ describe('keys with roles', () => {
   });
 
   it('serves ToolEngineApi to admin keys only, over HTTP', async () => {
-    const names = async (who: keyof typeof keys) => ((await as(who, 'GET', '/v1/tools?limit=100')).body.items as Array<{ toolkit: { name: string } }>).map((t) => t.toolkit.name);
+    const names = async (who: keyof typeof keys) =>
+      ((await as(who, 'GET', '/v1/tools?limit=100')).body.items as Array<{ toolkit: { name: string } }>).map((t) => t.toolkit.name);
     expect(await names('admin')).toContain('ToolEngineApi');
     for (const who of ['service', 'carol'] as const) {
       expect(await names(who)).not.toContain('ToolEngineApi');

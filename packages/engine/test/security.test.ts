@@ -38,7 +38,12 @@ const broken = defineToolkit(
 
 describe('the engine at its edges', () => {
   let engine: TestEngine;
-  const mcpInit = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const mcpInit = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
   beforeAll(async () => {
@@ -127,14 +132,24 @@ describe('session verification beyond loopback', () => {
     try {
       const { key } = await createApiKey(engine.store.db, 'admin');
       const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
-        const reply = await app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, ...(payload !== undefined && { payload: payload as object }) });
+        const reply = await app.inject({
+          method,
+          url,
+          headers: { authorization: `Bearer ${key}` },
+          ...(payload !== undefined && { payload: payload as object }),
+        });
         return { status: reply.statusCode, body: reply.body ? JSON.parse(reply.body) : undefined };
       };
       expect((await call('GET', '/v1/admin/settings/session_verification')).body).toEqual({ unsafe_skip_verification: false, verifier_url: null });
 
       const provider = {
         id: 'idp',
-        oauth2: { client_id: 'c', client_secret: 's', authorize_request: { endpoint: 'https://idp.example/auth' }, token_request: { endpoint: 'https://idp.example/token' } },
+        oauth2: {
+          client_id: 'c',
+          client_secret: 's',
+          authorize_request: { endpoint: 'https://idp.example/auth' },
+          token_request: { endpoint: 'https://idp.example/token' },
+        },
       };
       expect((await call('POST', '/v1/admin/auth_providers', provider)).status).toBe(200);
       const started = await call('POST', '/v1/auth/authorize', { auth_requirement: { id: 'idp' }, user_id: 'alice' });
@@ -147,7 +162,10 @@ describe('session verification beyond loopback', () => {
       expect(await engine.store.db.selectFrom('connections').selectAll().where('user_id', '=', 'alice').execute()).toEqual([]);
       expect((await engine.oauth.sessionVerification.get()).unsafe_skip_verification).toBe(false);
 
-      expect((await call('PUT', '/v1/admin/settings/session_verification', { unsafe_skip_verification: true })).body).toEqual({ unsafe_skip_verification: true, verifier_url: null });
+      expect((await call('PUT', '/v1/admin/settings/session_verification', { unsafe_skip_verification: true })).body).toEqual({
+        unsafe_skip_verification: true,
+        verifier_url: null,
+      });
       expect(logs.join('')).toContain('session verification turned off (unsafe_skip_verification)');
     } finally {
       await app.close();

@@ -11,7 +11,12 @@ const weather = defineToolkit({
   baseUrl: 'http://127.0.0.1:9',
   tools: [{ name: 'GetForecast', description: 'Returns the weather forecast for a city.', parameters: [], output: { description: '' }, requirements: {} }],
 });
-const workerSource: ToolSource = { id: 'weather-worker', label: 'worker weather-worker', tools: async () => weather.tools, invoke: async () => ({ value: null }) };
+const workerSource: ToolSource = {
+  id: 'weather-worker',
+  label: 'worker weather-worker',
+  tools: async () => weather.tools,
+  invoke: async () => ({ value: null }),
+};
 
 let engine: TestEngine;
 beforeAll(async () => {
@@ -27,7 +32,7 @@ describe('GET /v1/tools/search', () => {
     expect(body.total_count).toBeGreaterThan(3);
     expect(body.items[0]).toEqual({
       tool: {
-        fully_qualified_name: 'RepoHostApi.MergeRepohostPullRequest@' + repoHost.version,
+        fully_qualified_name: `RepoHostApi.MergeRepohostPullRequest@${repoHost.version}`,
         qualified_name: 'RepoHostApi.MergeRepohostPullRequest',
         name: 'MergeRepohostPullRequest',
         description: expect.stringContaining('Merges a pull request'),

@@ -46,7 +46,11 @@ describe.each(databases)('worker routing on $name', ({ name, skip }) => {
 
   async function mcpToolNames(): Promise<string[]> {
     const client = new Client({ name: 'routing-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${engine.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'u1' } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${engine.url}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${engine.key}`, 'quiver-user-id': 'u1' } },
+      }),
+    );
     try {
       return (await client.listTools()).tools.map((tool) => tool.name);
     } finally {
@@ -94,7 +98,10 @@ describe.each(databases)('worker routing on $name', ({ name, skip }) => {
     await engine.api('PATCH', '/v1/workers/crm2', { enabled: false });
     const builtinBefore = builtinUpstream.requests.length;
     const disabled = await engine.api('POST', '/v1/tools/execute', marketingEvents);
-    expect(disabled.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_RUNTIME_FATAL', can_retry: false, message: expect.stringMatching(/worker crm2 is disabled/) } } });
+    expect(disabled.body).toMatchObject({
+      success: false,
+      output: { error: { kind: 'TOOL_RUNTIME_FATAL', can_retry: false, message: expect.stringMatching(/worker crm2 is disabled/) } },
+    });
     expect((await engine.api('GET', '/v1/tools?toolkit=CrmMarketingApi')).body.total_count).toBe(0);
     expect(builtinUpstream.requests.length).toBe(builtinBefore);
 
@@ -121,50 +128,55 @@ describe('engine processes sharing PostgreSQL', () => {
     await workerUpstream?.close();
   });
 
-  it.skipIf(!havePostgres)('see registrations, updates and deletions within 2 s, and revoked keys within 1 s', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'quiver-routing-'));
-    const db = await testDatabase('postgres', dataDir);
-    const env = { QUIVER_DATA_DIR: dataDir, DATABASE_URL: db.database, BASE_URLS: JSON.stringify({ CrmMarketingApi: builtinUpstream.url }) };
-    try {
-      const [a, b] = [await startEngineProcess(env), await startEngineProcess(env)];
-      const upstreamOfB = async () => {
-        const [before, workerBefore] = [builtinUpstream.requests.length, workerUpstream.requests.length];
-        const answer = await api(b, 'POST', '/v1/tools/execute', marketingEvents);
-        if (workerUpstream.requests.length > workerBefore) return 'worker';
-        if (builtinUpstream.requests.length > before) return 'builtin';
-        return answer.body.output?.error?.message ?? 'none';
-      };
-      expect(await upstreamOfB()).toBe('builtin');
-
-      expect((await api(a, 'POST', '/v1/workers', { id: 'shared', type: 'http', http: { uri: worker.url, secret, timeout: 5, retry: 0 } })).status).toBe(201);
-      expect(await within(2000, async () => (await upstreamOfB()) === 'worker')).toBeLessThanOrEqual(2000);
-
-      await api(a, 'PATCH', '/v1/workers/shared', { enabled: false });
-      expect(await within(2000, async () => /worker shared is disabled/.test(await upstreamOfB()))).toBeLessThanOrEqual(2000);
-
-      // A process started while the worker is down has never listed its tools: the toolkit it served
-      // last is still routed to it, and refused by name.
-      await api(a, 'PATCH', '/v1/workers/shared', { enabled: true });
-      await worker.close();
-      const c = await startEngineProcess(env);
-      const whileDown = await api(c, 'POST', '/v1/tools/execute', marketingEvents);
-      expect(whileDown.body).toMatchObject({ success: false, output: { error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' } } });
-      expect(JSON.stringify(whileDown.body.output.error)).toMatch(/worker shared\b/i);
-
-      await api(a, 'DELETE', '/v1/workers/shared');
-      expect(await within(2000, async () => (await upstreamOfB()) === 'builtin')).toBeLessThanOrEqual(2000);
-
-      // A key revoked from outside both processes (as `quiver keys revoke` does) is refused by each within 1 s.
-      expect((await api(b, 'GET', '/v1/tools?limit=1', undefined, a.key)).status).toBe(200);
-      const store = await openStore(db.database);
+  it.skipIf(!havePostgres)(
+    'see registrations, updates and deletions within 2 s, and revoked keys within 1 s',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'quiver-routing-'));
+      const db = await testDatabase('postgres', dataDir);
+      const env = { QUIVER_DATA_DIR: dataDir, DATABASE_URL: db.database, BASE_URLS: JSON.stringify({ CrmMarketingApi: builtinUpstream.url }) };
       try {
-        expect(await revokeApiKey(store.db, a.key.slice(0, 10))).toBe(true);
+        const [a, b] = [await startEngineProcess(env), await startEngineProcess(env)];
+        const upstreamOfB = async () => {
+          const [before, workerBefore] = [builtinUpstream.requests.length, workerUpstream.requests.length];
+          const answer = await api(b, 'POST', '/v1/tools/execute', marketingEvents);
+          if (workerUpstream.requests.length > workerBefore) return 'worker';
+          if (builtinUpstream.requests.length > before) return 'builtin';
+          return answer.body.output?.error?.message ?? 'none';
+        };
+        expect(await upstreamOfB()).toBe('builtin');
+
+        expect((await api(a, 'POST', '/v1/workers', { id: 'shared', type: 'http', http: { uri: worker.url, secret, timeout: 5, retry: 0 } })).status).toBe(201);
+        expect(await within(2000, async () => (await upstreamOfB()) === 'worker')).toBeLessThanOrEqual(2000);
+
+        await api(a, 'PATCH', '/v1/workers/shared', { enabled: false });
+        expect(await within(2000, async () => /worker shared is disabled/.test(await upstreamOfB()))).toBeLessThanOrEqual(2000);
+
+        // A process started while the worker is down has never listed its tools: the toolkit it served
+        // last is still routed to it, and refused by name.
+        await api(a, 'PATCH', '/v1/workers/shared', { enabled: true });
+        await worker.close();
+        const c = await startEngineProcess(env);
+        const whileDown = await api(c, 'POST', '/v1/tools/execute', marketingEvents);
+        expect(whileDown.body).toMatchObject({ success: false, output: { error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' } } });
+        expect(JSON.stringify(whileDown.body.output.error)).toMatch(/worker shared\b/i);
+
+        await api(a, 'DELETE', '/v1/workers/shared');
+        expect(await within(2000, async () => (await upstreamOfB()) === 'builtin')).toBeLessThanOrEqual(2000);
+
+        // A key revoked from outside both processes (as `quiver keys revoke` does) is refused by each within 1 s.
+        expect((await api(b, 'GET', '/v1/tools?limit=1', undefined, a.key)).status).toBe(200);
+        const store = await openStore(db.database);
+        try {
+          expect(await revokeApiKey(store.db, a.key.slice(0, 10))).toBe(true);
+        } finally {
+          await store.close();
+        }
+        for (const engine of [a, b])
+          expect(await within(1000, async () => (await api(engine, 'GET', '/v1/tools?limit=1', undefined, a.key)).status === 401)).toBeLessThanOrEqual(1000);
       } finally {
-        await store.close();
+        await db.drop();
       }
-      for (const engine of [a, b]) expect(await within(1000, async () => (await api(engine, 'GET', '/v1/tools?limit=1', undefined, a.key)).status === 401)).toBeLessThanOrEqual(1000);
-    } finally {
-      await db.drop();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

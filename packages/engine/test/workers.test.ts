@@ -81,7 +81,10 @@ describe('worker protocol server', () => {
       none,
     };
     for (const [problem, token] of Object.entries(tokens)) {
-      for (const [path, body] of [['/worker/tools', undefined], ['/worker/tools/invoke', { execution_id: 'x', tool: { name: 'GetAllMarketingEvents', toolkit: 'CrmMarketingApi' }, inputs: {} }]] as const) {
+      for (const [path, body] of [
+        ['/worker/tools', undefined],
+        ['/worker/tools/invoke', { execution_id: 'x', tool: { name: 'GetAllMarketingEvents', toolkit: 'CrmMarketingApi' }, inputs: {} }],
+      ] as const) {
         const answer = await call(`${worker.url}${path}`, { token, body });
         expect(answer.status, `${problem} ${path}`).toBe(401);
         expect(answer.body).toMatchObject({ name: 'unauthorized', message: expect.any(String) });
@@ -104,13 +107,22 @@ describe('worker protocol server', () => {
       });
     const ok = await invoke({ authorization: { token: 'user-token', user_info: {} }, user_id: 'u1' });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ execution_id: 'e1', success: true, output: { value: expect.anything() }, finished_at: expect.any(String), duration: expect.any(Number) });
+    expect(ok.body).toMatchObject({
+      execution_id: 'e1',
+      success: true,
+      output: { value: expect.anything() },
+      finished_at: expect.any(String),
+      duration: expect.any(Number),
+    });
     expect(hubspot.requests.at(-1)).toMatchObject({ method: 'GET', path: '/marketing/v3/marketing-events/' });
 
     const noToken = await invoke({});
     expect(noToken.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_REQUIREMENTS_NOT_MET' } } });
 
-    const unknown = await call(`${worker.url}/worker/tools/invoke`, { token, body: { execution_id: 'e2', tool: { name: 'Nope', toolkit: 'CrmMarketingApi' }, inputs: {} } });
+    const unknown = await call(`${worker.url}/worker/tools/invoke`, {
+      token,
+      body: { execution_id: 'e2', tool: { name: 'Nope', toolkit: 'CrmMarketingApi' }, inputs: {} },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.name).toBe('not_found');
   });
@@ -142,7 +154,10 @@ describe('http worker source', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    return { uri: `http://127.0.0.1:${port}`, seen, close: () => {
+    return {
+      uri: `http://127.0.0.1:${port}`,
+      seen,
+      close: () => {
         server.closeAllConnections();
         return new Promise((resolve) => server.close(resolve));
       },
@@ -157,7 +172,9 @@ describe('http worker source', () => {
       const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 3, secret });
       const [tool] = await source.tools();
       const result = await source.invoke(tool!, {}, invocation);
-      expect(result, behaviour).toMatchObject({ error: { kind: behaviour === 'hang' ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' } });
+      expect(result, behaviour).toMatchObject({
+        error: { kind: behaviour === 'hang' ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' },
+      });
       expect(fake.seen.invokes, behaviour).toBe(1);
       await fake.close();
     }
@@ -165,9 +182,18 @@ describe('http worker source', () => {
 
   it('retries an invoke whose connection was refused, then gives up', async () => {
     const source = httpWorkerSource({ id: 'gone', type: 'http', enabled: true, uri: `http://127.0.0.1:${await closedPort()}`, timeout: 1, retry: 2, secret });
-    const tool = { name: 'Ping', description: '', parameters: [], output: { description: '' }, requirements: {}, toolkit: { name: 'Fake', version: '1.0.0', description: '' } };
+    const tool = {
+      name: 'Ping',
+      description: '',
+      parameters: [],
+      output: { description: '' },
+      requirements: {},
+      toolkit: { name: 'Fake', version: '1.0.0', description: '' },
+    };
     const result = await source.invoke(tool, {}, invocation);
-    expect(result).toMatchObject({ error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true, developer_message: expect.stringContaining('ECONNREFUSED') } });
+    expect(result).toMatchObject({
+      error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true, developer_message: expect.stringContaining('ECONNREFUSED') },
+    });
   });
 
   it("keeps the worker's error, with credentials redacted", async () => {
@@ -210,7 +236,11 @@ async function startMcpServer(): Promise<{ url: string; headers: IncomingHttpHea
     const mcp = new McpServer({ name: 'calculator', version: '2.1.0' });
     mcp.registerTool(
       'add',
-      { description: 'Adds two numbers.', inputSchema: { a: z.number().describe('First'), b: z.number().describe('Second') }, annotations: { readOnlyHint: true } },
+      {
+        description: 'Adds two numbers.',
+        inputSchema: { a: z.number().describe('First'), b: z.number().describe('Second') },
+        annotations: { readOnlyHint: true },
+      },
       async ({ a, b }) => ({ content: [{ type: 'text', text: JSON.stringify({ sum: a + b }) }] }),
     );
     mcp.registerTool('fail.hard', { description: 'Always fails.', inputSchema: { reason: z.string().optional() } }, async ({ reason }) => ({
@@ -244,8 +274,7 @@ describe('workers registered with the engine', () => {
   /** Every answer the API gave, to check that no secret ever left it. */
   const answers: string[] = [];
 
-  const start = () =>
-    startEngine({ config: engineConfig({ dataDir, port: 0 }), toolkits: [], credentials: () => sandboxCredentials('t') });
+  const start = () => startEngine({ config: engineConfig({ dataDir, port: 0 }), toolkits: [], credentials: () => sandboxCredentials('t') });
 
   async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
     const answer = await call(`${engine.url}${path}`, { ...init, token: key });
@@ -298,7 +327,9 @@ describe('workers registered with the engine', () => {
     expect(hubspot.requests.slice(before)).toEqual([expect.objectContaining({ method: 'GET', path: '/marketing/v3/marketing-events/' })]);
 
     // Errors come back as the worker reports them: a bad input never reaches the upstream.
-    const invalid = await api('/v1/tools/execute', { body: { tool_name: 'CrmMarketingApi_GetAllMarketingEvents', input: { response_limit: 'many' }, user_id: 'u1' } });
+    const invalid = await api('/v1/tools/execute', {
+      body: { tool_name: 'CrmMarketingApi_GetAllMarketingEvents', input: { response_limit: 'many' }, user_id: 'u1' },
+    });
     expect(invalid.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' } } });
     expect(hubspot.requests.length).toBe(before + 1);
 
@@ -314,7 +345,10 @@ describe('workers registered with the engine', () => {
     expect(page.body).toMatchObject({ limit: 5, offset: 2, page_count: 5, total_count: crm[0]!.tools.length });
     expect(page.body.items[0]).toMatchObject({ toolkit: { name: 'CrmMarketingApi' }, requirements: { authorization: { provider_id: 'hubspot' } } });
 
-    expect((await api('/v1/workers/test', { body: { type: 'http', http: { uri: worker.url } } })).body).toEqual({ healthy: true, message: `ok: ${crm[0]!.tools.length} tools` });
+    expect((await api('/v1/workers/test', { body: { type: 'http', http: { uri: worker.url } } })).body).toEqual({
+      healthy: true,
+      message: `ok: ${crm[0]!.tools.length} tools`,
+    });
     const down = await api('/v1/workers/test', { body: { type: 'http', http: { uri: `http://127.0.0.1:${await closedPort()}` } } });
     expect(down.body).toMatchObject({ healthy: false, message: expect.stringContaining('ECONNREFUSED') });
 
@@ -353,7 +387,10 @@ describe('workers registered with the engine', () => {
     expect((await api('/v1/tools?toolkit=CrmMarketingApi')).body.total_count).toBe(0);
     // A disabled worker keeps its toolkit: the call is refused naming the worker, never run elsewhere.
     const refused = await api('/v1/tools/execute', { body: { tool_name: 'CrmMarketingApi.GetAllMarketingEvents', user_id: 'u1' } });
-    expect(refused.body).toMatchObject({ success: false, output: { error: { kind: 'TOOL_RUNTIME_FATAL', message: expect.stringContaining('worker crm is disabled') } } });
+    expect(refused.body).toMatchObject({
+      success: false,
+      output: { error: { kind: 'TOOL_RUNTIME_FATAL', message: expect.stringContaining('worker crm is disabled') } },
+    });
 
     const enabled = await api('/v1/workers/crm', { method: 'PATCH', body: { enabled: true, http: { timeout: 7 } } });
     expect(enabled.body).toMatchObject({ enabled: true, http: { uri: worker.url, timeout: 7, retry: 1 } });
@@ -367,7 +404,9 @@ describe('workers registered with the engine', () => {
   });
 
   it('serves the tools of an mcp worker as <worker-id>.<tool>', async () => {
-    const created = await api('/v1/workers', { body: { id: 'calc', type: 'mcp', mcp: { uri: mcp.url, timeout: 5, retry: 0, headers: { 'x-api-key': 'k-123' } } } });
+    const created = await api('/v1/workers', {
+      body: { id: 'calc', type: 'mcp', mcp: { uri: mcp.url, timeout: 5, retry: 0, headers: { 'x-api-key': 'k-123' } } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.mcp).toEqual({ uri: mcp.url, timeout: 5, retry: 0, headers: { 'x-api-key': '********' } });
 
@@ -409,7 +448,10 @@ describe('workers registered with the engine', () => {
     expect((await api('/v1/workers/locked/authorize')).body).toMatchObject({ id: 'locked', type: 'mcp', status: 'required' });
     expect((await api('/v1/workers/locked/health')).body).toMatchObject({ healthy: false, message: expect.stringContaining('401') });
     expect((await api('/v1/workers/test', { body: { type: 'mcp', mcp: { uri: mcp.url } } })).body.healthy).toBe(false);
-    expect((await api('/v1/workers/test', { body: { type: 'mcp', mcp: { uri: mcp.url, headers: { 'x-api-key': 'k-123' } } } })).body).toEqual({ healthy: true, message: 'ok: 2 tools' });
+    expect((await api('/v1/workers/test', { body: { type: 'mcp', mcp: { uri: mcp.url, headers: { 'x-api-key': 'k-123' } } } })).body).toEqual({
+      healthy: true,
+      message: 'ok: 2 tools',
+    });
   });
 
   it('reloads persisted workers after a restart', async () => {
@@ -433,7 +475,16 @@ describe('workers registered with the engine', () => {
 
   it('documents the worker routes in the OpenAPI document', async () => {
     const openapi = await call(`${engine.url}/v1/openapi`);
-    expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v1/workers', '/v1/workers/{id}', '/v1/workers/{id}/health', '/v1/workers/test', '/v1/workers/{id}/tools', '/v1/workers/{id}/authorize']));
+    expect(Object.keys(openapi.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/workers',
+        '/v1/workers/{id}',
+        '/v1/workers/{id}/health',
+        '/v1/workers/test',
+        '/v1/workers/{id}/tools',
+        '/v1/workers/{id}/authorize',
+      ]),
+    );
   });
 
   it('never returned a secret', () => {

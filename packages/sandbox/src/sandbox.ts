@@ -27,7 +27,16 @@ export const sandboxToken = 'quiver-sandbox-token';
 
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
 export async function startSandbox(): Promise<Sandbox> {
-  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([startHubspotEmulator(), startGithubEmulator(), startCustomerioEmulator(), startClickupEmulator(), startDropboxEmulator(), startPylonEmulator(), startFigmaEmulator(), startGraphEmulator()]);
+  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([
+    startHubspotEmulator(),
+    startGithubEmulator(),
+    startCustomerioEmulator(),
+    startClickupEmulator(),
+    startDropboxEmulator(),
+    startPylonEmulator(),
+    startFigmaEmulator(),
+    startGraphEmulator(),
+  ]);
   for (const emulator of [hubspot, clickup, dropbox, pylon, figma, graph]) emulator.issueToken(sandboxToken);
   await seedHubspotDemo(hubspot.url, sandboxToken);
   // On the code host the sandbox token is octocat, the owner of the demo repository.
@@ -43,7 +52,16 @@ export async function startSandbox(): Promise<Sandbox> {
   seedFigmaDemo(figma, sandboxToken);
   seedGraphDemo(graph, sandboxToken);
   return {
-    baseUrls: { CrmMarketingApi: hubspot.url, RepoHostApi: github.url, TrackingApi: customerio.url, TaskboardApi: clickup.url, FileStore: dropbox.url, SupportDesk: pylon.url, Design: figma.url, MailClient: graph.url },
+    baseUrls: {
+      CrmMarketingApi: hubspot.url,
+      RepoHostApi: github.url,
+      TrackingApi: customerio.url,
+      TaskboardApi: clickup.url,
+      FileStore: dropbox.url,
+      SupportDesk: pylon.url,
+      Design: figma.url,
+      MailClient: graph.url,
+    },
     token: sandboxToken,
     secrets: { TRACKING_SITE_ID: demoSiteId, TRACKING_API_KEY: sandboxToken, SUPPORT_API_TOKEN: sandboxToken },
     close: async () => {

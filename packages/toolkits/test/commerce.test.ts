@@ -14,7 +14,6 @@ import { createCommerceTools, openCommerceStore, type CommerceStore } from '../s
 import { ToolClient } from './tool-client.helpers.js';
 import { builtinToolkits } from '../src/index.js';
 
-
 // Ids from the shop's static data.
 const MAYA = { id: '0372b1bb-5ae6-4c91-837d-797114c89c70', email: 'maya.patel@example.com' }; // gold, San Francisco
 const NOAH = { id: 'ca33b83d-e957-4bd7-97c0-ff99daaf9c14', email: 'noah.williams@example.com' }; // bronze, Boston
@@ -294,7 +293,10 @@ describe('CreateUser', () => {
       type: 'object',
       required: ['email', 'first_name', 'last_name'],
       additionalProperties: false,
-      properties: { email: { type: 'string', format: 'email' }, preferences: { properties: { preferred_shipping: { enum: ['standard', 'express', 'overnight', 'international'] } } } },
+      properties: {
+        email: { type: 'string', format: 'email' },
+        preferences: { properties: { preferred_shipping: { enum: ['standard', 'express', 'overnight', 'international'] } } },
+      },
     });
     expect(answer.instructions).toContain('mode "execute"');
     expect(rows()).toEqual(before);
@@ -324,7 +326,9 @@ describe('CreateUser', () => {
     const email = newEmail('twice');
     await createUser({ email, first_name: 'Twice', last_name: 'Over' });
     for (const taken of [email, email.toUpperCase(), MAYA.email]) {
-      const error = await expectRetry('CreateUser', { mode: 'execute', request_body: JSON.stringify({ email: taken, first_name: 'A', last_name: 'B' }) }, ['/email']);
+      const error = await expectRetry('CreateUser', { mode: 'execute', request_body: JSON.stringify({ email: taken, first_name: 'A', last_name: 'B' }) }, [
+        '/email',
+      ]);
       expect(error.message).toContain('belongs to an existing customer');
     }
   });
@@ -462,7 +466,11 @@ describe('CreateOrder', () => {
   it('keeps users and orders for the next process that opens the store', async () => {
     const email = newEmail('lasting');
     const user = await createUser({ email, first_name: 'Las', last_name: 'Ting' });
-    const order = await placeOrder({ customer_id: user.id, items: [{ product_id: SKILLET, quantity: 3 }], shipping: { method: 'overnight', address: { line1: '5 Elm St', city: 'Austin', region: 'TX', postal_code: '78701', country: 'US' } } });
+    const order = await placeOrder({
+      customer_id: user.id,
+      items: [{ product_id: SKILLET, quantity: 3 }],
+      shipping: { method: 'overnight', address: { line1: '5 Elm St', city: 'Austin', region: 'TX', postal_code: '78701', country: 'US' } },
+    });
     expect(order).toMatchObject({ subtotal: 135, total: 159.99, discount: null });
 
     const reopened = openCommerceStore(file);
@@ -510,14 +518,17 @@ describe('CreateOrder', () => {
     it('customizations that are missing, unknown, not an option or too long', async () => {
       await orderRetry(mayasOrder({ items: [{ product_id: TEE, quantity: 1, customizations: { color: 'navy' } }] }), ['/items/0/customizations/size']);
       await orderRetry(mayasOrder({ items: [{ product_id: TEE, quantity: 1 }] }), ['/items/0/customizations/size', '/items/0/customizations/color']);
-      const option = await orderRetry(mayasOrder({ items: [{ product_id: TEE, quantity: 1, customizations: { size: 'M', color: 'purple' } }] }), ['/items/0/customizations/color']);
+      const option = await orderRetry(mayasOrder({ items: [{ product_id: TEE, quantity: 1, customizations: { size: 'M', color: 'purple' } }] }), [
+        '/items/0/customizations/color',
+      ]);
       expect(option.message).toContain("'navy'");
-      const unknown = await orderRetry(mayasOrder({ items: [{ product_id: SKILLET, quantity: 1, customizations: { engraving: 'Hi' } }] }), ['/items/0/customizations/engraving']);
+      const unknown = await orderRetry(mayasOrder({ items: [{ product_id: SKILLET, quantity: 1, customizations: { engraving: 'Hi' } }] }), [
+        '/items/0/customizations/engraving',
+      ]);
       expect(unknown.message).toContain('accepts none');
-      const long = await orderRetry(
-        mayasOrder({ items: [{ product_id: NOTEBOOK, quantity: 1, customizations: { cover: 'olive', monogram: 'ABCD' } }] }),
-        ['/items/0/customizations/monogram'],
-      );
+      const long = await orderRetry(mayasOrder({ items: [{ product_id: NOTEBOOK, quantity: 1, customizations: { cover: 'olive', monogram: 'ABCD' } }] }), [
+        '/items/0/customizations/monogram',
+      ]);
       expect(long.message).toContain('at most 3 characters');
     });
 
@@ -536,8 +547,16 @@ describe('CreateOrder', () => {
     });
 
     it('a destination the shop does not ship to, given or on file, and no address at all', async () => {
-      await orderRetry(mayasOrder({ shipping: { method: 'international', address: { line1: 'Base 1', city: 'McMurdo', postal_code: '0000', country: 'AQ' } } }), ['/shipping/address/country']);
-      const abroad = await createUser({ email: newEmail('abroad'), first_name: 'Ab', last_name: 'Road', address: { line1: 'Av. Corrientes 1234', city: 'Buenos Aires', postal_code: 'C1043', country: 'AR' } });
+      await orderRetry(
+        mayasOrder({ shipping: { method: 'international', address: { line1: 'Base 1', city: 'McMurdo', postal_code: '0000', country: 'AQ' } } }),
+        ['/shipping/address/country'],
+      );
+      const abroad = await createUser({
+        email: newEmail('abroad'),
+        first_name: 'Ab',
+        last_name: 'Road',
+        address: { line1: 'Av. Corrientes 1234', city: 'Buenos Aires', postal_code: 'C1043', country: 'AR' },
+      });
       const onFile = await orderRetry({ ...mayasOrder(), customer_id: abroad.id }, ['/shipping/address']);
       expect(onFile.message).toContain('in AR');
       const homeless = await createUser({ email: newEmail('nowhere'), first_name: 'No', last_name: 'Where' });
@@ -547,7 +566,10 @@ describe('CreateOrder', () => {
 
     it('every problem of a body at once', async () => {
       await orderRetry(
-        mayasOrder({ items: [{ product_id: TEE, quantity: 1, customizations: { size: 'XXXL', color: 'navy' } }], shipping: { method: 'overnight', address: { line1: '1 Rue', city: 'Lyon', postal_code: '69001', country: 'FR' } } }),
+        mayasOrder({
+          items: [{ product_id: TEE, quantity: 1, customizations: { size: 'XXXL', color: 'navy' } }],
+          shipping: { method: 'overnight', address: { line1: '1 Rue', city: 'Lyon', postal_code: '69001', country: 'FR' } },
+        }),
         ['/items/0/customizations/size', '/shipping/method'],
       );
     });

@@ -131,9 +131,13 @@ describe('campaigns', () => {
 
   it('creates, reads and updates campaigns in batches', async () => {
     const prefix = unique('Batch');
-    const created = await app.execute('CreateMarketingCampaignBatch', {}, {
-      inputs: ['one', 'two', 'three'].map((n) => ({ properties: { hs_name: `${prefix} ${n}`, hs_notes: n } })),
-    });
+    const created = await app.execute(
+      'CreateMarketingCampaignBatch',
+      {},
+      {
+        inputs: ['one', 'two', 'three'].map((n) => ({ properties: { hs_name: `${prefix} ${n}`, hs_notes: n } })),
+      },
+    );
     expect(created.status).toBe('COMPLETE');
     // The response order may differ from the request's (spec 4.2), so compare as sets.
     expect(created.results.map((c: any) => c.properties.hs_name).sort()).toEqual([`${prefix} one`, `${prefix} three`, `${prefix} two`]);
@@ -148,12 +152,16 @@ describe('campaigns', () => {
     expect(read.results.map((c: any) => c.properties.hs_notes).sort()).toEqual(['one', 'three', 'two']);
     expect(read.results.every((c: any) => Object.keys(c.properties).join() === 'hs_notes')).toBe(true);
 
-    const updated = await app.execute('UpdateCampaignBatch', {}, {
-      inputs: [
-        { id: ids[0], properties: { hs_notes: 'changed' } },
-        { id: ids[1], properties: { hs_notes: '' } },
-      ],
-    });
+    const updated = await app.execute(
+      'UpdateCampaignBatch',
+      {},
+      {
+        inputs: [
+          { id: ids[0], properties: { hs_notes: 'changed' } },
+          { id: ids[1], properties: { hs_notes: '' } },
+        ],
+      },
+    );
     expect(updated.results).toHaveLength(2);
     expect((await app.call('GetCampaignDetails', { campaign_guid: ids[0] })).properties.hs_notes).toBe('changed');
     expect((await app.call('GetCampaignDetails', { campaign_guid: ids[1] })).properties).not.toHaveProperty('hs_notes');
@@ -196,17 +204,25 @@ describe('limits: 50 campaigns per batch', () => {
 
   it('accepts 50 campaigns in each batch tool and refuses 51', async () => {
     const prefix = unique('Fifty');
-    const created = await app.execute('CreateMarketingCampaignBatch', {}, {
-      inputs: Array.from({ length: 50 }, (_, i) => ({ properties: { hs_name: `${prefix} ${i}` } })),
-    });
+    const created = await app.execute(
+      'CreateMarketingCampaignBatch',
+      {},
+      {
+        inputs: Array.from({ length: 50 }, (_, i) => ({ properties: { hs_name: `${prefix} ${i}` } })),
+      },
+    );
     expect(created.results).toHaveLength(50);
     const ids: string[] = created.results.map((c: any) => c.id);
 
     // 51 to create: refused by the emulator, and nothing is created.
     const before = emulator.requests.length;
-    const tooMany = await app.failExecute('CreateMarketingCampaignBatch', {}, {
-      inputs: Array.from({ length: 51 }, (_, i) => ({ properties: { hs_name: `${prefix} extra ${i}` } })),
-    });
+    const tooMany = await app.failExecute(
+      'CreateMarketingCampaignBatch',
+      {},
+      {
+        inputs: Array.from({ length: 51 }, (_, i) => ({ properties: { hs_name: `${prefix} extra ${i}` } })),
+      },
+    );
     expect(emulator.requests.length).toBe(before + 1);
     expect(tooMany.kind).toBe('UPSTREAM_RUNTIME_BAD_REQUEST');
     expect(tooMany.message).toMatch(/at most 50 campaigns per batch/);
@@ -214,9 +230,13 @@ describe('limits: 50 campaigns per batch', () => {
 
     const updated = await app.execute('UpdateCampaignBatch', {}, { inputs: ids.map((id) => ({ id, properties: { hs_notes: 'fifty' } })) });
     expect(updated.results).toHaveLength(50);
-    const tooManyUpdates = await app.failExecute('UpdateCampaignBatch', {}, {
-      inputs: [...ids, ids[0]].map((id) => ({ id, properties: { hs_notes: 'fifty-one' } })),
-    });
+    const tooManyUpdates = await app.failExecute(
+      'UpdateCampaignBatch',
+      {},
+      {
+        inputs: [...ids, ids[0]].map((id) => ({ id, properties: { hs_notes: 'fifty-one' } })),
+      },
+    );
     expect(tooManyUpdates.kind).toBe('UPSTREAM_RUNTIME_BAD_REQUEST');
     expect(tooManyUpdates.message).toMatch(/at most 50 campaigns per batch/);
     expect((await app.call('GetCampaignDetails', { campaign_guid: ids[0] })).properties.hs_notes).toBe('fifty');
@@ -245,7 +265,11 @@ describe('campaign budget and spend', () => {
     const budgetId = Number(budget.id);
     expect(Number.isInteger(budgetId)).toBe(true);
 
-    expect(await app.call('GetCampaignBudget', { campaign_guid: campaign.id, budget_item_id: budgetId })).toMatchObject({ id: budget.id, name: 'Ads', amount: 1000.5 });
+    expect(await app.call('GetCampaignBudget', { campaign_guid: campaign.id, budget_item_id: budgetId })).toMatchObject({
+      id: budget.id,
+      name: 'Ads',
+      amount: 1000.5,
+    });
 
     const updatedBudget = await app.call('UpdateCampaignBudget', {
       campaign_guid: campaign.id,
@@ -293,8 +317,13 @@ describe('campaign budget and spend', () => {
     expect(await app.call('DeleteCampaignBudgetItem', { campaign_guid: campaign.id, budget_item_id: Number(drop.id) })).toEqual({ success: true, status: 204 });
     expect((await app.fail('GetCampaignBudget', { campaign_guid: campaign.id, budget_item_id: Number(drop.id) })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
 
-    expect(await app.call('RemoveCampaignSpendItem', { campaign_identifier: campaign.id, spend_item_id: Number(spend.id) })).toEqual({ success: true, status: 204 });
-    expect((await app.fail('GetCampaignSpendItem', { campaign_guid: campaign.id, spend_item_identifier: Number(spend.id) })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
+    expect(await app.call('RemoveCampaignSpendItem', { campaign_identifier: campaign.id, spend_item_id: Number(spend.id) })).toEqual({
+      success: true,
+      status: 204,
+    });
+    expect((await app.fail('GetCampaignSpendItem', { campaign_guid: campaign.id, spend_item_identifier: Number(spend.id) })).kind).toBe(
+      'UPSTREAM_RUNTIME_NOT_FOUND',
+    );
 
     const totals = await app.call('GetCampaignBudgetDetails', { campaign_unique_identifier: campaign.id });
     expect(totals.budgetItems.map((item: any) => item.id)).toEqual([keep.id]);
@@ -302,7 +331,9 @@ describe('campaign budget and spend', () => {
     expect(totals).toMatchObject({ budgetTotal: 10, spendTotal: 0, remainingBudget: 10 });
 
     // Removing again: the item no longer exists.
-    expect((await app.fail('DeleteCampaignBudgetItem', { campaign_guid: campaign.id, budget_item_id: Number(drop.id) })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
+    expect((await app.fail('DeleteCampaignBudgetItem', { campaign_guid: campaign.id, budget_item_id: Number(drop.id) })).kind).toBe(
+      'UPSTREAM_RUNTIME_NOT_FOUND',
+    );
   });
 });
 
@@ -331,9 +362,10 @@ describe('campaign assets and reports', () => {
     const details = await app.call('GetCampaignDetails', { campaign_guid: campaign.id });
     expect(Object.keys(details.assets).sort()).toEqual(['EXTERNAL_WEB_URL', 'FORM', 'OBJECT_LIST']);
 
-    expect(
-      await app.call('DisassociateCampaignAsset', { campaign_unique_identifier: campaign.id, asset_type: 'OBJECT_LIST', asset_id: '501' }),
-    ).toEqual({ success: true, status: 204 });
+    expect(await app.call('DisassociateCampaignAsset', { campaign_unique_identifier: campaign.id, asset_type: 'OBJECT_LIST', asset_id: '501' })).toEqual({
+      success: true,
+      status: 204,
+    });
     expect((await app.call('ListCampaignAssets', { campaign_identifier: campaign.id, asset_type: 'OBJECT_LIST' })).results).toEqual([]);
     const pages = await app.call('ListCampaignAssets', { campaign_identifier: campaign.id, asset_type: 'EXTERNAL_WEB_URL', pagination_cursor: '0' });
     expect(pages.results.map((asset: any) => asset.id)).toEqual(['pricing-page']);
@@ -360,7 +392,13 @@ describe('campaign assets and reports', () => {
     });
     expect(outside.results).toEqual([]);
 
-    expect(await app.call('GetCampaignAttributionMetrics', { campaign_unique_identifier: campaign.id, start_date_for_report: '2025-01-01', report_end_date: '2030-12-31' })).toEqual({
+    expect(
+      await app.call('GetCampaignAttributionMetrics', {
+        campaign_unique_identifier: campaign.id,
+        start_date_for_report: '2025-01-01',
+        report_end_date: '2030-12-31',
+      }),
+    ).toEqual({
       sessions: 0,
       influencedContacts: 1,
       newContactsFirstTouch: 1,
@@ -566,15 +604,23 @@ describe('sending email and statistics', () => {
     expect(unpublished.message).toMatch(/not published/);
 
     await app.call('PublishCrmEmail', { crm_email_id: email.id });
-    const marketing = await app.execute('SendMarketingEmail', {}, {
-      emailId: Number(email.id),
-      message: { to: 'ada.lovelace@example.com', sendId: unique('send') },
-      contactProperties: { firstname: 'Ada' },
-    });
+    const marketing = await app.execute(
+      'SendMarketingEmail',
+      {},
+      {
+        emailId: Number(email.id),
+        message: { to: 'ada.lovelace@example.com', sendId: unique('send') },
+        contactProperties: { firstname: 'Ada' },
+      },
+    );
     expect(marketing).toMatchObject({ status: 'PENDING' });
     expect(marketing.statusId).toBeTruthy();
 
-    const transactional = await app.execute('SendTransactionalEmail', {}, { emailId: Number(email.id), message: { to: 'grace.hopper@example.com', cc: ['alan.turing@example.com'] } });
+    const transactional = await app.execute(
+      'SendTransactionalEmail',
+      {},
+      { emailId: Number(email.id), message: { to: 'grace.hopper@example.com', cc: ['alan.turing@example.com'] } },
+    );
     expect(transactional).toMatchObject({ status: 'PENDING' });
     expect(transactional.statusId).not.toBe(marketing.statusId);
 
@@ -604,7 +650,11 @@ describe('transactional SMTP tokens', () => {
     const second = await app.call('CreateSmtpApiToken', { campaign_name: campaignName, create_contact_for_recipients: false });
     const first = await app.call('QuerySmtpTokens', { campaign_name: campaignName, maximum_tokens_to_return: 1 });
     expect(first.results.map((t: any) => t.id)).toEqual([token.id]);
-    const next = await app.call('QuerySmtpTokens', { campaign_name: campaignName, maximum_tokens_to_return: 1, result_pagination_start: first.paging.next.after });
+    const next = await app.call('QuerySmtpTokens', {
+      campaign_name: campaignName,
+      maximum_tokens_to_return: 1,
+      result_pagination_start: first.paging.next.after,
+    });
     expect(next.results.map((t: any) => t.id)).toEqual([second.id]);
 
     const byCampaignId = await app.call('QuerySmtpTokens', { email_campaign_id: second.emailCampaignId });
@@ -666,15 +716,27 @@ describe('marketing events', () => {
 
   it('upserts events one at a time and in a batch, keeping object ids of existing events', async () => {
     const externalEventId = unique('upsert');
-    const created = await app.execute('UpsertMarketingEvent', { external_event_id: externalEventId }, eventInput(ACCOUNT, externalEventId, { eventType: 'CONFERENCE' }));
+    const created = await app.execute(
+      'UpsertMarketingEvent',
+      { external_event_id: externalEventId },
+      eventInput(ACCOUNT, externalEventId, { eventType: 'CONFERENCE' }),
+    );
     expect(created).toMatchObject({ eventName: `Event ${externalEventId}`, eventType: 'CONFERENCE' });
-    const replaced = await app.execute('UpsertMarketingEvent', { external_event_id: externalEventId }, eventInput(ACCOUNT, externalEventId, { eventName: 'Replaced' }));
+    const replaced = await app.execute(
+      'UpsertMarketingEvent',
+      { external_event_id: externalEventId },
+      eventInput(ACCOUNT, externalEventId, { eventName: 'Replaced' }),
+    );
     expect(replaced).toMatchObject({ id: created.id, eventName: 'Replaced' });
 
     const newId = unique('upsert');
-    const batch = await app.execute('UpsertMarketingEvents', {}, {
-      inputs: [eventInput(ACCOUNT, externalEventId, { eventName: 'Batch replaced' }), eventInput(ACCOUNT, newId)],
-    });
+    const batch = await app.execute(
+      'UpsertMarketingEvents',
+      {},
+      {
+        inputs: [eventInput(ACCOUNT, externalEventId, { eventName: 'Batch replaced' }), eventInput(ACCOUNT, newId)],
+      },
+    );
     expect(batch.results).toHaveLength(2);
     const byName = Object.fromEntries(batch.results.map((e: any) => [e.eventName, e]));
     expect(byName['Batch replaced'].id).toBe(created.id);
@@ -685,12 +747,16 @@ describe('marketing events', () => {
   it('updates events in a batch by object id', async () => {
     const a = await createEvent();
     const b = await createEvent();
-    const result = await app.execute('UpdateMarketingEventsBatch', {}, {
-      inputs: [
-        { objectId: a.objectId, customProperties: [], eventName: 'Batch A' },
-        { objectId: b.objectId, customProperties: [customProperty('track', 'main')], eventUrl: 'https://example.com/b' },
-      ],
-    });
+    const result = await app.execute(
+      'UpdateMarketingEventsBatch',
+      {},
+      {
+        inputs: [
+          { objectId: a.objectId, customProperties: [], eventName: 'Batch A' },
+          { objectId: b.objectId, customProperties: [customProperty('track', 'main')], eventUrl: 'https://example.com/b' },
+        ],
+      },
+    );
     expect(result.results.map((e: any) => e.objectId).sort()).toEqual([a.objectId, b.objectId].sort());
     expect((await app.call('FetchEventDetails', { marketing_event_object_id: a.objectId })).eventName).toBe('Batch A');
     expect(await app.call('FetchEventDetails', { marketing_event_object_id: b.objectId })).toMatchObject({
@@ -739,7 +805,10 @@ describe('marketing events', () => {
     const event = await createEvent();
     const cancelled = await app.call('CancelMarketingEvent', { external_account_id: ACCOUNT, external_event_id: event.externalEventId });
     expect(cancelled).toMatchObject({ objectId: event.objectId, eventCancelled: true });
-    expect(await app.call('FetchEventDetails', { marketing_event_object_id: event.objectId })).toMatchObject({ eventCancelled: true, eventStatus: 'CANCELLED' });
+    expect(await app.call('FetchEventDetails', { marketing_event_object_id: event.objectId })).toMatchObject({
+      eventCancelled: true,
+      eventStatus: 'CANCELLED',
+    });
 
     // Only the creating app knows the event by its external ids.
     const foreign = await otherApp.fail('CancelMarketingEvent', { external_account_id: ACCOUNT, external_event_id: (await createEvent()).externalEventId });
@@ -757,7 +826,10 @@ describe('marketing events', () => {
       event_end_datetime: end,
     });
     expect(completed).toMatchObject({ objectId: event.objectId, eventCompleted: true, startDateTime: start, endDateTime: end });
-    expect(await app.call('FetchEventDetails', { marketing_event_object_id: event.objectId })).toMatchObject({ eventCompleted: true, eventStatus: 'COMPLETED' });
+    expect(await app.call('FetchEventDetails', { marketing_event_object_id: event.objectId })).toMatchObject({
+      eventCompleted: true,
+      eventStatus: 'COMPLETED',
+    });
   });
 });
 
@@ -780,7 +852,10 @@ describe('marketing event deletion', () => {
     expect(refused.kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
     expect((await app.call('FetchEventDetails', { marketing_event_object_id: event.objectId })).objectId).toBe(event.objectId);
 
-    expect(await app.call('DeleteMarketingEvent', { external_account_id: ACCOUNT, marketing_event_id: event.externalEventId })).toEqual({ success: true, status: 204 });
+    expect(await app.call('DeleteMarketingEvent', { external_account_id: ACCOUNT, marketing_event_id: event.externalEventId })).toEqual({
+      success: true,
+      status: 204,
+    });
     expect((await app.fail('FetchEventDetails', { marketing_event_object_id: event.objectId })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
   });
 
@@ -814,8 +889,12 @@ describe('marketing event deletion', () => {
   it('state: DeleteMarketingEvents reports whether all or only some events were deleted', async () => {
     const a = await createEvent();
     const b = await createEvent(otherApp);
-    expect(await app.execute('DeleteMarketingEvents', {}, { inputs: [{ objectId: a.objectId }, { objectId: b.objectId }] })).toEqual({ success: true, status: 204 });
-    for (const event of [a, b]) expect((await app.fail('FetchEventDetails', { marketing_event_object_id: event.objectId })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
+    expect(await app.execute('DeleteMarketingEvents', {}, { inputs: [{ objectId: a.objectId }, { objectId: b.objectId }] })).toEqual({
+      success: true,
+      status: 204,
+    });
+    for (const event of [a, b])
+      expect((await app.fail('FetchEventDetails', { marketing_event_object_id: event.objectId })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
 
     const c = await createEvent();
     const some = await app.execute('DeleteMarketingEvents', {}, { inputs: [{ objectId: c.objectId }, { objectId: a.objectId }] });
@@ -834,7 +913,10 @@ describe('event lists', () => {
     expect(lists.total).toBe(1);
     expect(lists.results[0]).toMatchObject({ listId: '501', name: 'Webinar registrants' });
 
-    expect(await app.call('DisassociateListFromMarketingEvent', { marketing_event_id: event.objectId, list_identifier: '501' })).toEqual({ success: true, status: 204 });
+    expect(await app.call('DisassociateListFromMarketingEvent', { marketing_event_id: event.objectId, list_identifier: '501' })).toEqual({
+      success: true,
+      status: 204,
+    });
     expect((await app.call('GetMarketingEventLists', { marketing_event_id: event.objectId })).results).toEqual([]);
   });
 
@@ -864,10 +946,19 @@ describe('attendance and subscriber state', () => {
     const registered = await app.execute(
       'RecordEventAttendance',
       { marketing_event_id: event.objectId, attendance_state: 'register' },
-      { inputs: [{ vid: 1001, interactionDateTime: at() }, { vid: 1002, interactionDateTime: at() }] },
+      {
+        inputs: [
+          { vid: 1001, interactionDateTime: at() },
+          { vid: 1002, interactionDateTime: at() },
+        ],
+      },
     );
     expect(registered.results).toEqual([{ vid: 1001 }, { vid: 1002 }]);
-    expect(await app.call('GetMarketingEventParticipationCounters', { marketing_event_id: Number(event.objectId) })).toMatchObject({ registered: 2, attended: 0, cancelled: 0 });
+    expect(await app.call('GetMarketingEventParticipationCounters', { marketing_event_id: Number(event.objectId) })).toMatchObject({
+      registered: 2,
+      attended: 0,
+      cancelled: 0,
+    });
     expect(timelineOf(event.objectId).map((t) => [t.contact_vid, t.state])).toEqual([
       [1001, 'register'],
       [1002, 'register'],
@@ -890,8 +981,16 @@ describe('attendance and subscriber state', () => {
     expect(attendedRows.results[0].properties).toMatchObject({ attendanceState: 'ATTENDED', attendanceDurationSeconds: 1800, attendancePercentage: '50' });
     expect(JSON.parse(timelineOf(event.objectId).at(-1)!.properties)).toEqual(properties);
 
-    await app.execute('RecordEventAttendance', { marketing_event_id: event.objectId, attendance_state: 'cancel' }, { inputs: [{ vid: 1002, interactionDateTime: at() }] });
-    expect(await app.call('GetMarketingEventParticipationCounters', { marketing_event_id: Number(event.objectId) })).toMatchObject({ registered: 0, attended: 1, cancelled: 1 });
+    await app.execute(
+      'RecordEventAttendance',
+      { marketing_event_id: event.objectId, attendance_state: 'cancel' },
+      { inputs: [{ vid: 1002, interactionDateTime: at() }] },
+    );
+    expect(await app.call('GetMarketingEventParticipationCounters', { marketing_event_id: Number(event.objectId) })).toMatchObject({
+      registered: 0,
+      attended: 1,
+      cancelled: 1,
+    });
     expect(timelineOf(event.objectId).map((t) => [t.contact_vid, t.state])).toEqual([
       [1001, 'register'],
       [1002, 'register'],
@@ -935,7 +1034,11 @@ describe('attendance and subscriber state', () => {
     const grace = await app.call('GetContactParticipationsBreakdown', { contact_identifier: '1002' });
     expect(grace.results.map((r: any) => r.associations.contact.firstname)).toContain('Grace');
 
-    expect(timelineOf(event.objectId).map((t) => t.contact_vid).sort()).toEqual([1002, created.vid].sort());
+    expect(
+      timelineOf(event.objectId)
+        .map((t) => t.contact_vid)
+        .sort(),
+    ).toEqual([1002, created.vid].sort());
   });
 
   it('state: RecordEventParticipationCrm (by external ids) creates unknown contacts by email and adds a timeline event to each', async () => {
@@ -956,11 +1059,17 @@ describe('attendance and subscriber state', () => {
   it('state: RecordCrmSubscriberState needs existing contacts (by id)', async () => {
     const event = await createEvent();
     const params = { external_account_id: ACCOUNT, event_id_in_external_app: event.externalEventId, subscriber_state: 'register' };
-    expect(await app.execute('RecordCrmSubscriberState', params, { inputs: [{ vid: 1004, interactionDateTime: at() }] })).toEqual({ success: true, status: 204 });
+    expect(await app.execute('RecordCrmSubscriberState', params, { inputs: [{ vid: 1004, interactionDateTime: at() }] })).toEqual({
+      success: true,
+      status: 204,
+    });
     expect(await app.call('GetMarketingEventParticipationCounters', { marketing_event_id: Number(event.objectId) })).toMatchObject({ registered: 1 });
 
     const missing = await app.failExecute('RecordCrmSubscriberState', params, {
-      inputs: [{ vid: 1005, interactionDateTime: at() }, { vid: 987654, interactionDateTime: at() }],
+      inputs: [
+        { vid: 1005, interactionDateTime: at() },
+        { vid: 987654, interactionDateTime: at() },
+      ],
     });
     expect(missing.kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
     expect(missing.message).toMatch(/987654/);
@@ -998,7 +1107,11 @@ describe('participation counters and breakdowns', () => {
       { marketing_event_id: event.objectId, attendance_state: 'register' },
       { inputs: [1001, 1002, 1003].map((vid) => ({ vid, interactionDateTime: now })) },
     );
-    await app.execute('RecordEventAttendance', { marketing_event_id: event.objectId, attendance_state: 'attend' }, { inputs: [{ vid: 1003, interactionDateTime: now }] });
+    await app.execute(
+      'RecordEventAttendance',
+      { marketing_event_id: event.objectId, attendance_state: 'attend' },
+      { inputs: [{ vid: 1003, interactionDateTime: now }] },
+    );
 
     const counters = { registered: 2, attended: 1, cancelled: 0 };
     expect(await app.call('GetMarketingEventParticipationCounters', { marketing_event_id: Number(event.objectId) })).toMatchObject(counters);
@@ -1022,7 +1135,10 @@ describe('participation counters and breakdowns', () => {
     });
     expect(secondPage.results.map((r: any) => r.associations.contact.contactId)).toEqual(['1002']);
 
-    const byContact = await app.call('GetMarketingEventParticipationsBreakdown', { marketing_event_id: Number(event.objectId), contact_identifier: 'alan.turing@example.com' });
+    const byContact = await app.call('GetMarketingEventParticipationsBreakdown', {
+      marketing_event_id: Number(event.objectId),
+      contact_identifier: 'alan.turing@example.com',
+    });
     expect(byContact.results.map((r: any) => [r.associations.contact.contactId, r.properties.attendanceState])).toEqual([['1003', 'ATTENDED']]);
 
     const external = await app.call('GetMarketingEventParticipationBreakdown', {
@@ -1032,9 +1148,17 @@ describe('participation counters and breakdowns', () => {
       response_size_limit: 10,
     });
     expect(external.results).toHaveLength(1);
-    expect(external.results[0].associations.marketingEvent).toMatchObject({ marketingEventId: event.objectId, externalEventId: event.externalEventId, name: event.eventName });
+    expect(external.results[0].associations.marketingEvent).toMatchObject({
+      marketingEventId: event.objectId,
+      externalEventId: event.externalEventId,
+      name: event.eventName,
+    });
 
-    const contactBreakdown = await app.call('GetContactParticipationsBreakdown', { contact_identifier: '1003', participation_state: 'ATTENDED', response_size_limit: 100 });
+    const contactBreakdown = await app.call('GetContactParticipationsBreakdown', {
+      contact_identifier: '1003',
+      participation_state: 'ATTENDED',
+      response_size_limit: 100,
+    });
     expect(contactBreakdown.results.map((r: any) => r.associations.marketingEvent.marketingEventId)).toContain(event.objectId);
     expect(contactBreakdown.results.every((r: any) => r.properties.attendanceState === 'ATTENDED')).toBe(true);
   });
@@ -1049,15 +1173,35 @@ describe('bad input is refused before anything is sent', () => {
     ['string given a number', 'GetCampaignDetails', { campaign_guid: 42 }, /parameter 'campaign_guid' must be a string/],
     ['integer given a fraction', 'GetCampaignBudget', { campaign_guid: 'c', budget_item_id: 1.5 }, /parameter 'budget_item_id' must be an integer/],
     ['integer given a string', 'GetMarketingEventParticipationCounters', { marketing_event_id: '12' }, /parameter 'marketing_event_id' must be an integer/],
-    ['number given a string', 'AddCampaignBudgetItem', { campaign_id: 'c', budget_item_name: 'n', budget_amount: '100', budget_item_order: 1 }, /parameter 'budget_amount' must be a number/],
-    ['boolean given a string', 'CreateSmtpApiToken', { campaign_name: 'x', create_contact_for_recipients: 'yes' }, /parameter 'create_contact_for_recipients' must be a boolean/],
+    [
+      'number given a string',
+      'AddCampaignBudgetItem',
+      { campaign_id: 'c', budget_item_name: 'n', budget_amount: '100', budget_item_order: 1 },
+      /parameter 'budget_amount' must be a number/,
+    ],
+    [
+      'boolean given a string',
+      'CreateSmtpApiToken',
+      { campaign_name: 'x', create_contact_for_recipients: 'yes' },
+      /parameter 'create_contact_for_recipients' must be a boolean/,
+    ],
     ['array given a string', 'GetMarketingCampaigns', { requested_properties: 'hs_name' }, /parameter 'requested_properties' must be an array/],
     ['array item of the wrong type', 'ListCrmForms', { included_form_types: ['hubspot', 7] }, /parameter 'included_form_types\[1\]' must be a string/],
     ['bad mode', 'CreateMarketingCampaign', { mode: 'run' }, /parameter 'mode' must be one of: 'get_request_schema', 'execute'/],
     ['missing mode', 'CreateMarketingCampaign', { request_body: '{}' }, /parameter 'mode' is required/],
     ['unknown parameter', 'GetCampaignDetails', { campaign_guid: 'c', campaignGuid: 'c' }, /parameter 'campaignGuid' is not a known field/],
-    ['unknown parameter on a mode-driven tool', 'UpdateCampaignProperties', { mode: 'execute', campaign_uuid: 'c', body: '{}' }, /parameter 'body' is not a known field/],
-    ['request_body not a string', 'CreateMarketingCampaign', { mode: 'execute', request_body: { properties: {} } }, /parameter 'request_body' must be a string/],
+    [
+      'unknown parameter on a mode-driven tool',
+      'UpdateCampaignProperties',
+      { mode: 'execute', campaign_uuid: 'c', body: '{}' },
+      /parameter 'body' is not a known field/,
+    ],
+    [
+      'request_body not a string',
+      'CreateMarketingCampaign',
+      { mode: 'execute', request_body: { properties: {} } },
+      /parameter 'request_body' must be a string/,
+    ],
   ];
 
   it.each(cases)('%s (%s)', async (_label, tool, input, message) => {
@@ -1097,7 +1241,12 @@ describe('bad input is refused before anything is sent', () => {
     ['empty request_body', 'CreateMarketingCampaign', { request_body: '' }, /^request_body is required when mode is "execute"\.$/],
     ['blank request_body', 'ArchiveCampaignsBatch', { request_body: '   ' }, /^request_body is required when mode is "execute"\.$/],
     ['invalid JSON', 'CreateMarketingCampaign', { request_body: '{"properties": {"hs_name": "x"' }, /^request_body is not valid JSON: /],
-    ['schema: wrong type', 'CreateMarketingCampaign', { request_body: '{"properties":{"hs_name":5}}' }, /\/properties\/hs_name \(properties\.hs_name\) must be a string/],
+    [
+      'schema: wrong type',
+      'CreateMarketingCampaign',
+      { request_body: '{"properties":{"hs_name":5}}' },
+      /\/properties\/hs_name \(properties\.hs_name\) must be a string/,
+    ],
     ['schema: missing field', 'CreateMarketingCampaign', { request_body: '{}' }, /\/properties \(properties\) is required/],
     ['schema: unknown field', 'CreateMarketingCampaign', { request_body: '{"properties":{},"name":"x"}' }, /\/name \(name\) is not a known field/],
     ['schema: not an object', 'CreateMarketingCampaign', { request_body: '"just text"' }, /\/ \(the body\) must be an object/],
@@ -1173,9 +1322,7 @@ describe('regressions', () => {
   // DELETE /marketing/v3/campaigns/{id}. The runtime refuses such values before sending.
   it('a dot-segment path value must not turn DisassociateCampaignAsset into a campaign deletion', async () => {
     const campaign = await createCampaign();
-    const sent = await sentDuring(() =>
-      app.attempt('DisassociateCampaignAsset', { campaign_unique_identifier: campaign.id, asset_type: '.', asset_id: '..' }),
-    );
+    const sent = await sentDuring(() => app.attempt('DisassociateCampaignAsset', { campaign_unique_identifier: campaign.id, asset_type: '.', asset_id: '..' }));
     const stillThere = await app.attempt('GetCampaignDetails', { campaign_guid: campaign.id });
     expect(sent, 'requests sent for the disassociation').toEqual([]);
     expect('value' in stillThere, 'the campaign still exists').toBe(true);
@@ -1217,7 +1364,7 @@ describe('regressions', () => {
       }
       if (schema.items) walk(schema.items, `${at}[]`);
       if (typeof schema.additionalProperties === 'object') walk(schema.additionalProperties, `${at}{}`);
-      for (const keyword of ['oneOf', 'anyOf', 'allOf']) (schema[keyword] ?? []).forEach((branch: unknown, i: number) => walk(branch, `${at}|${i}`));
+      for (const keyword of ['oneOf', 'anyOf', 'allOf']) for (const [i, branch] of (schema[keyword] ?? []).entries()) walk(branch, `${at}|${i}`);
     };
     for (const tool of catalog.tools) if (tool.requestBody) walk(tool.requestBody.schema, tool.name);
     expect(offenders).toEqual([]);

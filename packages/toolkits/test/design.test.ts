@@ -33,8 +33,18 @@ afterAll(async () => {
 beforeEach(() => {
   emulator.reset();
   emulator.clock.set(START);
-  emulator.seed({ team: { id: '77', name: 'Product Design' }, project: { id: '88', name: 'App' }, files: [sampleFile('FILEA', 'Checkout'), sampleFile('FILEB', 'Onboarding')], publisherToken: 'publisher-token' });
-  emulator.seed({ team: { id: '99', name: 'Marketing' }, project: { id: '98', name: 'Campaigns' }, files: [sampleFile('FILEC', 'Spring')], publisherToken: 'publisher-token' });
+  emulator.seed({
+    team: { id: '77', name: 'Product Design' },
+    project: { id: '88', name: 'App' },
+    files: [sampleFile('FILEA', 'Checkout'), sampleFile('FILEB', 'Onboarding')],
+    publisherToken: 'publisher-token',
+  });
+  emulator.seed({
+    team: { id: '99', name: 'Marketing' },
+    project: { id: '98', name: 'Campaigns' },
+    files: [sampleFile('FILEC', 'Spring')],
+    publisherToken: 'publisher-token',
+  });
 });
 
 const lastRequest = () => emulator.requests.at(-1)!;
@@ -44,7 +54,10 @@ describe('files, pages and nodes', () => {
     const full = await designer.call('GetFile', { file_key: 'FILEA' });
     expect(full).toMatchObject({ name: 'Checkout', version: '1', editorType: 'figma', role: 'editor' });
     expect(full.document.children.map((page: any) => page.name)).toEqual(['Cover', 'Components']);
-    expect(full.document.children[0].children[0].children.map((node: any) => node.characters)).toEqual(['Design systems that ship', 'From Figma to production']);
+    expect(full.document.children[0].children[0].children.map((node: any) => node.characters)).toEqual([
+      'Design systems that ship',
+      'From Figma to production',
+    ]);
     expect(Object.keys(full.components).sort()).toEqual(['2:1', '2:4', '2:5']);
     expect(full.components['2:1'].key).toBe('FILEA-button');
 
@@ -70,7 +83,15 @@ describe('files, pages and nodes', () => {
   it('GetPages lists page ids and names, asking Figma for depth 1 only', async () => {
     const { result, sent } = await designer.sentDuring(() => designer.call('GetPages', { file_key: 'FILEB' }));
     // The emulator's clock runs on from START, so the seed time is START to the second.
-    expect(result).toEqual({ name: 'Onboarding', version: '1', lastModified: expect.stringMatching(/^2025-03-03T09:00:00/), pages: [{ id: '0:1', name: 'Cover' }, { id: '2:0', name: 'Components' }] });
+    expect(result).toEqual({
+      name: 'Onboarding',
+      version: '1',
+      lastModified: expect.stringMatching(/^2025-03-03T09:00:00/),
+      pages: [
+        { id: '0:1', name: 'Cover' },
+        { id: '2:0', name: 'Components' },
+      ],
+    });
     expect(sent.map((request) => [request.path, request.query])).toEqual([['/v1/files/FILEB', { depth: '1' }]]);
   });
 
@@ -191,7 +212,10 @@ describe('image exports', () => {
 
     for (const image_format of ['svg', 'pdf']) {
       const error = await designer.refuse('ExportImage', { file_key: 'FILEA', node_ids: ['1:5'], image_format, scale: 2 });
-      expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining(`scale applies only to png and jpg exports; leave it out for ${image_format}`) });
+      expect(error).toMatchObject({
+        kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+        message: expect.stringContaining(`scale applies only to png and jpg exports; leave it out for ${image_format}`),
+      });
     }
   });
 
@@ -208,9 +232,16 @@ describe('image exports', () => {
 
 describe('comments and replies', () => {
   it('pins a top-level comment to a node given in either form, at an offset that defaults to 0', async () => {
-    const { result: pinned, sent } = await designer.sentDuring(() => designer.call('AddCommentOrReply', { file_key: 'FILEA', message: 'Tighten the headline', node_id: '1-3', x: 12.5 }));
+    const { result: pinned, sent } = await designer.sentDuring(() =>
+      designer.call('AddCommentOrReply', { file_key: 'FILEA', message: 'Tighten the headline', node_id: '1-3', x: 12.5 }),
+    );
     expect(sent[0]!.body).toEqual({ message: 'Tighten the headline', client_meta: { node_id: '1:3', node_offset: { x: 12.5, y: 0 } } });
-    expect(pinned).toMatchObject({ message: 'Tighten the headline', file_key: 'FILEA', order_id: '1', client_meta: { node_id: '1:3', node_offset: { x: 12.5, y: 0 } } });
+    expect(pinned).toMatchObject({
+      message: 'Tighten the headline',
+      file_key: 'FILEA',
+      order_id: '1',
+      client_meta: { node_id: '1:3', node_offset: { x: 12.5, y: 0 } },
+    });
     expect(pinned.user.id).toBe(emulator.userFor('designer-token').id);
 
     const loose = await designer.call('AddCommentOrReply', { file_key: 'FILEA', message: 'Looks good overall' });
@@ -230,7 +261,9 @@ describe('comments and replies', () => {
     expect(nested).toMatchObject({ kind: 'UPSTREAM_RUNTIME_BAD_REQUEST', status_code: 400 });
     // Figma words its errors as `{ status, err }`; the text reaches the developer message.
     expect(nested.developer_message).toMatch(/root comment/);
-    expect((await designer.fail('AddCommentOrReply', { file_key: 'FILEA', message: 'Lost', parent_comment_id: '999' })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
+    expect((await designer.fail('AddCommentOrReply', { file_key: 'FILEA', message: 'Lost', parent_comment_id: '999' })).kind).toBe(
+      'UPSTREAM_RUNTIME_NOT_FOUND',
+    );
   });
 
   it('x and y without node_id are refused before sending; a node the file lacks is refused by Figma', async () => {
@@ -259,14 +292,21 @@ describe('comments and replies', () => {
     expect((await designer.call('GetComments', { file_key: 'FILEB', max_items: 1, offset: 11 })).comments.map((c: any) => c.message)).toEqual(['Comment 1']);
     expect((await designer.call('GetComments', { file_key: 'FILEA' })).comments).toEqual([]);
 
-    for (const max_items of [0, 51]) expect((await designer.refuse('GetComments', { file_key: 'FILEB', max_items })).message).toMatch(/parameter 'max_items' must be/);
+    for (const max_items of [0, 51])
+      expect((await designer.refuse('GetComments', { file_key: 'FILEB', max_items })).message).toMatch(/parameter 'max_items' must be/);
     expect((await designer.refuse('GetComments', { file_key: 'FILEB', offset: -1 })).message).toMatch(/parameter 'offset' must be >= 0/);
   });
 });
 
 describe('components, component sets and styles', () => {
   const kinds = [
-    { list: 'GetComponents', field: 'components', get: 'GetComponent', param: 'component_key', fileKeys: ['FILEA-button', 'FILEA-badge-info', 'FILEA-badge-warning'] },
+    {
+      list: 'GetComponents',
+      field: 'components',
+      get: 'GetComponent',
+      param: 'component_key',
+      fileKeys: ['FILEA-button', 'FILEA-badge-info', 'FILEA-badge-warning'],
+    },
     { list: 'GetComponentSets', field: 'component_sets', get: 'GetComponentSet', param: 'component_set_key', fileKeys: ['FILEA-badge'] },
     { list: 'GetStyles', field: 'styles', get: 'GetStyle', param: 'style_key', fileKeys: ['FILEA-brand-primary'] },
   ];
@@ -291,7 +331,12 @@ describe('components, component sets and styles', () => {
     let cursor: number | undefined;
     let pages = 0;
     do {
-      const page = await designer.call('GetComponents', { source: 'team', source_id: '77', page_size: 4, ...(cursor !== undefined && { after_cursor: cursor }) });
+      const page = await designer.call('GetComponents', {
+        source: 'team',
+        source_id: '77',
+        page_size: 4,
+        ...(cursor !== undefined && { after_cursor: cursor }),
+      });
       seen.push(...page.meta.components.map((item: any) => item.key));
       cursor = page.meta.cursor.after;
       pages++;
@@ -306,7 +351,8 @@ describe('components, component sets and styles', () => {
       const error = await designer.refuse('GetStyles', { source: 'file', source_id: 'FILEA', ...extra });
       expect(error.message).toMatch(/page_size and after_cursor page a team library; a file's styles come all at once/);
     }
-    for (const page_size of [0, 51]) expect((await designer.refuse('GetComponentSets', { source: 'team', source_id: '77', page_size })).message).toMatch(/parameter 'page_size' must be/);
+    for (const page_size of [0, 51])
+      expect((await designer.refuse('GetComponentSets', { source: 'team', source_id: '77', page_size })).message).toMatch(/parameter 'page_size' must be/);
     await designer.call('GetComponentSets', { source: 'team', source_id: '77', page_size: 50 });
   });
 
@@ -319,7 +365,12 @@ describe('components, component sets and styles', () => {
 
   it('a published component names the page and frame it sits on', async () => {
     const { meta } = await designer.call('GetComponent', { component_key: 'FILEB-badge-info' });
-    expect(meta).toMatchObject({ name: 'Tone=Info', node_id: '2:4', description: 'Informational badge', containing_frame: { pageId: '2:0', pageName: 'Components', nodeId: '2:3', name: 'Badge' } });
+    expect(meta).toMatchObject({
+      name: 'Tone=Info',
+      node_id: '2:4',
+      description: 'Informational badge',
+      containing_frame: { pageId: '2:0', pageName: 'Components', nodeId: '2:3', name: 'Badge' },
+    });
     const { meta: style } = await designer.call('GetStyle', { style_key: 'FILEC-brand-primary' });
     expect(style).toMatchObject({ style_type: 'FILL', name: 'Brand/Primary', file_key: 'FILEC' });
   });
@@ -356,12 +407,27 @@ describe('bad input is refused before anything is sent', () => {
 
 describe('catalog', () => {
   it('every tool needs a figma token and declares the catalog’s scopes, all of them from the spec', () => {
-    const spec = ['current_user:read', 'file_comments:read', 'file_comments:write', 'file_content:read', 'library_assets:read', 'library_content:read', 'projects:read', 'team_library_content:read'];
+    const spec = [
+      'current_user:read',
+      'file_comments:read',
+      'file_comments:write',
+      'file_content:read',
+      'library_assets:read',
+      'library_content:read',
+      'projects:read',
+      'team_library_content:read',
+    ];
     for (const tool of catalog.tools) {
       expect(tool.requirements.oauth2.provider, tool.name).toBe('figma');
-      expect(tool.requirements.oauth2.scopes.every((scope) => spec.includes(scope)), tool.name).toBe(true);
+      expect(
+        tool.requirements.oauth2.scopes.every((scope) => spec.includes(scope)),
+        tool.name,
+      ).toBe(true);
     }
-    expect(design.tools.find((tool) => tool.name === 'GetComponents')!.requirements.oauth2!.scopes).toEqual(['library_content:read', 'team_library_content:read']);
+    expect(design.tools.find((tool) => tool.name === 'GetComponents')!.requirements.oauth2!.scopes).toEqual([
+      'library_content:read',
+      'team_library_content:read',
+    ]);
   });
 
   it('tools that choose between a file and a team operation are read-only', () => {

@@ -10,7 +10,9 @@ const tools: Tool[] = toolkits.flatMap((toolkit) => toolkit.tools);
 function strictProblems(schema: JsonSchema, path = '$', depth = 0): string[] {
   const allowed = new Set(['type', 'properties', 'required', 'additionalProperties', 'enum', 'const', 'anyOf', 'items', 'description', '$ref', '$defs']);
   const types = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
-  const problems = Object.keys(schema).filter((key) => !allowed.has(key)).map((key) => `${path}: keyword ${key}`);
+  const problems = Object.keys(schema)
+    .filter((key) => !allowed.has(key))
+    .map((key) => `${path}: keyword ${key}`);
   if (depth > 10) problems.push(`${path}: nested deeper than 10 levels`);
   const declared = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
   if (!declared.length && !schema.anyOf && !('const' in schema)) problems.push(`${path}: no type`);
@@ -20,7 +22,8 @@ function strictProblems(schema: JsonSchema, path = '$', depth = 0): string[] {
     if (schema.additionalProperties !== false) problems.push(`${path}: additionalProperties is not false`);
     const required = (schema.required ?? []) as string[];
     if (required.length !== keys.length || keys.some((key) => !required.includes(key))) problems.push(`${path}: not every property is required`);
-    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) problems.push(...strictProblems(property, `${path}.${key}`, depth + 1));
+    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>))
+      problems.push(...strictProblems(property, `${path}.${key}`, depth + 1));
   }
   if (declared.includes('array')) {
     if (!schema.items) problems.push(`${path}: array without items`);
@@ -33,13 +36,30 @@ function strictProblems(schema: JsonSchema, path = '$', depth = 0): string[] {
 
 /** Problems of a schema under Gemini's function declaration rules (an OpenAPI 3.0 schema subset). */
 function geminiProblems(schema: JsonSchema, path = '$'): string[] {
-  const allowed = new Set(['type', 'format', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'items', 'minimum', 'maximum']);
+  const allowed = new Set([
+    'type',
+    'format',
+    'description',
+    'nullable',
+    'enum',
+    'maxItems',
+    'minItems',
+    'properties',
+    'required',
+    'items',
+    'minimum',
+    'maximum',
+  ]);
   const formats: Record<string, string[]> = { string: ['date-time', 'enum'], integer: ['int32', 'int64'], number: ['float', 'double'] };
-  const problems = Object.keys(schema).filter((key) => !allowed.has(key)).map((key) => `${path}: keyword ${key}`);
+  const problems = Object.keys(schema)
+    .filter((key) => !allowed.has(key))
+    .map((key) => `${path}: keyword ${key}`);
   const type = schema.type;
-  if (typeof type !== 'string' || !['string', 'integer', 'number', 'boolean', 'array', 'object'].includes(type)) return [...problems, `${path}: type ${JSON.stringify(type)}`];
+  if (typeof type !== 'string' || !['string', 'integer', 'number', 'boolean', 'array', 'object'].includes(type))
+    return [...problems, `${path}: type ${JSON.stringify(type)}`];
   if (schema.format !== undefined && !formats[type]?.includes(schema.format as string)) problems.push(`${path}: format ${String(schema.format)} on ${type}`);
-  if (schema.enum !== undefined && (type !== 'string' || !(schema.enum as unknown[]).every((value) => typeof value === 'string'))) problems.push(`${path}: enum on ${type}`);
+  if (schema.enum !== undefined && (type !== 'string' || !(schema.enum as unknown[]).every((value) => typeof value === 'string')))
+    problems.push(`${path}: enum on ${type}`);
   if (type === 'array') {
     if (!schema.items) problems.push(`${path}: array without items`);
     else problems.push(...geminiProblems(schema.items as JsonSchema, `${path}[]`));
@@ -84,11 +104,17 @@ describe('gemini', () => {
   });
 
   it('leaves out what Gemini rejects and keeps the rest', () => {
-    const search = toGeminiFunction(tools.find((t) => t.name === 'SearchFilesAndFolders')!).parameters as JsonSchema & { properties: Record<string, JsonSchema> };
+    const search = toGeminiFunction(tools.find((t) => t.name === 'SearchFilesAndFolders')!).parameters as JsonSchema & {
+      properties: Record<string, JsonSchema>;
+    };
     expect(search).not.toHaveProperty('additionalProperties');
-    expect(search.properties.filter_by_category).toEqual(expect.objectContaining({ type: 'array', items: expect.objectContaining({ enum: expect.any(Array) }) }));
+    expect(search.properties.filter_by_category).toEqual(
+      expect.objectContaining({ type: 'array', items: expect.objectContaining({ enum: expect.any(Array) }) }),
+    );
     expect(search.properties.filter_by_category).not.toHaveProperty('uniqueItems');
-    const secret = toGeminiFunction(tools.find((t) => t.name === 'CreateOrUpdateOrgSecret')!).parameters as JsonSchema & { properties: Record<string, JsonSchema> };
+    const secret = toGeminiFunction(tools.find((t) => t.name === 'CreateOrUpdateOrgSecret')!).parameters as JsonSchema & {
+      properties: Record<string, JsonSchema>;
+    };
     expect(secret.properties.repository_ids_for_secret_access!.items).toEqual({ type: 'string' });
     // The plain schema breaks these rules: the check can fail.
     expect(geminiProblems(inputSchema(tools.find((t) => t.name === 'SearchFilesAndFolders')!))).toEqual(

@@ -112,7 +112,10 @@ describe('DownloadFile', () => {
 
   it('a text file of the demo still comes back as text, non-ASCII and BOM included', async () => {
     seedDropboxDemo(emulator, TOKEN);
-    expect(await call('DownloadFile', { file_path: '/Reports/budget.csv' })).toEqual({ metadata: expect.objectContaining({ name: 'budget.csv' }), content: 'item,amount\nads,5000\nevents,3000\n' });
+    expect(await call('DownloadFile', { file_path: '/Reports/budget.csv' })).toEqual({
+      metadata: expect.objectContaining({ name: 'budget.csv' }),
+      content: 'item,amount\nads,5000\nevents,3000\n',
+    });
     emulator.putFile(TOKEN, '/Notes/grüße.txt', '\ufeffGrüße aus 東京 😀');
     expect((await call('DownloadFile', { file_path: '/Notes/grüße.txt' })).content).toBe('\ufeffGrüße aus 東京 😀');
   });
@@ -280,7 +283,10 @@ describe('SearchFilesAndFolders', () => {
     emulator.addFolder(TOKEN, '/cat/report folder');
     for (const [category, path] of Object.entries({ ...samples, folder: '/cat/report folder' })) {
       const value = await call('SearchFilesAndFolders', { keywords: 'report', search_in_folder_path: '/cat', filter_by_category: [category] });
-      expect(found(value).map(([at]: string[]) => at), category).toEqual([path]);
+      expect(
+        found(value).map(([at]: string[]) => at),
+        category,
+      ).toEqual([path]);
     }
     const two = await call('SearchFilesAndFolders', { keywords: 'report', search_in_folder_path: '/cat', filter_by_category: ['image', 'pdf'] });
     expect(found(two).map(([at]: string[]) => at)).toEqual(['/cat/report.pdf', '/cat/report.png']);

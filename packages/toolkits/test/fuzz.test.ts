@@ -23,10 +23,16 @@ const ENGINE_API_KEY = 'fuzz-engine-api-key-31c9';
 const hostile = ['', '.', '..', '../..', '../../admin', '%2e%2e', '{id}', 'a\r\nX-Injected: 1', 'a\nb', 'nul\u0000byte', ' ', '\u202e', 'x'.repeat(5_000)];
 
 function valueFor(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
-  if (Array.isArray(schema.enum)) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: fc.constantFrom(...hostile) });
+  if (Array.isArray(schema.enum))
+    return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...schema.enum) }, { weight: 1, arbitrary: fc.constantFrom(...hostile) });
   switch (schema.type) {
     case 'string': {
-      const plausible = schema.format === 'date-time' ? fc.date({ noInvalidDate: true }).map((date) => date.toISOString()) : schema.format === 'email' ? fc.emailAddress() : fc.string({ maxLength: 24 });
+      const plausible =
+        schema.format === 'date-time'
+          ? fc.date({ noInvalidDate: true }).map((date) => date.toISOString())
+          : schema.format === 'email'
+            ? fc.emailAddress()
+            : fc.string({ maxLength: 24 });
       return fc.oneof({ weight: 3, arbitrary: plausible }, { weight: 2, arbitrary: fc.constantFrom(...hostile) });
     }
     case 'integer':
@@ -63,7 +69,11 @@ function inputFor(tool: Tool): fc.Arbitrary<Record<string, unknown>> {
 
 /** A mode-driven body: JSON of any shape, text that is not JSON, or nothing. */
 const requestBody = (tool: Tool) =>
-  fc.oneof(fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)), fc.string(), valueFor(tool.requestBody?.schema ?? {}).map((value) => JSON.stringify(value)));
+  fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+    fc.string(),
+    valueFor(tool.requestBody?.schema ?? {}).map((value) => JSON.stringify(value)),
+  );
 
 /** Where a refusal names what was wrong: a parameter of the tool, the input as a whole, or the body. */
 function namesAParameter(tool: Tool, message: string): boolean {
@@ -82,7 +92,9 @@ const credentials = () => [sandbox.token, ...Object.values(sandbox.secrets).filt
 beforeAll(async () => {
   sandbox = await startSandbox();
   // The engine's own API, for ToolEngineApi: a stand-in that refuses every call, as an engine would an unknown project.
-  engine = createServer((req, res) => req.resume().on('end', () => res.writeHead(404, { 'content-type': 'application/json' }).end('{"name":"not_found","message":"no such thing"}')));
+  engine = createServer((req, res) =>
+    req.resume().on('end', () => res.writeHead(404, { 'content-type': 'application/json' }).end('{"name":"not_found","message":"no such thing"}')),
+  );
   await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
   engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
   runtime = localDispatcher(toolkits, {
@@ -112,7 +124,9 @@ describe.each(toolkits.map((toolkit) => [toolkit.name, toolkit] as const))('fuzz
           for (const secret of credentials()) expect(text, `${tool.name} leaked a credential`).not.toContain(secret);
           if ('value' in result) return void figures.values++;
           const { kind, message, stacktrace } = result.error;
-          expect(kind, `${tool.name}(${JSON.stringify(input).slice(0, 300)}): ${message} ${result.error.developer_message ?? ''}`).not.toBe('TOOL_RUNTIME_FATAL');
+          expect(kind, `${tool.name}(${JSON.stringify(input).slice(0, 300)}): ${message} ${result.error.developer_message ?? ''}`).not.toBe(
+            'TOOL_RUNTIME_FATAL',
+          );
           expect(stacktrace).toBeUndefined();
           if (kind === 'TOOL_RUNTIME_BAD_INPUT_VALUE') {
             figures.refused++;
@@ -136,6 +150,8 @@ describe('the figures', () => {
   it('every one of the tools was fuzzed', () => {
     expect(figures.tools).toBe(toolkits.reduce((sum, toolkit) => sum + toolkit.tools.length, 0));
     expect(figures.tools).toBeGreaterThanOrEqual(1_007);
-    console.log(`fuzzing: ${figures.tools} tools, ${figures.inputs} inputs, ${figures.values} values, ${figures.refused} refused by name, ${figures.upstreamErrors} other errors`);
+    console.log(
+      `fuzzing: ${figures.tools} tools, ${figures.inputs} inputs, ${figures.values} values, ${figures.refused} refused by name, ${figures.upstreamErrors} other errors`,
+    );
   });
 });

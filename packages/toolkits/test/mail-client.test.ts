@@ -70,7 +70,14 @@ async function receivedByAda(subject = 'Compiler notes'): Promise<any> {
 describe('sending', () => {
   it('CreateAndSendEmail sends at once: a copy in Sent Items, and one in each recipient’s Inbox without the Bcc line', async () => {
     const { result, sent } = await ada.sentDuring(() =>
-      ada.call('CreateAndSendEmail', { subject: 'Engine', body: '<p>The <b>engine</b> runs.</p>', body_type: 'html', to_recipients: [GRACE], cc_recipients: [ALAN], bcc_recipients: ['outside@elsewhere.example'] }),
+      ada.call('CreateAndSendEmail', {
+        subject: 'Engine',
+        body: '<p>The <b>engine</b> runs.</p>',
+        body_type: 'html',
+        to_recipients: [GRACE],
+        cc_recipients: [ALAN],
+        bcc_recipients: ['outside@elsewhere.example'],
+      }),
     );
     expect(result).toEqual({ sent: true, subject: 'Engine', to_recipients: [GRACE], cc_recipients: [ALAN], bcc_recipients: ['outside@elsewhere.example'] });
     expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /me/sendMail']);
@@ -121,7 +128,10 @@ describe('sending', () => {
   });
 
   it('replying to a message that does not exist is not found', async () => {
-    expect(await ada.fail('ReplyToEmail', { message_id: 'AAMkAnotthere', body: 'Hello?' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 });
+    expect(await ada.fail('ReplyToEmail', { message_id: 'AAMkAnotthere', body: 'Hello?' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+      status_code: 404,
+    });
   });
 });
 
@@ -132,13 +142,23 @@ describe('drafts: the state table of spec part 3', () => {
     const draft = await ada.call('CreateDraftEmail', { subject: 'Plan', body: 'First version', to_recipients: [GRACE], cc_recipients: [ALAN] });
     const replyDraft = await graph('ada-token', 'POST', `/me/messages/${original.id}/createReply`, { Comment: 'Draft reply' });
     const replyAllDraft = await graph('ada-token', 'POST', `/me/messages/${original.id}/createReplyAll`, { Comment: 'Draft reply to all' });
-    const forwardDraft = await graph('ada-token', 'POST', `/me/messages/${original.id}/createForward`, { Comment: 'FYI', ToRecipients: [{ emailAddress: { address: ALAN } }] });
+    const forwardDraft = await graph('ada-token', 'POST', `/me/messages/${original.id}/createForward`, {
+      Comment: 'FYI',
+      ToRecipients: [{ emailAddress: { address: ALAN } }],
+    });
     return { draft, 'reply-draft': replyDraft, 'reply-all draft': replyAllDraft, 'forward draft': forwardDraft };
   }
 
   it('CreateDraftEmail saves an unsent draft in Drafts', async () => {
-    const { result: draft, sent } = await ada.sentDuring(() => ada.call('CreateDraftEmail', { subject: 'Plan', body: 'First version', to_recipients: [GRACE], bcc_recipients: [ALAN] }));
-    expect(sent[0]!.body).toEqual({ subject: 'Plan', body: { content: 'First version', contentType: 'text' }, toRecipients: [{ emailAddress: { address: GRACE } }], bccRecipients: [{ emailAddress: { address: ALAN } }] });
+    const { result: draft, sent } = await ada.sentDuring(() =>
+      ada.call('CreateDraftEmail', { subject: 'Plan', body: 'First version', to_recipients: [GRACE], bcc_recipients: [ALAN] }),
+    );
+    expect(sent[0]!.body).toEqual({
+      subject: 'Plan',
+      body: { content: 'First version', contentType: 'text' },
+      toRecipients: [{ emailAddress: { address: GRACE } }],
+      bccRecipients: [{ emailAddress: { address: ALAN } }],
+    });
     expect(draft).toMatchObject({ subject: 'Plan', isDraft: true, body: { contentType: 'text', content: 'First version' }, sentDateTime: null });
     expect((await folder(ada, 'drafts')).map((m) => m.id)).toEqual([draft.id]);
     expect(await folder(grace, 'inbox')).toEqual([]);
@@ -159,9 +179,16 @@ describe('drafts: the state table of spec part 3', () => {
         }),
       );
       // Read first (the lists are replaced whole), then one PATCH with what changed.
-      expect(sent.map((r) => r.method), kind).toEqual(['GET', 'PATCH']);
+      expect(
+        sent.map((r) => r.method),
+        kind,
+      ).toEqual(['GET', 'PATCH']);
       expect(result.id, kind).toBe(draft.id);
-      expect(result, kind).toMatchObject({ isDraft: true, subject: `New subject (${kind})`, body: { contentType: before.body.contentType, content: 'Second version' } });
+      expect(result, kind).toMatchObject({
+        isDraft: true,
+        subject: `New subject (${kind})`,
+        body: { contentType: before.body.contentType, content: 'Second version' },
+      });
       expect(addresses(result.toRecipients), kind).toEqual([...addresses(before.toRecipients), 'new.person@elsewhere.example']);
       expect(addresses(result.ccRecipients), kind).toEqual([...addresses(before.ccRecipients), 'cc.person@elsewhere.example']);
       expect(addresses(result.bccRecipients), kind).toEqual([GRACE, ALAN]);
@@ -182,7 +209,10 @@ describe('drafts: the state table of spec part 3', () => {
 
     const { result: error, sent } = await ada.sentDuring(() => ada.fail('UpdateDraftEmail', { message_id: draft.id, subject: 'Changed', cc_remove: [ALAN] }));
     expect(sent.map((r) => r.method)).toEqual(['GET']);
-    expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining(`cc_remove names ${ALAN}, which is not among the draft's Cc recipients; nothing was changed`) });
+    expect(error).toMatchObject({
+      kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      message: expect.stringContaining(`cc_remove names ${ALAN}, which is not among the draft's Cc recipients; nothing was changed`),
+    });
     expect((await graph('ada-token', 'GET', `/me/messages/${draft.id}`)).subject).toBe('Plan');
   });
 
@@ -200,7 +230,11 @@ describe('drafts: the state table of spec part 3', () => {
     expect(sent.map((r) => r.method)).toEqual(['GET']);
     expect(error.message).toMatch(/has been sent; only unsent drafts can be changed/);
     // Graph itself refuses such a change too.
-    const response = await fetch(`${emulator.url}/me/messages/${original.id}`, { method: 'PATCH', headers: { authorization: 'Bearer ada-token', 'content-type': 'application/json' }, body: '{"subject":"x"}' });
+    const response = await fetch(`${emulator.url}/me/messages/${original.id}`, {
+      method: 'PATCH',
+      headers: { authorization: 'Bearer ada-token', 'content-type': 'application/json' },
+      body: '{"subject":"x"}',
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe('ErrorInvalidPropertyUpdateSentMessage');
   });
@@ -210,9 +244,18 @@ describe('drafts: the state table of spec part 3', () => {
     for (const [kind, draft] of Object.entries(drafts)) {
       const { result, sent } = await ada.sentDuring(() => ada.call('SendDraftEmail', { message_id: draft.id }));
       expect(result, kind).toEqual({ success: true, status: 202 });
-      expect(sent.map((r) => `${r.method} ${r.path}`), kind).toEqual([`POST /me/messages/${draft.id}/send`]);
-      expect((await folder(ada, 'drafts')).some((m) => m.id === draft.id), kind).toBe(false);
-      expect((await folder(ada, 'sentitems')).some((m) => m.subject === draft.subject && !m.isDraft), kind).toBe(true);
+      expect(
+        sent.map((r) => `${r.method} ${r.path}`),
+        kind,
+      ).toEqual([`POST /me/messages/${draft.id}/send`]);
+      expect(
+        (await folder(ada, 'drafts')).some((m) => m.id === draft.id),
+        kind,
+      ).toBe(false);
+      expect(
+        (await folder(ada, 'sentitems')).some((m) => m.subject === draft.subject && !m.isDraft),
+        kind,
+      ).toBe(true);
     }
     expect((await folder(grace, 'inbox')).map((m) => m.subject).sort()).toEqual(['Plan', 'RE: Compiler notes', 'RE: Compiler notes']);
     expect((await folder(alan, 'inbox')).map((m) => m.subject).sort()).toEqual(['Compiler notes', 'FW: Compiler notes', 'Plan', 'RE: Compiler notes']);
@@ -241,7 +284,7 @@ describe('listing, sorting and paging', () => {
   /** Seven messages in Ada's inbox, a day apart, from various senders. */
   function seedInbox(): void {
     const senders = ['zoe@a.example', 'bob@b.example', 'carol@c.example', 'dave@d.example', 'erin@e.example', 'frank@f.example', 'amy@g.example'];
-    senders.forEach((address, n) =>
+    for (const [n, address] of senders.entries()) {
       emulator.receive('ada-token', {
         from: { name: address.split('@')[0]!, address },
         subject: `Report ${String.fromCharCode(71 - n)}`, // G, F, ... A
@@ -249,8 +292,8 @@ describe('listing, sorting and paging', () => {
         receivedDateTime: new Date(Date.UTC(2025, 4, 1 + n, 9)).toISOString(),
         importance: n === 3 ? 'high' : n === 5 ? 'low' : 'normal',
         flagged: n % 3 === 0,
-      }),
-    );
+      });
+    }
   }
 
   it('ListEmails answers 5 messages by default, newest first, with a token for the next page', async () => {
@@ -281,10 +324,20 @@ describe('listing, sorting and paging', () => {
   it('ListEmails sorts by subject, sender address or importance, in either order', async () => {
     seedInbox();
     const subjects = async (input: Record<string, unknown>) => (await ada.call('ListEmails', { limit: 7, ...input })).messages.map((m: any) => m.subject);
-    expect(await subjects({ sort_by: 'subject', sort_order: 'ascending' })).toEqual(['Report A', 'Report B', 'Report C', 'Report D', 'Report E', 'Report F', 'Report G']);
+    expect(await subjects({ sort_by: 'subject', sort_order: 'ascending' })).toEqual([
+      'Report A',
+      'Report B',
+      'Report C',
+      'Report D',
+      'Report E',
+      'Report F',
+      'Report G',
+    ]);
     expect(lastRequest().query.$orderby).toBe('subject');
     expect(await subjects({ sort_by: 'subject' })).toEqual(['Report G', 'Report F', 'Report E', 'Report D', 'Report C', 'Report B', 'Report A']);
-    const senders = (await ada.call('ListEmails', { limit: 7, sort_by: 'sender_email_address', sort_order: 'ascending' })).messages.map((m: any) => m.sender.emailAddress.address);
+    const senders = (await ada.call('ListEmails', { limit: 7, sort_by: 'sender_email_address', sort_order: 'ascending' })).messages.map(
+      (m: any) => m.sender.emailAddress.address,
+    );
     expect(lastRequest().query.$orderby).toBe('sender/emailAddress/address');
     expect(senders).toEqual(['amy@g.example', 'bob@b.example', 'carol@c.example', 'dave@d.example', 'erin@e.example', 'frank@f.example', 'zoe@a.example']);
     const importance = (await ada.call('ListEmails', { limit: 7, sort_by: 'importance', sort_order: 'ascending' })).messages.map((m: any) => m.importance);
@@ -297,8 +350,12 @@ describe('listing, sorting and paging', () => {
     expect((await ada.call('ListEmails', { limit: 100 })).count).toBe(7);
     expect((await ada.call('ListEmails', { limit: 1 })).pagination_token).toBe('1');
     for (const limit of [0, 101]) expect((await ada.refuse('ListEmails', { limit })).message).toMatch(/parameter 'limit' must be/);
-    expect((await ada.refuse('ListEmailsByProperty', { property: 'subject', operator: 'eq', value: 'x', limit: 500 })).message).toMatch(/parameter 'limit' must be <= 100/);
-    expect((await ada.refuse('ListEmails', { pagination_token: 'https://graph.microsoft.com/v1.0/me/messages?$skip=5' })).message).toMatch(/parameter 'pagination_token' must match pattern/);
+    expect((await ada.refuse('ListEmailsByProperty', { property: 'subject', operator: 'eq', value: 'x', limit: 500 })).message).toMatch(
+      /parameter 'limit' must be <= 100/,
+    );
+    expect((await ada.refuse('ListEmails', { pagination_token: 'https://graph.microsoft.com/v1.0/me/messages?$skip=5' })).message).toMatch(
+      /parameter 'pagination_token' must match pattern/,
+    );
   });
 
   it('ListEmailsInFolder reads one folder by well-known name or by id; starred lists flagged messages', async () => {
@@ -314,7 +371,13 @@ describe('listing, sorting and paging', () => {
     const byId = await ada.call('ListEmailsInFolder', { folder_id: inbox.messages[0].parentFolderId, sort_by: 'subject', sort_order: 'ascending', limit: 2 });
     expect(byId.messages.map((m: any) => m.subject)).toEqual(['Report A', 'Report B']);
     expect(byId.pagination_token).toBe('2');
-    const next = await ada.call('ListEmailsInFolder', { folder_id: inbox.messages[0].parentFolderId, sort_by: 'subject', sort_order: 'ascending', limit: 2, pagination_token: '2' });
+    const next = await ada.call('ListEmailsInFolder', {
+      folder_id: inbox.messages[0].parentFolderId,
+      sort_by: 'subject',
+      sort_order: 'ascending',
+      limit: 2,
+      pagination_token: '2',
+    });
     expect(next.messages.map((m: any) => m.subject)).toEqual(['Report C', 'Report D']);
 
     expect(await ada.fail('ListEmailsInFolder', { folder_id: 'AAMkAFnowhere' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
@@ -349,7 +412,13 @@ describe('ListEmailsByProperty: property filters as OData $filter', () => {
     ['subject', 'endsWith', 'REVIEW', "endsWith(subject,'REVIEW')", ['Budget review', 'Re: Budget review']],
     ['subject', 'contains', 'lunch', "contains(subject,'lunch')", ['Lunch menu', 'Team lunch']],
     ['subject', 'contains', "Ada's", "contains(subject,'Ada''s')", ["Ada's budget, revised"]],
-    ['sender/emailAddress/address', 'endsWith', '@finance.example', "endsWith(sender/emailAddress/address,'@finance.example')", ["Ada's budget, revised", 'Budget review', 'Re: Budget review']],
+    [
+      'sender/emailAddress/address',
+      'endsWith',
+      '@finance.example',
+      "endsWith(sender/emailAddress/address,'@finance.example')",
+      ["Ada's budget, revised", 'Budget review', 'Re: Budget review'],
+    ],
     ['receivedDateTime', 'gt', '2025-05-03T12:00:00Z', 'receivedDateTime gt 2025-05-03T12:00:00Z', ['Lunch menu', 'Re: Budget review']],
     ['receivedDateTime', 'ge', '2025-05-03T12:00:00Z', 'receivedDateTime ge 2025-05-03T12:00:00Z', ['Lunch menu', 'Re: Budget review', 'Team lunch']],
     ['receivedDateTime', 'lt', '2025-05-02', 'receivedDateTime lt 2025-05-02T00:00:00Z', ['Budget review']],
@@ -369,14 +438,22 @@ describe('ListEmailsByProperty: property filters as OData $filter', () => {
   it('pages like the other lists', async () => {
     const first = await ada.call('ListEmailsByProperty', { property: 'receivedDateTime', operator: 'ge', value: '2025-05-01', limit: 2 });
     expect(first.messages.map((m: any) => m.subject)).toEqual(['Lunch menu', 'Re: Budget review']);
-    const second = await ada.call('ListEmailsByProperty', { property: 'receivedDateTime', operator: 'ge', value: '2025-05-01', limit: 2, pagination_token: first.pagination_token });
+    const second = await ada.call('ListEmailsByProperty', {
+      property: 'receivedDateTime',
+      operator: 'ge',
+      value: '2025-05-01',
+      limit: 2,
+      pagination_token: first.pagination_token,
+    });
     expect(lastRequest().query).toMatchObject({ $filter: 'receivedDateTime ge 2025-05-01T00:00:00Z', $skip: '2' });
     expect(second.messages.map((m: any) => m.subject)).toEqual(['Team lunch', "Ada's budget, revised"]);
   });
 
   it('receivedDateTime takes comparisons and an ISO date; anything else is refused before sending', async () => {
     for (const operator of ['startsWith', 'endsWith', 'contains']) {
-      expect((await ada.refuse('ListEmailsByProperty', { property: 'receivedDateTime', operator, value: '2025' })).message).toMatch(/does not apply to receivedDateTime/);
+      expect((await ada.refuse('ListEmailsByProperty', { property: 'receivedDateTime', operator, value: '2025' })).message).toMatch(
+        /does not apply to receivedDateTime/,
+      );
     }
     for (const value of ['yesterday', '2025-13-45', '2025-05-01T10:00']) {
       expect((await ada.refuse('ListEmailsByProperty', { property: 'receivedDateTime', operator: 'gt', value })).message).toMatch(/is not an ISO 8601 date/);
@@ -384,7 +461,9 @@ describe('ListEmailsByProperty: property filters as OData $filter', () => {
   });
 
   it('the emulator refuses a $filter it cannot parse, as Graph does', async () => {
-    const response = await fetch(`${emulator.url}/me/messages?$filter=${encodeURIComponent("subject eq 'open")}`, { headers: { authorization: 'Bearer ada-token' } });
+    const response = await fetch(`${emulator.url}/me/messages?$filter=${encodeURIComponent("subject eq 'open")}`, {
+      headers: { authorization: 'Bearer ada-token' },
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error.message).toMatch(/Invalid filter clause/);
   });
@@ -408,8 +487,19 @@ describe('the profile', () => {
       ['/me', {}],
       ['/me', { $select: 'mailboxSettings' }],
     ]);
-    expect(result.profile).toMatchObject({ displayName: 'Ada Lovelace', mail: ADA, userPrincipalName: ADA, givenName: 'Ada', jobTitle: 'Analyst', id: emulator.mailboxFor('ada-token').id });
-    expect(result.mailbox_settings).toMatchObject({ timeZone: 'Europe/London', language: { locale: 'en-US' }, workingHours: { startTime: '09:00:00.0000000' } });
+    expect(result.profile).toMatchObject({
+      displayName: 'Ada Lovelace',
+      mail: ADA,
+      userPrincipalName: ADA,
+      givenName: 'Ada',
+      jobTitle: 'Analyst',
+      id: emulator.mailboxFor('ada-token').id,
+    });
+    expect(result.mailbox_settings).toMatchObject({
+      timeZone: 'Europe/London',
+      language: { locale: 'en-US' },
+      workingHours: { startTime: '09:00:00.0000000' },
+    });
     expect(result.mailbox_settings.automaticRepliesSetting).toBeUndefined();
     expect(result.automatic_replies).toMatchObject({ status: 'scheduled', externalAudience: 'contactsOnly', internalReplyMessage: 'Away until Monday.' });
   });
@@ -442,7 +532,10 @@ describe('bad input is refused before anything is sent', () => {
   it('a call without a Microsoft token is refused with the scopes it needs', async () => {
     const anonymous = new ToolClient(mailClient, { upstream, verbose: true });
     const error = await anonymous.refuse('SendDraftEmail', { message_id: 'm' });
-    expect(error).toMatchObject({ kind: 'TOOL_REQUIREMENTS_NOT_MET', message: expect.stringContaining('microsoft OAuth token with scopes: Mail.Read, Mail.Send') });
+    expect(error).toMatchObject({
+      kind: 'TOOL_REQUIREMENTS_NOT_MET',
+      message: expect.stringContaining('microsoft OAuth token with scopes: Mail.Read, Mail.Send'),
+    });
   });
 });
 

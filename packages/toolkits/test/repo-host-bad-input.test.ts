@@ -37,14 +37,56 @@ describe('parameters', () => {
     ['missing required (string)', 'CreateRepohostCommitStatus', { ...repo, commit_sha: 'abc' }, 'status_state', /parameter 'status_state' is required/],
     ['missing required (integer, path)', 'AcceptRepohostRepoInvitation', {}, 'invitation_id', /parameter 'invitation_id' is required/],
     ['string given a number', 'CreateRepohostBlob', { ...repo, blob_content: 42 }, 'blob_content', /parameter 'blob_content' must be a string/],
-    ['integer given a string', 'GetRepohostIssueDetails', { ...repo, issue_identifier: 'one' }, 'issue_identifier', /parameter 'issue_identifier' must be an integer/],
+    [
+      'integer given a string',
+      'GetRepohostIssueDetails',
+      { ...repo, issue_identifier: 'one' },
+      'issue_identifier',
+      /parameter 'issue_identifier' must be an integer/,
+    ],
     ['integer given a fraction', 'AcceptRepohostRepoInvitation', { invitation_id: 1.5 }, 'invitation_id', /parameter 'invitation_id' must be an integer/],
-    ['boolean given a string', 'ConvertMemberToOutsideCollaborator', { organization_name: 'octo-org', repohost_user_handle: 'hubot', perform_asynchronously: 'yes' }, 'perform_asynchronously', /parameter 'perform_asynchronously' must be a boolean/],
-    ['array given a string', 'AddCustomLabelsToRunner', { enterprise_identifier: 'octo-enterprise', runner_unique_id: 1, custom_labels: 'gpu' }, 'custom_labels', /parameter 'custom_labels' must be an array/],
-    ['array item of the wrong type (string items)', 'AddCustomLabelsToRunner', { enterprise_identifier: 'octo-enterprise', runner_unique_id: 1, custom_labels: ['gpu', 7] }, 'custom_labels[1]', /parameter 'custom_labels\[1\]' must be a string/],
-    ['array item of the wrong type (integer items)', 'CreateRunnerGroupForOrg', { organization_name: 'octo-org', runner_group_name: 'g', accessible_repository_ids: [1, 'two'] }, 'accessible_repository_ids[1]', /parameter 'accessible_repository_ids\[1\]' must be an integer/],
-    ['unknown parameter', 'GetRepohostRepositoryDetails', { ...repo, repository_colour: 'blue' }, 'repository_colour', /parameter 'repository_colour' is not a known field/],
-    ['a path value that would climb a segment', 'GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: '..' }, 'repository_name', /parameter 'repository_name' must not be empty, '\.' or '\.\.'/],
+    [
+      'boolean given a string',
+      'ConvertMemberToOutsideCollaborator',
+      { organization_name: 'octo-org', repohost_user_handle: 'hubot', perform_asynchronously: 'yes' },
+      'perform_asynchronously',
+      /parameter 'perform_asynchronously' must be a boolean/,
+    ],
+    [
+      'array given a string',
+      'AddCustomLabelsToRunner',
+      { enterprise_identifier: 'octo-enterprise', runner_unique_id: 1, custom_labels: 'gpu' },
+      'custom_labels',
+      /parameter 'custom_labels' must be an array/,
+    ],
+    [
+      'array item of the wrong type (string items)',
+      'AddCustomLabelsToRunner',
+      { enterprise_identifier: 'octo-enterprise', runner_unique_id: 1, custom_labels: ['gpu', 7] },
+      'custom_labels[1]',
+      /parameter 'custom_labels\[1\]' must be a string/,
+    ],
+    [
+      'array item of the wrong type (integer items)',
+      'CreateRunnerGroupForOrg',
+      { organization_name: 'octo-org', runner_group_name: 'g', accessible_repository_ids: [1, 'two'] },
+      'accessible_repository_ids[1]',
+      /parameter 'accessible_repository_ids\[1\]' must be an integer/,
+    ],
+    [
+      'unknown parameter',
+      'GetRepohostRepositoryDetails',
+      { ...repo, repository_colour: 'blue' },
+      'repository_colour',
+      /parameter 'repository_colour' is not a known field/,
+    ],
+    [
+      'a path value that would climb a segment',
+      'GetRepohostRepositoryDetails',
+      { repository_owner: 'octocat', repository_name: '..' },
+      'repository_name',
+      /parameter 'repository_name' must not be empty, '\.' or '\.\.'/,
+    ],
   ];
 
   it.each(cases)('%s: %s names %s', async (_case, tool, input, parameter, message) => {
@@ -56,14 +98,23 @@ describe('parameters', () => {
   });
 
   it('names every offending parameter of one call at once', async () => {
-    const error = await refused('CreateRepohostCommitStatus', { repository_owner: 7, repository_name: 'hello-world', commit_sha: 'abc', status_state: 'success', extra: true });
+    const error = await refused('CreateRepohostCommitStatus', {
+      repository_owner: 7,
+      repository_name: 'hello-world',
+      commit_sha: 'abc',
+      status_state: 'success',
+      extra: true,
+    });
     expect(error.message).toMatch(/parameter 'repository_owner' must be a string/);
     expect(error.message).toMatch(/parameter 'extra' is not a known field/);
   });
 
   it('refuses input that is not an object', async () => {
     for (const input of [null, [], 'owner=octocat']) {
-      expect(await refused('GetRepohostRepositoryDetails', input)).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: 'The input must be a JSON object of parameters.' });
+      expect(await refused('GetRepohostRepositoryDetails', input)).toMatchObject({
+        kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+        message: 'The input must be a JSON object of parameters.',
+      });
     }
   });
 });
@@ -80,7 +131,9 @@ describe('mode-driven tools', () => {
 
   it('requires mode, and only its two values', async () => {
     expect((await refused('CreateRepohostIssue', { ...repo, request_body: issueBody })).message).toMatch(/parameter 'mode' is required/);
-    expect((await refused('CreateRepohostIssue', { ...repo, mode: 'run', request_body: issueBody })).message).toMatch(/parameter 'mode' must be one of: 'get_request_schema', 'execute'/);
+    expect((await refused('CreateRepohostIssue', { ...repo, mode: 'run', request_body: issueBody })).message).toMatch(
+      /parameter 'mode' must be one of: 'get_request_schema', 'execute'/,
+    );
   });
 
   it('requires the path parameters on execute, naming each one missing', async () => {
@@ -111,10 +164,18 @@ describe('mode-driven tools', () => {
     expect(missing.kind).toBe('TOOL_RUNTIME_RETRY');
     expect(missing.message).toContain('/title (title) is required');
 
-    const wrongType = await refused('CreateGitTree', { mode: 'execute', ...repo, request_body: JSON.stringify({ tree: [{ path: 'a.txt', mode: '100644', type: 'blob', content: 5 }] }) });
+    const wrongType = await refused('CreateGitTree', {
+      mode: 'execute',
+      ...repo,
+      request_body: JSON.stringify({ tree: [{ path: 'a.txt', mode: '100644', type: 'blob', content: 5 }] }),
+    });
     expect(wrongType.message).toContain('/tree/0/content (tree[0].content) must be a string');
 
-    const badEnum = await refused('CreateGitTree', { mode: 'execute', ...repo, request_body: JSON.stringify({ tree: [{ path: 'a.txt', mode: '777', type: 'blob', content: 'x' }] }) });
+    const badEnum = await refused('CreateGitTree', {
+      mode: 'execute',
+      ...repo,
+      request_body: JSON.stringify({ tree: [{ path: 'a.txt', mode: '777', type: 'blob', content: 'x' }] }),
+    });
     expect(badEnum.message).toMatch(/\/tree\/0\/mode \(tree\[0\]\.mode\) must be one of: /);
     expect(badEnum.additional_prompt_content).toContain('Fix these JSON pointers');
   });

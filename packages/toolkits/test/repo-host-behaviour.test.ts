@@ -65,7 +65,10 @@ describe('repositories', () => {
     // Private now: another user cannot see it at all.
     expect(await as('hubot').fail('GetRepohostRepositoryDetails', repo)).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 });
 
-    expect(await me.call('DeleteRepohostRepository', { repository_owner_name: 'octocat', repository_name: 'hello-world' })).toEqual({ success: true, status: 204 });
+    expect(await me.call('DeleteRepohostRepository', { repository_owner_name: 'octocat', repository_name: 'hello-world' })).toEqual({
+      success: true,
+      status: 204,
+    });
     expect(await me.fail('GetRepohostRepositoryDetails', repo)).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
   });
 
@@ -118,7 +121,11 @@ describe('collaborators and invitations', () => {
   it('takes a permission level only on organization repositories', async () => {
     await me.execute('CreateRepohostOrganizationRepo', { organization_name: ORG }, { name: 'org-repo' });
     const orgRepo = { repository_owner: ORG, repository_name: 'org-repo' };
-    const invitation = await me.call('AddOrUpdateRepohostCollaborator', { ...orgRepo, repohost_user_handle: 'monalisa', permission_level_for_repohost_collaborator: 'triage' });
+    const invitation = await me.call('AddOrUpdateRepohostCollaborator', {
+      ...orgRepo,
+      repohost_user_handle: 'monalisa',
+      permission_level_for_repohost_collaborator: 'triage',
+    });
     expect(invitation.permissions).toBe('triage');
     await as('monalisa').call('AcceptRepohostRepoInvitation', { invitation_id: invitation.id });
     expect(await me.call('CheckRepoCollaboratorPermission', { ...orgRepo, collaborator_username: 'monalisa' })).toMatchObject({ role_name: 'triage' });
@@ -221,7 +228,9 @@ describe('reactions', () => {
   it('refuses a reaction content outside the allowed values: releases take six (an enum, so nothing is sent)', async () => {
     await createHelloWorld();
     expect(await me.call('AddRepohostReleaseReaction', { ...repo, release_identifier: 7, reaction_type: 'rocket' })).toMatchObject({ content: 'rocket' });
-    const { result, requests } = await recording(emulator, () => me.attempt('AddRepohostReleaseReaction', { ...repo, release_identifier: 7, reaction_type: 'confused' }));
+    const { result, requests } = await recording(emulator, () =>
+      me.attempt('AddRepohostReleaseReaction', { ...repo, release_identifier: 7, reaction_type: 'confused' }),
+    );
     expect(result).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('reaction_type') } });
     expect(requests).toHaveLength(0);
     expect(await me.call('ListRepohostReleaseReactions', { ...repo, release_identifier: 7 })).toHaveLength(1);
@@ -232,11 +241,19 @@ describe('commit comments and review comments', () => {
   it('comments on a commit, edits, lists and deletes', async () => {
     await createHelloWorld();
     const sha = await mainSha();
-    const comment = await me.call('CreateRepohostCommitComment', { ...repo, commit_sha: sha, comment_content: 'Looks good', relative_file_path: 'README.md', line_index_in_diff: 1 });
+    const comment = await me.call('CreateRepohostCommitComment', {
+      ...repo,
+      commit_sha: sha,
+      comment_content: 'Looks good',
+      relative_file_path: 'README.md',
+      line_index_in_diff: 1,
+    });
     expect(comment).toMatchObject({ commit_id: sha, body: 'Looks good', path: 'README.md', position: 1 });
     await me.call('UpdateCommitComment', { ...repo, comment_unique_id: comment.id, comment_contents: 'Looks great' });
     expect((await me.call('ListCommitComments', { ...repo, commit_sha: sha })).map((c: any) => c.body)).toEqual(['Looks great']);
-    expect(await me.fail('CreateRepohostCommitComment', { ...repo, commit_sha: 'f'.repeat(40), comment_content: 'x' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateRepohostCommitComment', { ...repo, commit_sha: 'f'.repeat(40), comment_content: 'x' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
     await me.call('DeleteRepohostCommitComment', { ...repo, comment_id: comment.id });
     expect(await me.call('ListRepoCommitComments', repo)).toEqual([]);
   });
@@ -245,16 +262,33 @@ describe('commit comments and review comments', () => {
     await createHelloWorld();
     const base = await mainSha();
     const commit = await me.call('FetchCommitInfo', { ...repo, commit_sha: base });
-    const tree = await me.execute('CreateGitTree', repo, { base_tree: commit.tree.sha, tree: [{ path: 'notes.txt', mode: '100644', type: 'blob', content: 'one\ntwo\n' }] });
+    const tree = await me.execute('CreateGitTree', repo, {
+      base_tree: commit.tree.sha,
+      tree: [{ path: 'notes.txt', mode: '100644', type: 'blob', content: 'one\ntwo\n' }],
+    });
     const next = await me.execute('CreateGitCommit', repo, { message: 'Notes', tree: tree.sha, parents: [base] });
     await me.call('CreateGitReference', { ...repo, full_reference_name: 'refs/heads/notes', reference_sha: next.sha });
     const pull = await me.call('CreateRepohostPullRequest', { ...repo, source_branch: 'notes', target_branch: 'main', pull_request_title: 'Add notes' });
 
-    const comment = await me.execute('CreatePullRequestReviewComment', { ...repo, pull_request_number: pull.number }, { body: 'Why two?', commit_id: next.sha, path: 'notes.txt', line: 2, side: 'RIGHT' });
+    const comment = await me.execute(
+      'CreatePullRequestReviewComment',
+      { ...repo, pull_request_number: pull.number },
+      { body: 'Why two?', commit_id: next.sha, path: 'notes.txt', line: 2, side: 'RIGHT' },
+    );
     expect(comment).toMatchObject({ body: 'Why two?', path: 'notes.txt', line: 2, side: 'RIGHT', commit_id: next.sha });
-    const reply = await me.call('CreateReplyToReviewComment', { ...repo, pull_request_number: pull.number, review_comment_unique_id: comment.id, review_comment_text: 'Because.' });
+    const reply = await me.call('CreateReplyToReviewComment', {
+      ...repo,
+      pull_request_number: pull.number,
+      review_comment_unique_id: comment.id,
+      review_comment_text: 'Because.',
+    });
     expect(reply).toMatchObject({ body: 'Because.', in_reply_to_id: comment.id, path: 'notes.txt' });
-    const nested = await me.fail('CreateReplyToReviewComment', { ...repo, pull_request_number: pull.number, review_comment_unique_id: reply.id, review_comment_text: 'No.' });
+    const nested = await me.fail('CreateReplyToReviewComment', {
+      ...repo,
+      pull_request_number: pull.number,
+      review_comment_unique_id: reply.id,
+      review_comment_text: 'No.',
+    });
     expect(nested.kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
 
     const reaction = await me.call('AddReactionToPrComment', { ...repo, comment_unique_id: comment.id, reaction_type_for_pr_comment: 'eyes' });
@@ -263,7 +297,10 @@ describe('commit comments and review comments', () => {
     expect((await me.call('ListPullRequestCommentReactions', { ...repo, comment_unique_identifier: comment.id })).map((r: any) => r.id)).toEqual([reaction.id]);
 
     await me.call('EditRepohostReviewComment', { ...repo, comment_identifier: comment.id, comment_text: 'Why two lines?' });
-    expect((await me.call('ListPullRequestReviewComments', { ...repo, pull_request_number: pull.number })).map((c: any) => c.body)).toEqual(['Why two lines?', 'Because.']);
+    expect((await me.call('ListPullRequestReviewComments', { ...repo, pull_request_number: pull.number })).map((c: any) => c.body)).toEqual([
+      'Why two lines?',
+      'Because.',
+    ]);
     await me.call('DeleteRepohostReviewComment', { ...repo, comment_id: reply.id });
     expect((await me.call('ListReviewCommentsForRepo', repo)).map((c: any) => c.id)).toEqual([comment.id]);
   });
@@ -274,14 +311,29 @@ describe('commit statuses', () => {
     await createHelloWorld();
     const sha = await mainSha();
     await me.call('CreateRepohostCommitStatus', { ...repo, commit_sha: sha, status_state: 'pending', status_label: 'ci' });
-    const latest = await me.call('CreateRepohostCommitStatus', { ...repo, commit_sha: sha, status_state: 'success', status_label: 'CI', status_description: 'Passed', commit_status_target_url: 'https://ci.example.com/1' });
-    expect(latest).toMatchObject({ state: 'success', context: 'CI', description: 'Passed', target_url: 'https://ci.example.com/1', creator: { login: 'octocat' } });
+    const latest = await me.call('CreateRepohostCommitStatus', {
+      ...repo,
+      commit_sha: sha,
+      status_state: 'success',
+      status_label: 'CI',
+      status_description: 'Passed',
+      commit_status_target_url: 'https://ci.example.com/1',
+    });
+    expect(latest).toMatchObject({
+      state: 'success',
+      context: 'CI',
+      description: 'Passed',
+      target_url: 'https://ci.example.com/1',
+      creator: { login: 'octocat' },
+    });
     await me.call('CreateRepohostCommitStatus', { ...repo, commit_sha: sha, status_state: 'success', status_label: 'lint' });
 
     const combined = await me.call('GetCombinedCommitStatus', { ...repo, reference_specifier: 'main' });
     expect(combined).toMatchObject({ state: 'success', sha, total_count: 2 });
     expect((await me.call('GetCommitStatuses', { ...repo, repository_reference: sha })).map((s: any) => s.state)).toEqual(['success', 'success', 'pending']);
-    expect(await me.fail('CreateRepohostCommitStatus', { ...repo, commit_sha: 'f'.repeat(40), status_state: 'success' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateRepohostCommitStatus', { ...repo, commit_sha: 'f'.repeat(40), status_state: 'success' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
   });
 
   it('keeps at most 1000 statuses per SHA and context: the 1001st fails with a validation error', async () => {
@@ -297,7 +349,9 @@ describe('commit statuses', () => {
     expect(over).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR', status_code: 422, can_retry: false });
     expect(over.developer_message).toContain('maximum number of statuses');
     // Contexts compare case-insensitively; another context, or another SHA, still takes statuses.
-    expect(await me.fail('CreateRepohostCommitStatus', { ...repo, commit_sha: sha, status_state: 'success', status_label: 'CI' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateRepohostCommitStatus', { ...repo, commit_sha: sha, status_state: 'success', status_label: 'CI' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
     await me.call('CreateRepohostCommitStatus', { ...repo, commit_sha: sha, status_state: 'success', status_label: 'lint' });
     const combined = await me.call('GetCombinedCommitStatus', { ...repo, reference_specifier: sha });
     expect(combined.statuses.map((s: any) => `${s.context}:${s.state}`)).toEqual(['ci:pending', 'lint:success']);
@@ -315,10 +369,16 @@ describe('deployments', () => {
     const transient = await deploy('staging', { transient_environment: true });
     const production = await deploy('staging', { production_environment: true });
     const elsewhere = await deploy('qa');
-    for (const d of [first, transient, production, elsewhere]) await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: d.id, deployment_status_state: 'success' });
+    for (const d of [first, transient, production, elsewhere])
+      await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: d.id, deployment_status_state: 'success' });
 
     const latest = await deploy('staging');
-    const status = await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: latest.id, deployment_status_state: 'success', deployment_environment_url: 'https://staging.example.com' });
+    const status = await me.call('CreateRepohostDeploymentStatus', {
+      ...repo,
+      deployment_id: latest.id,
+      deployment_status_state: 'success',
+      deployment_environment_url: 'https://staging.example.com',
+    });
     expect(status).toMatchObject({ state: 'success', environment: 'staging', environment_url: 'https://staging.example.com' });
 
     expect(await statesOf(first.id)).toEqual(['inactive', 'success']);
@@ -333,7 +393,12 @@ describe('deployments', () => {
     const first = await deploy('staging');
     await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: first.id, deployment_status_state: 'success' });
     const second = await deploy('staging');
-    await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: second.id, deployment_status_state: 'success', add_inactive_status_to_previous_deployments: false });
+    await me.call('CreateRepohostDeploymentStatus', {
+      ...repo,
+      deployment_id: second.id,
+      deployment_status_state: 'success',
+      add_inactive_status_to_previous_deployments: false,
+    });
     expect(await statesOf(first.id)).toEqual(['success']);
     // An active deployment cannot be deleted while others exist; an inactive one can.
     expect(await me.fail('DeleteRepohostDeployment', { ...repo, deployment_id: first.id })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
@@ -345,10 +410,16 @@ describe('deployments', () => {
   it('refuses a deployment whose required contexts have not succeeded, and reads statuses back', async () => {
     await createHelloWorld();
     await me.call('CreateRepohostCommitStatus', { ...repo, commit_sha: await mainSha(), status_state: 'failure', status_label: 'ci' });
-    expect(await me.failExecute('CreateRepohostDeployment', repo, { ref: 'main', environment: 'production' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_BAD_REQUEST', status_code: 409 });
+    expect(await me.failExecute('CreateRepohostDeployment', repo, { ref: 'main', environment: 'production' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_BAD_REQUEST',
+      status_code: 409,
+    });
     const d = await deploy('production', { required_contexts: [] });
     const s = await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: d.id, deployment_status_state: 'in_progress' });
-    expect(await me.call('FetchDeploymentStatusRepohost', { ...repo, deployment_id: d.id, deployment_status_id: s.id })).toMatchObject({ id: s.id, state: 'in_progress' });
+    expect(await me.call('FetchDeploymentStatusRepohost', { ...repo, deployment_id: d.id, deployment_status_id: s.id })).toMatchObject({
+      id: s.id,
+      state: 'in_progress',
+    });
   });
 });
 
@@ -357,10 +428,21 @@ describe('git data', () => {
     await createHelloWorld();
     const sha = await mainSha();
     const tag = await me.call('CreateGitTag', {
-      ...repo, tag_name: 'v1.0.0', tag_message: 'Release', git_object_sha: sha, tag_object_type: 'commit',
-      author_of_tag_name: 'Mona', tagger_email: 'mona@example.com', tagging_date: '2025-01-10T10:00:00Z',
+      ...repo,
+      tag_name: 'v1.0.0',
+      tag_message: 'Release',
+      git_object_sha: sha,
+      tag_object_type: 'commit',
+      author_of_tag_name: 'Mona',
+      tagger_email: 'mona@example.com',
+      tagging_date: '2025-01-10T10:00:00Z',
     });
-    expect(tag).toMatchObject({ tag: 'v1.0.0', message: 'Release', object: { sha, type: 'commit' }, tagger: { name: 'Mona', email: 'mona@example.com', date: '2025-01-10T10:00:00Z' } });
+    expect(tag).toMatchObject({
+      tag: 'v1.0.0',
+      message: 'Release',
+      object: { sha, type: 'commit' },
+      tagger: { name: 'Mona', email: 'mona@example.com', date: '2025-01-10T10:00:00Z' },
+    });
     expect(await me.call('GetGitTagSignatureVerification', { ...repo, tag_sha: tag.sha })).toMatchObject({ sha: tag.sha, tag: 'v1.0.0' });
     expect(await me.fail('GetGitReference', { ...repo, git_reference: 'tags/v1.0.0' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
 
@@ -368,7 +450,9 @@ describe('git data', () => {
     expect(ref).toMatchObject({ ref: 'refs/tags/v1.0.0', object: { sha: tag.sha, type: 'tag' } });
     expect(await me.call('GetGitReference', { ...repo, git_reference: 'tags/v1.0.0' })).toMatchObject({ object: { sha: tag.sha } });
     // A tag of a missing object is refused.
-    expect(await me.fail('CreateGitTag', { ...repo, tag_name: 'v0', tag_message: 'x', git_object_sha: 'f'.repeat(40), tag_object_type: 'commit' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(
+      await me.fail('CreateGitTag', { ...repo, tag_name: 'v0', tag_message: 'x', git_object_sha: 'f'.repeat(40), tag_object_type: 'commit' }),
+    ).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
   });
 
   it('publishes a new tree only through a commit and a ref update', async () => {
@@ -377,8 +461,15 @@ describe('git data', () => {
     const blob = await me.call('CreateRepohostBlob', { ...repo, blob_content: 'aGVsbG8=', content_encoding: 'base64' });
     expect(await me.call('GetRepohostBlobContent', { ...repo, file_sha_identifier: blob.sha })).toMatchObject({ sha: blob.sha, size: 5, encoding: 'base64' });
     const baseTree = (await me.call('FetchCommitInfo', { ...repo, commit_sha: base })).tree.sha;
-    const tree = await me.execute('CreateGitTree', repo, { base_tree: baseTree, tree: [{ path: 'docs/hello.txt', mode: '100644', type: 'blob', sha: blob.sha }] });
-    expect((await me.call('GetGitTree', { ...repo, tree_sha: tree.sha, enable_recursive_retrieval: 'true' })).tree.map((e: any) => e.path)).toEqual(['README.md', 'docs', 'docs/hello.txt']);
+    const tree = await me.execute('CreateGitTree', repo, {
+      base_tree: baseTree,
+      tree: [{ path: 'docs/hello.txt', mode: '100644', type: 'blob', sha: blob.sha }],
+    });
+    expect((await me.call('GetGitTree', { ...repo, tree_sha: tree.sha, enable_recursive_retrieval: 'true' })).tree.map((e: any) => e.path)).toEqual([
+      'README.md',
+      'docs',
+      'docs/hello.txt',
+    ]);
 
     // Nothing changed on main yet.
     expect(await mainSha()).toBe(base);
@@ -393,14 +484,18 @@ describe('git data', () => {
     expect((await me.call('GetGitTree', { ...repo, tree_sha: 'main' })).sha).toBe(tree.sha);
 
     // Moving back is not a fast forward unless forced.
-    expect(await me.fail('UpdateGitReference', { ...repo, fully_qualified_reference_name: 'heads/main', target_sha1_value: base })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('UpdateGitReference', { ...repo, fully_qualified_reference_name: 'heads/main', target_sha1_value: base })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
     await me.call('UpdateGitReference', { ...repo, fully_qualified_reference_name: 'heads/main', target_sha1_value: base, force_update: true });
     expect(await mainSha()).toBe(base);
 
     await me.call('CreateGitReference', { ...repo, full_reference_name: 'refs/heads/docs', reference_sha: commit.sha });
     await me.call('DeleteGitReference', { ...repo, git_reference_to_delete: 'heads/docs' });
     expect(await me.fail('GetGitReference', { ...repo, git_reference: 'heads/docs' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
-    expect(await me.fail('CreateGitReference', { ...repo, full_reference_name: 'heads/x', reference_sha: base })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateGitReference', { ...repo, full_reference_name: 'heads/x', reference_sha: base })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
   });
 });
 
@@ -424,7 +519,9 @@ describe('checks', () => {
     expect(await me.call('GetRepohostCheckSuite', { ...repo, check_suite_id: suite.id })).toMatchObject({ id: suite.id });
     expect(await me.call('RerequestRepohostCheckSuite', { ...repo, check_suite_identifier: suite.id })).toEqual({});
     expect((await me.call('ListCheckSuitesForRef', { ...repo, commit_reference: 'main' })).check_suites.map((s: any) => s.id)).toEqual([suite.id]);
-    expect(await me.fail('CreateRepohostCheckSuite', { ...suiteInput, head_commit_sha: 'f'.repeat(40) })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateRepohostCheckSuite', { ...suiteInput, head_commit_sha: 'f'.repeat(40) })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
 
     // No tool can create a check run (see the test above), so this one is posted directly.
     const response = await fetch(`${emulator.url}/repos/octocat/hello-world/check-runs`, {
@@ -471,7 +568,14 @@ describe('secrets', () => {
   it('stores a repository secret sealed with the repository key, never shows its value, and deletes it', async () => {
     await createHelloWorld();
     const { key_id } = await me.call('GetRepoPublicKey', repo);
-    expect(await me.fail('CreateOrUpdateRepohostRepoSecret', { ...repo, secret_name: 'deploy_token', encrypted_secret_value: 'c2VjcmV0', encryption_key_id: 'wrong' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(
+      await me.fail('CreateOrUpdateRepohostRepoSecret', {
+        ...repo,
+        secret_name: 'deploy_token',
+        encrypted_secret_value: 'c2VjcmV0',
+        encryption_key_id: 'wrong',
+      }),
+    ).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
     await me.call('CreateOrUpdateRepohostRepoSecret', { ...repo, secret_name: 'deploy_token', encrypted_secret_value: 'c2VjcmV0', encryption_key_id: key_id });
     expect(me.lastStatus).toBe(201);
     await me.call('CreateOrUpdateRepohostRepoSecret', { ...repo, secret_name: 'DEPLOY_TOKEN', encrypted_secret_value: 'bmV3', encryption_key_id: key_id });
@@ -490,23 +594,32 @@ describe('secrets', () => {
     const { key_id } = await me.call('GetOrganizationPublicKey', { organization_name: ORG });
     const secret = { organization_name: ORG, secret_name: 'NPM_TOKEN', encrypted_secret_value: 'c2VjcmV0', encryption_key_id: key_id };
 
-    expect(await me.fail('CreateOrUpdateOrgSecret', { ...secret, repository_visibility: 'all', repository_ids_for_secret_access: [orgRepo.id] })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateOrUpdateOrgSecret', { ...secret, repository_visibility: 'all', repository_ids_for_secret_access: [orgRepo.id] })).toMatchObject(
+      { kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' },
+    );
     await me.call('CreateOrUpdateOrgSecret', { ...secret, repository_visibility: 'all' });
     expect(await me.call('GetRepohostOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN' })).toMatchObject({ name: 'NPM_TOKEN', visibility: 'all' });
     // Not selected: no access list to read (empty) or change (409).
     expect(await me.call('ListReposWithOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN' })).toEqual({ total_count: 0, repositories: [] });
-    expect(await me.fail('AddRepoToOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN', repository_id: orgRepo.id })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_BAD_REQUEST', status_code: 409 });
+    expect(await me.fail('AddRepoToOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN', repository_id: orgRepo.id })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_BAD_REQUEST',
+      status_code: 409,
+    });
 
     await me.call('CreateOrUpdateOrgSecret', { ...secret, repository_visibility: 'selected', repository_ids_for_secret_access: [orgRepo.id] });
     const listed = await me.call('ListReposWithOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN' });
     expect(listed.repositories.map((r: any) => r.full_name)).toEqual([`${ORG}/org-repo`]);
     await me.call('AddRepoToOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN', repository_id: other.id });
     await me.call('RemoveRepoFromOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN', repository_id: orgRepo.id });
-    expect((await me.call('ListReposWithOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN' })).repositories.map((r: any) => r.name)).toEqual(['other-repo']);
+    expect((await me.call('ListReposWithOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN' })).repositories.map((r: any) => r.name)).toEqual([
+      'other-repo',
+    ]);
 
     // A repository of another account is not one the secret can name.
     const personal = await createHelloWorld();
-    expect(await me.fail('UpdateOrgSecretRepos', { organization_name: ORG, secret_name: 'NPM_TOKEN', repository_ids_for_access: [personal.id] })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('UpdateOrgSecretRepos', { organization_name: ORG, secret_name: 'NPM_TOKEN', repository_ids_for_access: [personal.id] })).toMatchObject(
+      { kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' },
+    );
     await me.call('DeleteRepohostOrgSecret', { organization_name: ORG, secret_name: 'NPM_TOKEN' });
     expect((await me.call('ListOrganizationSecrets', { organization_name: ORG })).total_count).toBe(0);
   });
@@ -515,8 +628,12 @@ describe('secrets', () => {
 describe('runners and runner groups', () => {
   /** A runner registered as `config.sh` does (no API call creates one); the labels a registration gives. */
   function registerRunner(scope: string, groupId: number | null): number {
-    const id = Number(emulator.db.prepare(`INSERT INTO runners (scope, group_id, name, os, status) VALUES (?, ?, 'runner', 'Linux', 'online')`).run(scope, groupId).lastInsertRowid);
-    for (const label of ['self-hosted', 'Linux', 'X64']) emulator.db.prepare(`INSERT INTO runner_labels (runner_id, name, type) VALUES (?, ?, 'read-only')`).run(id, label);
+    const id = Number(
+      emulator.db.prepare(`INSERT INTO runners (scope, group_id, name, os, status) VALUES (?, ?, 'runner', 'Linux', 'online')`).run(scope, groupId)
+        .lastInsertRowid,
+    );
+    for (const label of ['self-hosted', 'Linux', 'X64'])
+      emulator.db.prepare(`INSERT INTO runner_labels (runner_id, name, type) VALUES (?, ?, 'read-only')`).run(id, label);
     return id;
   }
 
@@ -525,11 +642,26 @@ describe('runners and runner groups', () => {
     const id = registerRunner(`repo:${hello.id}`, null);
     const names = (answer: any) => answer.labels.map((l: any) => `${l.name}/${l.type}`);
     expect(names(await me.call('LabelRunnerForRepo', { ...repo, runner_id: id, custom_labels_to_add: ['gpu', 'large'] }))).toEqual([
-      'self-hosted/read-only', 'Linux/read-only', 'X64/read-only', 'gpu/custom', 'large/custom',
+      'self-hosted/read-only',
+      'Linux/read-only',
+      'X64/read-only',
+      'gpu/custom',
+      'large/custom',
     ]);
-    expect(names(await me.call('SetRunnerLabels', { ...repo, runner_id: id, custom_labels_for_runner: ['arm'] }))).toEqual(['self-hosted/read-only', 'Linux/read-only', 'X64/read-only', 'arm/custom']);
-    expect(await me.fail('RemoveRunnerLabel', { ...repo, runner_unique_identifier: id, runner_custom_label_name: 'Linux' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
-    expect(names(await me.call('RemoveRunnerLabel', { ...repo, runner_unique_identifier: id, runner_custom_label_name: 'arm' }))).toEqual(['self-hosted/read-only', 'Linux/read-only', 'X64/read-only']);
+    expect(names(await me.call('SetRunnerLabels', { ...repo, runner_id: id, custom_labels_for_runner: ['arm'] }))).toEqual([
+      'self-hosted/read-only',
+      'Linux/read-only',
+      'X64/read-only',
+      'arm/custom',
+    ]);
+    expect(await me.fail('RemoveRunnerLabel', { ...repo, runner_unique_identifier: id, runner_custom_label_name: 'Linux' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
+    expect(names(await me.call('RemoveRunnerLabel', { ...repo, runner_unique_identifier: id, runner_custom_label_name: 'arm' }))).toEqual([
+      'self-hosted/read-only',
+      'Linux/read-only',
+      'X64/read-only',
+    ]);
     await me.call('SetRunnerLabels', { ...repo, runner_id: id, custom_labels_for_runner: ['a', 'b'] });
     expect(names(await me.call('RemoveCustomLabelsRunnerRepo', { ...repo, runner_unique_identifier: id }))).toHaveLength(3);
     const token = await me.call('CreateRepoRegistrationToken', repo);
@@ -538,21 +670,44 @@ describe('runners and runner groups', () => {
 
   it('keeps organization runner groups: access lists only while selected, the default group undeletable', async () => {
     const orgRepo = await me.execute('CreateRepohostOrganizationRepo', { organization_name: ORG }, { name: 'org-repo' });
-    const group = await me.call('CreateRunnerGroupForOrg', { organization_name: ORG, runner_group_name: 'builders', runner_group_visibility: 'selected', accessible_repository_ids: [orgRepo.id] });
+    const group = await me.call('CreateRunnerGroupForOrg', {
+      organization_name: ORG,
+      runner_group_name: 'builders',
+      runner_group_visibility: 'selected',
+      accessible_repository_ids: [orgRepo.id],
+    });
     expect(group).toMatchObject({ name: 'builders', visibility: 'selected', default: false });
-    expect((await me.call('ListReposWithRunnerGroupAccess', { organization_name: ORG, runner_group_id: group.id })).repositories.map((r: any) => r.id)).toEqual([orgRepo.id]);
-    expect(await me.fail('CreateRunnerGroupForOrg', { organization_name: ORG, runner_group_name: 'builders' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect((await me.call('ListReposWithRunnerGroupAccess', { organization_name: ORG, runner_group_id: group.id })).repositories.map((r: any) => r.id)).toEqual(
+      [orgRepo.id],
+    );
+    expect(await me.fail('CreateRunnerGroupForOrg', { organization_name: ORG, runner_group_name: 'builders' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
 
-    await me.call('UpdateRunnerGroupSettings', { organization_name: ORG, runner_group_id: group.id, runner_group_name: 'builders', runner_group_visibility: 'all' });
-    expect(await me.call('ListReposWithRunnerGroupAccess', { organization_name: ORG, runner_group_id: group.id })).toEqual({ total_count: 0, repositories: [] });
-    expect(await me.fail('SetRepohostRunnerGroupRepoAccess', { organization_name: ORG, runner_group_id: group.id, repository_ids_for_access: [orgRepo.id] })).toMatchObject({ status_code: 409 });
+    await me.call('UpdateRunnerGroupSettings', {
+      organization_name: ORG,
+      runner_group_id: group.id,
+      runner_group_name: 'builders',
+      runner_group_visibility: 'all',
+    });
+    expect(await me.call('ListReposWithRunnerGroupAccess', { organization_name: ORG, runner_group_id: group.id })).toEqual({
+      total_count: 0,
+      repositories: [],
+    });
+    expect(
+      await me.fail('SetRepohostRunnerGroupRepoAccess', { organization_name: ORG, runner_group_id: group.id, repository_ids_for_access: [orgRepo.id] }),
+    ).toMatchObject({ status_code: 409 });
 
     const groups = (await me.call('ListRunnerGroupsForOrg', { organization_name: ORG })).runner_groups;
     const fallback = groups.find((g: any) => g.default);
     expect(groups.map((g: any) => g.name)).toEqual(['Default', 'builders']);
-    expect(await me.fail('DeleteRunnerGroupFromOrganization', { organization_name: ORG, runner_group_id: fallback.id })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('DeleteRunnerGroupFromOrganization', { organization_name: ORG, runner_group_id: fallback.id })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
     await me.call('DeleteRunnerGroupFromOrganization', { organization_name: ORG, runner_group_id: group.id });
-    expect(await me.fail('GetSelfHostedRunnerGroupForOrg', { organization_name: ORG, runner_group_identifier: group.id })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await me.fail('GetSelfHostedRunnerGroupForOrg', { organization_name: ORG, runner_group_identifier: group.id })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
   });
 
   it('moves organization runners between groups and labels them', async () => {
@@ -576,9 +731,15 @@ describe('repository settings', () => {
     const refused = await me.fail('CreateRepositoryAutolink', { ...input, url_template_for_autolink: 'https://example.com/TICKET' });
     expect(refused).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR', status_code: 422 });
     expect(refused.developer_message).toContain('<num>');
-    const link = await me.call('CreateRepositoryAutolink', { ...input, url_template_for_autolink: 'https://example.com/TICKET?query=<num>', match_alphanumeric_characters: false });
+    const link = await me.call('CreateRepositoryAutolink', {
+      ...input,
+      url_template_for_autolink: 'https://example.com/TICKET?query=<num>',
+      match_alphanumeric_characters: false,
+    });
     expect(link).toMatchObject({ key_prefix: 'TICKET-', url_template: 'https://example.com/TICKET?query=<num>', is_alphanumeric: false });
-    expect(await me.fail('CreateRepositoryAutolink', { ...input, url_template_for_autolink: 'https://example.com/other/<num>' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR' });
+    expect(await me.fail('CreateRepositoryAutolink', { ...input, url_template_for_autolink: 'https://example.com/other/<num>' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+    });
     expect((await me.call('GetRepoAutolinks', repo)).map((l: any) => l.id)).toEqual([link.id]);
     expect(await me.call('GetRepositoryAutolink', { ...repo, autolink_id: link.id })).toMatchObject({ id: link.id });
     await me.call('DeleteRepohostRepoAutolink', { ...repo, autolink_identifier: link.id });
@@ -592,7 +753,10 @@ describe('repository settings', () => {
     expect(await hubot.call('GetRepohostRepositoryDetails', repo)).toMatchObject({ permissions: { admin: false, pull: true } });
     const tagRule = await hubot.attempt('CreateRepositoryTagProtection', { ...repo, tag_protection_pattern: 'x*' });
     const autolink = await hubot.attempt('CreateRepositoryAutolink', {
-      repository_owner_account: 'octocat', repository_name: 'hello-world', autolink_key_prefix: 'X-', url_template_for_autolink: 'https://example.com/<num>',
+      repository_owner_account: 'octocat',
+      repository_name: 'hello-world',
+      autolink_key_prefix: 'X-',
+      url_template_for_autolink: 'https://example.com/<num>',
     });
     expect({ tagRule, autolink }).toMatchObject({
       tagRule: { error: { kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', status_code: 403 } },
@@ -623,22 +787,34 @@ describe('organization membership', () => {
     await member('monalisa');
     expect(await me.call('CheckUserMembershipInOrg', { organization_name: ORG, repohost_user_handle: 'hubot' })).toEqual({ success: true, status: 204 });
 
-    expect(await me.call('ConvertMemberToOutsideCollaborator', { organization_name: ORG, repohost_user_handle: 'hubot' })).toEqual({ success: true, status: 204 });
-    expect(await me.fail('CheckUserMembershipInOrg', { organization_name: ORG, repohost_user_handle: 'hubot' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await me.call('ConvertMemberToOutsideCollaborator', { organization_name: ORG, repohost_user_handle: 'hubot' })).toEqual({
+      success: true,
+      status: 204,
+    });
+    expect(await me.fail('CheckUserMembershipInOrg', { organization_name: ORG, repohost_user_handle: 'hubot' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
 
     await me.call('ConvertMemberToOutsideCollaborator', { organization_name: ORG, repohost_user_handle: 'monalisa', perform_asynchronously: true });
     expect(me.lastStatus).toBe(202);
-    expect(await me.fail('GetUserOrgMembershipStatus', { organization_name: ORG, repohost_user_handle: 'monalisa' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await me.fail('GetUserOrgMembershipStatus', { organization_name: ORG, repohost_user_handle: 'monalisa' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
     expect((await me.call('ListOrgMembers', { organization_name: ORG })).map((m: any) => m.login)).toEqual(['octocat']);
 
     // Not a member (any longer): refused.
-    expect(await me.fail('ConvertMemberToOutsideCollaborator', { organization_name: ORG, repohost_user_handle: 'hubot' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', status_code: 403 });
+    expect(await me.fail('ConvertMemberToOutsideCollaborator', { organization_name: ORG, repohost_user_handle: 'hubot' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_AUTH_ERROR',
+      status_code: 403,
+    });
   });
 
   it('keeps a new membership pending until the user accepts it with their own token', async () => {
     const pending = await me.call('UpdateOrgMembership', { organization_name: ORG, repohost_user_handle: 'hubot', user_role_in_organization: 'member' });
     expect(pending).toMatchObject({ state: 'pending', role: 'member', user: { login: 'hubot' } });
-    expect(await me.fail('CheckUserMembershipInOrg', { organization_name: ORG, repohost_user_handle: 'hubot' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await me.fail('CheckUserMembershipInOrg', { organization_name: ORG, repohost_user_handle: 'hubot' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
     const hubot = as('hubot');
     expect(await hubot.call('GetOrgMembershipStatus', { organization_name: ORG })).toMatchObject({ state: 'pending' });
     expect(await hubot.call('UpdateRepohostOrgMembership', { organization_name: ORG, membership_state: 'active' })).toMatchObject({ state: 'active' });
@@ -682,7 +858,9 @@ describe('rate limits', () => {
     expect(client.lastStatus).toBe(200);
 
     emulator.rateLimit({ kind: 'secondary', retryAfterSeconds: 1 });
-    const { result: posted, requests } = await recording(emulator, () => client.attempt('RepohostCreateIssueComment', { ...repo, issue_identifier: 1, comment_content: 'Too fast' }));
+    const { result: posted, requests } = await recording(emulator, () =>
+      client.attempt('RepohostCreateIssueComment', { ...repo, issue_identifier: 1, comment_content: 'Too fast' }),
+    );
     expect(posted).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_RATE_LIMIT', status_code: 429, retry_after_ms: 1000, can_retry: true } });
     expect(requests.map((r) => r.method)).toEqual(['POST']);
     emulator.rateLimit({ kind: 'off' });

@@ -114,13 +114,27 @@ describe('RepoHostApi catalog', () => {
     expect(param('CreateGitTag', 'tag_object_type').schema).toEqual({ type: 'string', enum: ['commit', 'tree', 'blob'] });
     expect(param('CreateGitTag', 'tag_object_type').description).not.toContain('One of');
 
-    const request = built({ ...t, http: t.http! }, {
-      repository_owner: 'octo', repository_name: 'hello', tag_name: 'v1.0.0', tag_message: 'Release', git_object_sha: 'abc123',
-      tag_object_type: 'commit', author_of_tag_name: 'Mona', tagger_email: 'mona@example.com', tagging_date: '2024-05-01T10:00:00Z',
-    }, 'https://api.github.com');
+    const request = built(
+      { ...t, http: t.http! },
+      {
+        repository_owner: 'octo',
+        repository_name: 'hello',
+        tag_name: 'v1.0.0',
+        tag_message: 'Release',
+        git_object_sha: 'abc123',
+        tag_object_type: 'commit',
+        author_of_tag_name: 'Mona',
+        tagger_email: 'mona@example.com',
+        tagging_date: '2024-05-01T10:00:00Z',
+      },
+      'https://api.github.com',
+    );
     expect(request.url).toBe('https://api.github.com/repos/octo/hello/git/tags');
     expect(JSON.parse(request.body!)).toEqual({
-      tag: 'v1.0.0', message: 'Release', object: 'abc123', type: 'commit',
+      tag: 'v1.0.0',
+      message: 'Release',
+      object: 'abc123',
+      type: 'commit',
       tagger: { name: 'Mona', email: 'mona@example.com', date: '2024-05-01T10:00:00Z' },
     });
   });
@@ -129,7 +143,16 @@ describe('RepoHostApi catalog', () => {
     expect(param('CreateRepohostCommitStatus', 'status_state')).toMatchObject({ in: 'body', upstream: 'state', required: true, schema: { type: 'string' } });
     expect(param('CreateRepohostCommitStatus', 'status_state').schema.enum).toEqual(['error', 'failure', 'pending', 'success']);
     expect(param('AddRepohostReleaseReaction', 'reaction_type').schema.enum).toEqual(['+1', 'laugh', 'heart', 'hooray', 'rocket', 'eyes']);
-    expect(param('AddReactionToRepohostIssue', 'reaction_type_to_add').schema.enum).toEqual(['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes']);
+    expect(param('AddReactionToRepohostIssue', 'reaction_type_to_add').schema.enum).toEqual([
+      '+1',
+      '-1',
+      'laugh',
+      'confused',
+      'heart',
+      'hooray',
+      'rocket',
+      'eyes',
+    ]);
     expect(param('CreateRunnerGroupForOrg', 'accessible_repository_ids').schema).toMatchObject({ type: 'array', items: { type: 'integer' } });
     expect(param('AddCustomLabelsToRunner', 'custom_labels').schema).toMatchObject({ type: 'array', items: { type: 'string' } });
 
@@ -192,7 +215,10 @@ function sampleOf(schema: JsonSchema): unknown {
     case 'array':
       return [sampleOf(schema.items as JsonSchema)];
     default:
-      return { 'date-time': '2024-05-01T10:00:00Z', date: '2024-05-01', email: 'mona@example.com', uri: 'https://example.com/x' }[schema.format as string] ?? 'sample';
+      return (
+        { 'date-time': '2024-05-01T10:00:00Z', date: '2024-05-01', email: 'mona@example.com', uri: 'https://example.com/x' }[schema.format as string] ??
+        'sample'
+      );
   }
 }
 

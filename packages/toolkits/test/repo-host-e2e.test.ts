@@ -58,7 +58,12 @@ function registerRunner(scope: string, name: string, groupId: number | null): nu
     .prepare(`INSERT INTO runners (scope, group_id, name, os, status) VALUES (?, ?, ?, 'Linux', 'online')`)
     .run(scope, groupId, name);
   const id = Number(lastInsertRowid);
-  for (const [label, type] of [['self-hosted', 'read-only'], ['Linux', 'read-only'], ['X64', 'read-only'], ['gpu', 'custom']]) {
+  for (const [label, type] of [
+    ['self-hosted', 'read-only'],
+    ['Linux', 'read-only'],
+    ['X64', 'read-only'],
+    ['gpu', 'custom'],
+  ]) {
     emulator.db.prepare('INSERT INTO runner_labels (runner_id, name, type) VALUES (?, ?, ?)').run(id, label, type);
   }
   return id;
@@ -88,7 +93,10 @@ async function seed(): Promise<Seeded> {
   const commit = await me.call('FetchCommitInfo', { ...repo, commit_sha: commitSha });
   const blob = await me.call('CreateRepohostBlob', { ...repo, blob_content: 'hello' });
   const tag = await me.call('CreateGitTag', { ...repo, tag_name: 'v0.1.0', tag_message: 'First', git_object_sha: commitSha, tag_object_type: 'commit' });
-  const tree = await me.execute('CreateGitTree', repo, { base_tree: commit.tree.sha, tree: [{ path: 'notes.txt', mode: '100644', type: 'blob', content: 'notes' }] });
+  const tree = await me.execute('CreateGitTree', repo, {
+    base_tree: commit.tree.sha,
+    tree: [{ path: 'notes.txt', mode: '100644', type: 'blob', content: 'notes' }],
+  });
   const feature = await me.execute('CreateGitCommit', repo, { message: 'Add notes', tree: tree.sha, parents: [commitSha] });
   for (const ref of ['feature', 'feature-two', 'to-delete']) {
     await me.call('CreateGitReference', { ...repo, full_reference_name: `refs/heads/${ref}`, reference_sha: feature.sha });
@@ -99,7 +107,11 @@ async function seed(): Promise<Seeded> {
   await me.call('RepohostCreateIssueComment', { ...repo, issue_identifier: 1, comment_content: 'Me too' });
   await me.call('CreateRepohostCommitComment', { ...repo, commit_sha: commitSha, comment_content: 'Nice commit' });
   await me.call('CreateRepohostPullRequest', { ...repo, source_branch: 'feature', target_branch: 'main', pull_request_title: 'Add notes' });
-  await me.execute('CreatePullRequestReviewComment', { ...repo, pull_request_number: 2 }, { body: 'Typo?', commit_id: feature.sha, path: 'notes.txt', line: 1 });
+  await me.execute(
+    'CreatePullRequestReviewComment',
+    { ...repo, pull_request_number: 2 },
+    { body: 'Typo?', commit_id: feature.sha, path: 'notes.txt', line: 1 },
+  );
 
   // Reactions by octocat, one per kind of subject (ids 1..7 in this order).
   const react = async (tool: string, input: Record<string, unknown>) => (await me.call(tool, input)).id as number;
@@ -110,21 +122,35 @@ async function seed(): Promise<Seeded> {
     reviewComment: await react('AddReactionToPrComment', { ...repo, comment_unique_id: 1, reaction_type_for_pr_comment: 'heart' }),
     release: await react('AddRepohostReleaseReaction', { ...repo, release_identifier: 1, reaction_type: 'heart' }),
     discussion: await react('AddReactionToRepohostTeamDiscussion', { organization_name: ORG, team_slug: 'quiver', discussion_id: 1, reaction_type: 'heart' }),
-    discussionComment: await react('AddReactionToTeamDiscussionComment', { organization_name: ORG, team_slug: 'quiver', discussion_identifier: 1, comment_identifier: 1, reaction_type: 'heart' }),
+    discussionComment: await react('AddReactionToTeamDiscussionComment', {
+      organization_name: ORG,
+      team_slug: 'quiver',
+      discussion_identifier: 1,
+      comment_identifier: 1,
+      reaction_type: 'heart',
+    }),
   };
 
   // A commit status, a deployment with a status, a branch policy, a check run (and its suite).
   await me.call('CreateRepohostCommitStatus', { ...repo, commit_sha: commitSha, status_state: 'success', status_label: 'ci' });
   const deployment = await me.execute('CreateRepohostDeployment', repo, { ref: 'main', environment: 'staging', required_contexts: [] });
   const deploymentStatus = await me.call('CreateRepohostDeploymentStatus', { ...repo, deployment_id: deployment.id, deployment_status_state: 'queued' });
-  const policy = await me.call('CreateRepohostDeploymentBranchPolicy', { repository_owner: 'octocat', repository_name: 'hello-world', environment_name: 'qa', branch_name_pattern: 'main' });
+  const policy = await me.call('CreateRepohostDeploymentBranchPolicy', {
+    repository_owner: 'octocat',
+    repository_name: 'hello-world',
+    environment_name: 'qa',
+    branch_name_pattern: 'main',
+  });
   // CreateRepohostCheckRun cannot create one (its catalog body schema accepts no body GitHub takes; see the
   // behaviour suite), so the check run the other check tools need is posted directly.
   const checkRun = await rawRequest('POST', '/repos/octocat/hello-world/check-runs', { name: 'build', head_sha: commitSha });
 
   // Repository settings.
   const autolink = await me.call('CreateRepositoryAutolink', {
-    repository_owner_account: 'octocat', repository_name: 'hello-world', autolink_key_prefix: 'TICKET-', url_template_for_autolink: 'https://example.com/TICKET?query=<num>',
+    repository_owner_account: 'octocat',
+    repository_name: 'hello-world',
+    autolink_key_prefix: 'TICKET-',
+    url_template_for_autolink: 'https://example.com/TICKET?query=<num>',
   });
   const tagProtection = await me.call('CreateRepositoryTagProtection', { ...repo, tag_protection_pattern: 'v*' });
 
@@ -137,18 +163,36 @@ async function seed(): Promise<Seeded> {
   await me.call('CreateOrUpdateRepohostRepoSecret', { ...repo, secret_name: 'QUIVER_SECRET', encrypted_secret_value: sealed, encryption_key_id: keyId });
   await me.call('ManageRepohostRepoSecret', { ...repo, secret_name: 'QUIVER_SECRET', encrypted_secret_value: sealed, encryption_key_id: dependabotKeyId });
   await me.call('CreateOrUpdateOrgSecret', {
-    organization_name: ORG, secret_name: 'QUIVER_SECRET', repository_visibility: 'selected', encrypted_secret_value: sealed, encryption_key_id: orgKeyId, repository_ids_for_secret_access: [orgRepo.id],
+    organization_name: ORG,
+    secret_name: 'QUIVER_SECRET',
+    repository_visibility: 'selected',
+    encrypted_secret_value: sealed,
+    encryption_key_id: orgKeyId,
+    repository_ids_for_secret_access: [orgRepo.id],
   });
   await me.call('UpdateRepohostOrgSecret', {
-    organization_name: ORG, secret_name: 'QUIVER_SECRET', repository_access_type: 'selected', encrypted_secret_value: sealed, encryption_key_id: orgDependabotKeyId, selected_repository_ids_to_include: [orgRepo.id],
+    organization_name: ORG,
+    secret_name: 'QUIVER_SECRET',
+    repository_access_type: 'selected',
+    encrypted_secret_value: sealed,
+    encryption_key_id: orgDependabotKeyId,
+    selected_repository_ids_to_include: [orgRepo.id],
   });
   await me.call('CreateRepohostOrgVariable', {
-    organization_name: ORG, variable_name: 'QUIVER_VAR', variable_value: 'one', repository_access_visibility: 'selected', repository_ids_with_variable_access: [orgRepo.id],
+    organization_name: ORG,
+    variable_name: 'QUIVER_VAR',
+    variable_value: 'one',
+    repository_access_visibility: 'selected',
+    repository_ids_with_variable_access: [orgRepo.id],
   });
 
   // Runner groups that take access lists, and one runner in each scope.
   const orgGroup = await me.call('CreateRunnerGroupForOrg', { organization_name: ORG, runner_group_name: 'builders', runner_group_visibility: 'selected' });
-  const enterpriseGroup = await me.call('CreateSelfHostedRunnerGroup', { enterprise_name_or_id: ENTERPRISE, runner_group_name: 'builders', runner_group_visibility: 'selected' });
+  const enterpriseGroup = await me.call('CreateSelfHostedRunnerGroup', {
+    enterprise_name_or_id: ENTERPRISE,
+    runner_group_name: 'builders',
+    runner_group_visibility: 'selected',
+  });
   const orgId = (emulator.db.prepare('SELECT id FROM organizations WHERE login = ?').get(ORG) as { id: number }).id;
   const runners = {
     repo: registerRunner(`repo:${hello.id}`, 'repo-runner', null),
@@ -160,7 +204,11 @@ async function seed(): Promise<Seeded> {
   const invite = async (repository: string, login: string) =>
     (await me.call('AddOrUpdateRepohostCollaborator', { repository_owner: 'octocat', repository_name: repository, repohost_user_handle: login })).id as number;
   await as('hubot').call('AcceptRepohostRepoInvitation', { invitation_id: await invite('hello-world', 'hubot') });
-  const invitations = { accept: await invite('hello-world', 'monalisa'), decline: await invite('template-repo', 'monalisa'), repo: await invite('hello-world', 'octo-guest') };
+  const invitations = {
+    accept: await invite('hello-world', 'monalisa'),
+    decline: await invite('template-repo', 'monalisa'),
+    repo: await invite('hello-world', 'octo-guest'),
+  };
 
   // Organization members: hubot (public) and mona-member, both active.
   for (const login of ['hubot', 'mona-member']) {
@@ -170,11 +218,30 @@ async function seed(): Promise<Seeded> {
   await as('hubot').call('SetOwnRepohostPublicMembership', { organization_name: ORG, repohost_user_handle: 'hubot' });
 
   return {
-    helloId: hello.id, templateId: template.id, orgRepoId: orgRepo.id, orgId,
-    commitSha, treeSha: commit.tree.sha, blobSha: blob.sha, tagSha: tag.sha, featureSha: feature.sha,
-    checkRunId: checkRun.id, checkSuiteId: checkRun.check_suite.id, deploymentId: deployment.id, deploymentStatusId: deploymentStatus.id,
-    autolinkId: autolink.id, tagProtectionId: tagProtection.id, keyId, dependabotKeyId, orgKeyId, orgGroupId: orgGroup.id, enterpriseGroupId: enterpriseGroup.id,
-    runners, invitations, reactions, branchPolicyId: policy.id,
+    helloId: hello.id,
+    templateId: template.id,
+    orgRepoId: orgRepo.id,
+    orgId,
+    commitSha,
+    treeSha: commit.tree.sha,
+    blobSha: blob.sha,
+    tagSha: tag.sha,
+    featureSha: feature.sha,
+    checkRunId: checkRun.id,
+    checkSuiteId: checkRun.check_suite.id,
+    deploymentId: deployment.id,
+    deploymentStatusId: deploymentStatus.id,
+    autolinkId: autolink.id,
+    tagProtectionId: tagProtection.id,
+    keyId,
+    dependabotKeyId,
+    orgKeyId,
+    orgGroupId: orgGroup.id,
+    enterpriseGroupId: enterpriseGroup.id,
+    runners,
+    invitations,
+    reactions,
+    branchPolicyId: policy.id,
   };
 }
 
@@ -347,7 +414,9 @@ afterAll(async () => {
 });
 
 const describeOutcome = ({ tool, input, result }: Outcome) =>
-  'error' in result ? `${tool.name}: ${result.error.kind} ${result.error.status_code ?? ''} ${result.error.message} | input ${JSON.stringify(input)}` : `${tool.name}: ok`;
+  'error' in result
+    ? `${tool.name}: ${result.error.kind} ${result.error.status_code ?? ''} ${result.error.message} | input ${JSON.stringify(input)}`
+    : `${tool.name}: ok`;
 
 describe('RepoHostApi end to end: all 818 tools', () => {
   it('calls every catalog tool once', () => {
@@ -358,20 +427,31 @@ describe('RepoHostApi end to end: all 818 tools', () => {
   it('sends each call to the emulator exactly once, with the method and path template of its operation', () => {
     const wrong = outcomes
       .filter(({ tool, requests }) => requests.length !== 1 || requests[0]!.method !== tool.http.method || !matchesTemplate(tool.http.path, requests[0]!.path))
-      .map(({ tool, requests }) => `${tool.name}: expected ${tool.http.method} ${tool.http.path}, received ${requests.map((r) => `${r.method} ${r.path}`).join(', ') || 'nothing'}`);
+      .map(
+        ({ tool, requests }) =>
+          `${tool.name}: expected ${tool.http.method} ${tool.http.path}, received ${requests.map((r) => `${r.method} ${r.path}`).join(', ') || 'nothing'}`,
+      );
     expect(wrong).toEqual([]);
   });
 
   it('has no call refused as invalid, by the runtime (TOOL_RUNTIME_*) or by the emulator (400/422)', () => {
     const refused = outcomes
-      .filter(({ result }) => 'error' in result && (/^TOOL_/.test(result.error.kind) || ['UPSTREAM_RUNTIME_VALIDATION_ERROR', 'UPSTREAM_RUNTIME_BAD_REQUEST'].includes(result.error.kind)))
+      .filter(
+        ({ result }) =>
+          'error' in result &&
+          (/^TOOL_/.test(result.error.kind) || ['UPSTREAM_RUNTIME_VALIDATION_ERROR', 'UPSTREAM_RUNTIME_BAD_REQUEST'].includes(result.error.kind)),
+      )
       .map(describeOutcome);
     expect(refused).toEqual([]);
   });
 
   it('has every call succeed: no 404 for seeded state, no auth, server or transport failure', () => {
     const failed = outcomes
-      .filter(({ result }) => 'error' in result && !(/^TOOL_/.test(result.error.kind) || ['UPSTREAM_RUNTIME_VALIDATION_ERROR', 'UPSTREAM_RUNTIME_BAD_REQUEST'].includes(result.error.kind)))
+      .filter(
+        ({ result }) =>
+          'error' in result &&
+          !(/^TOOL_/.test(result.error.kind) || ['UPSTREAM_RUNTIME_VALIDATION_ERROR', 'UPSTREAM_RUNTIME_BAD_REQUEST'].includes(result.error.kind)),
+      )
       .map(describeOutcome);
     expect(failed).toEqual([]);
   });
@@ -387,12 +467,16 @@ describe('RepoHostApi base URL', () => {
     const viaContext = new RepoHostClient(emulator, token, { baseUrl: UNREACHABLE });
     try {
       await viaSecret.execute('CreateRepohostRepoForUser', {}, { name: 'server-url' });
-      const { result, requests } = await recording(emulator, () => viaSecret.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }));
+      const { result, requests } = await recording(emulator, () =>
+        viaSecret.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }),
+      );
       expect(result).toMatchObject({ value: { full_name: 'octocat/server-url' } });
       expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /repos/octocat/server-url']);
 
       // Without the secret the same call goes to the context's base URL, which nothing answers.
-      const { result: unreachable, requests: none } = await recording(emulator, () => viaContext.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }));
+      const { result: unreachable, requests: none } = await recording(emulator, () =>
+        viaContext.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }),
+      );
       expect(unreachable).toMatchObject({ error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true } });
       expect(none).toEqual([]);
     } finally {
@@ -404,7 +488,9 @@ describe('RepoHostApi base URL', () => {
   it('keeps the path of a GIT_SERVER_URL such as https://HOST/api/v3 (the emulator serves no such prefix, so it answers 404)', async () => {
     const client = new RepoHostClient(emulator, emulator.tokenFor('octocat'), { baseUrl: UNREACHABLE, secrets: { GIT_SERVER_URL: `${emulator.url}/api/v3/` } });
     try {
-      const { result, requests } = await recording(emulator, () => client.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }));
+      const { result, requests } = await recording(emulator, () =>
+        client.attempt('GetRepohostRepositoryDetails', { repository_owner: 'octocat', repository_name: 'server-url' }),
+      );
       expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v3/repos/octocat/server-url']);
       expect(result).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 } });
     } finally {

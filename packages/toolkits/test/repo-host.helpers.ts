@@ -5,7 +5,7 @@
  * request log read per call.
  */
 import { readFileSync } from 'node:fs';
-import { UpstreamClient, validate, type ToolError, type UpstreamRequest } from '@quiver/core';
+import { UpstreamClient, validate, type UpstreamRequest } from '@quiver/core';
 import type { GithubEmulator, RecordedRequest } from '@quiver/sandbox';
 import { repoHost } from '@quiver/toolkits';
 import { ToolClient } from './tool-client.helpers.js';
@@ -75,7 +75,13 @@ export class RepoHostClient extends ToolClient {
     options: ClientOptions = {},
   ) {
     const upstream = new RecordingUpstream({ maxRetries: options.maxRetries ?? 0, retryBaseDelayMs: 10 });
-    super(repoHost, { upstream: { url: options.baseUrl ?? emulator.url, requests: emulator.requests }, token, secrets: options.secrets, client: upstream, verbose: true });
+    super(repoHost, {
+      upstream: { url: options.baseUrl ?? emulator.url, requests: emulator.requests },
+      token,
+      secrets: options.secrets,
+      client: upstream,
+      verbose: true,
+    });
     this.upstream = upstream;
   }
 
@@ -83,7 +89,6 @@ export class RepoHostClient extends ToolClient {
   get lastStatus(): number | undefined {
     return this.upstream.statuses.at(-1);
   }
-
 }
 
 /** The requests the emulator received while `work` ran, and its result. */
@@ -240,7 +245,8 @@ export function inputFor(tool: CatalogTool, known: Known, extra: Record<string, 
   }
   if (tool.requestBody) {
     // In mode execute the query parameters become required too.
-    for (const p of tool.parameters.filter((q) => q.in === 'query')) input[p.name] ??= valueFor({ ...p.schema, description: p.description }, p.upstream ?? p.name, known);
+    for (const p of tool.parameters.filter((q) => q.in === 'query'))
+      input[p.name] ??= valueFor({ ...p.schema, description: p.description }, p.upstream ?? p.name, known);
     const generated = valueFor(tool.requestBody.schema, '', known);
     const merged = generated && typeof generated === 'object' && !Array.isArray(generated) ? { ...(generated as object), ...body } : generated;
     input.mode = 'execute';

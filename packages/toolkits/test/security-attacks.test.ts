@@ -137,7 +137,7 @@ describe('no stack trace in a result', () => {
   it('a 10,000-deep request_body is refused by name, without a stack', async () => {
     const tool = toolkits.flatMap((toolkit) => toolkit.tools.map((t) => ({ toolkit: toolkit.name, t }))).find(({ t }) => t.requestBody && !t.handler)!;
     const placed = Object.fromEntries(tool.t.parameters.filter((p) => p.in === 'path' || p.in === 'query').map((p) => [p.name, 'x']));
-    const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     const error = await refused(`${tool.toolkit}.${tool.t.name}`, { mode: 'execute', ...placed, request_body: deep });
     expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' });
     expect(error.message).toContain('request_body nests deeper than 64 levels');
@@ -153,7 +153,13 @@ describe('no stack trace in a result', () => {
 
   it('a failing handler reports one line to the developer; the stack stays apart', async () => {
     const broken = defineToolkit(
-      { name: 'Broken', version: '1', description: 'A toolkit whose handler throws.', baseUrl, tools: [{ name: 'Fail', description: 'Throws.', parameters: [], output: { description: 'Nothing.' }, requirements: {} }] },
+      {
+        name: 'Broken',
+        version: '1',
+        description: 'A toolkit whose handler throws.',
+        baseUrl,
+        tools: [{ name: 'Fail', description: 'Throws.', parameters: [], output: { description: 'Nothing.' }, requirements: {} }],
+      },
       { Fail: async () => JSON.parse('{not json') },
     );
     const result = await localDispatcher([broken], { client }).call('Broken.Fail', {});

@@ -12,18 +12,66 @@ import { matchNames } from '../src/support-desk/name-matching.js';
 
 describe('the query language', () => {
   it('reads adjacent words as OR, AND tighter than OR, NOT joined without an operator as an exclusion', () => {
-    expect(parseQuery('refund card')).toEqual({ kind: 'or', operands: [{ kind: 'word', text: 'refund' }, { kind: 'word', text: 'card' }] });
-    expect(parseQuery('a AND b OR c')).toEqual({ kind: 'or', operands: [{ kind: 'and', operands: [{ kind: 'word', text: 'a' }, { kind: 'word', text: 'b' }] }, { kind: 'word', text: 'c' }] });
+    expect(parseQuery('refund card')).toEqual({
+      kind: 'or',
+      operands: [
+        { kind: 'word', text: 'refund' },
+        { kind: 'word', text: 'card' },
+      ],
+    });
+    expect(parseQuery('a AND b OR c')).toEqual({
+      kind: 'or',
+      operands: [
+        {
+          kind: 'and',
+          operands: [
+            { kind: 'word', text: 'a' },
+            { kind: 'word', text: 'b' },
+          ],
+        },
+        { kind: 'word', text: 'c' },
+      ],
+    });
     expect(parseQuery('refund card NOT duplicate')).toEqual({
       kind: 'without',
-      include: { kind: 'or', operands: [{ kind: 'word', text: 'refund' }, { kind: 'word', text: 'card' }] },
+      include: {
+        kind: 'or',
+        operands: [
+          { kind: 'word', text: 'refund' },
+          { kind: 'word', text: 'card' },
+        ],
+      },
       exclude: { kind: 'word', text: 'duplicate' },
     });
-    expect(parseQuery('a OR NOT b')).toEqual({ kind: 'or', operands: [{ kind: 'word', text: 'a' }, { kind: 'not', operand: { kind: 'word', text: 'b' } }] });
+    expect(parseQuery('a OR NOT b')).toEqual({
+      kind: 'or',
+      operands: [
+        { kind: 'word', text: 'a' },
+        { kind: 'not', operand: { kind: 'word', text: 'b' } },
+      ],
+    });
     expect(parseQuery('NOT b')).toEqual({ kind: 'not', operand: { kind: 'word', text: 'b' } });
-    expect(parseQuery('a AND (b OR c)')).toEqual({ kind: 'and', operands: [{ kind: 'word', text: 'a' }, { kind: 'or', operands: [{ kind: 'word', text: 'b' }, { kind: 'word', text: 'c' }] }] });
+    expect(parseQuery('a AND (b OR c)')).toEqual({
+      kind: 'and',
+      operands: [
+        { kind: 'word', text: 'a' },
+        {
+          kind: 'or',
+          operands: [
+            { kind: 'word', text: 'b' },
+            { kind: 'word', text: 'c' },
+          ],
+        },
+      ],
+    });
     // Lower-case operators are words; punctuation alone is dropped.
-    expect(parseQuery('and - or')).toEqual({ kind: 'or', operands: [{ kind: 'word', text: 'and' }, { kind: 'word', text: 'or' }] });
+    expect(parseQuery('and - or')).toEqual({
+      kind: 'or',
+      operands: [
+        { kind: 'word', text: 'and' },
+        { kind: 'word', text: 'or' },
+      ],
+    });
   });
 
   it.each(['refund AND', 'OR refund', 'refund OR', 'NOT', '(refund', 'refund)', '()', 'a AND AND b', '  ', '- -'])('refuses %j', (query) => {
@@ -103,9 +151,17 @@ describe('ranking', () => {
 });
 
 describe('name confidence', () => {
-  const people = ['Ada Lovelace', 'Grace Hopper', 'Adam Smith', 'Jon Smith', 'John Smith', 'Zoë Müller'].map((name) => ({ name, email: `${name.split(' ')[0]!.toLowerCase()}@example.test` }));
+  const people = ['Ada Lovelace', 'Grace Hopper', 'Adam Smith', 'Jon Smith', 'John Smith', 'Zoë Müller'].map((name) => ({
+    name,
+    email: `${name.split(' ')[0]!.toLowerCase()}@example.test`,
+  }));
   const best = async (query: string) => {
-    const [top] = await matchNames(people, query, (person) => [person.name], (person) => [person.email]);
+    const [top] = await matchNames(
+      people,
+      query,
+      (person) => [person.name],
+      (person) => [person.email],
+    );
     return top && { name: top.item.name, confidence: Math.round(top.confidence * 1000) / 1000 };
   };
 
@@ -124,7 +180,16 @@ describe('name confidence', () => {
 
   it('compares email addresses only when the query is one', async () => {
     expect(await best('grace@example.test')).toEqual({ name: 'Grace Hopper', confidence: 1 });
-    expect((await matchNames(people, 'xyzzy', (person) => [person.name], (person) => [person.email])).length).toBe(0);
+    expect(
+      (
+        await matchNames(
+          people,
+          'xyzzy',
+          (person) => [person.name],
+          (person) => [person.email],
+        )
+      ).length,
+    ).toBe(0);
   });
 });
 
@@ -154,7 +219,9 @@ describe('acceptance', () => {
 
 describe('note bodies', () => {
   it('turns plain text into HTML that shows it as written', () => {
-    expect(textToHtml('Refund <b>now</b> & "then"\nsecond line\n\n\nnext paragraph')).toBe('<p>Refund &lt;b&gt;now&lt;/b&gt; &amp; &quot;then&quot;<br>second line</p><p>next paragraph</p>');
+    expect(textToHtml('Refund <b>now</b> & "then"\nsecond line\n\n\nnext paragraph')).toBe(
+      '<p>Refund &lt;b&gt;now&lt;/b&gt; &amp; &quot;then&quot;<br>second line</p><p>next paragraph</p>',
+    );
     expect(htmlToText('<p>a&amp;b&#39;s&nbsp;<b>c</b></p><p>d</p>')).toBe("a&b's c d");
   });
 });

@@ -50,7 +50,8 @@ async function requestsOf(work: () => Promise<unknown>): Promise<string[]> {
 
 const user = (email: string) => workspace.users.find((candidate) => candidate.email === email)!;
 const stateOf = (issue: PylonIssue) => (emulator.db.prepare('SELECT state FROM issues WHERE id = ?').get(issue.id) as { state: string }).state;
-const assigneeOf = (issue: PylonIssue) => (emulator.db.prepare('SELECT assignee_id FROM issues WHERE id = ?').get(issue.id) as { assignee_id: string | null }).assignee_id;
+const assigneeOf = (issue: PylonIssue) =>
+  (emulator.db.prepare('SELECT assignee_id FROM issues WHERE id = ?').get(issue.id) as { assignee_id: string | null }).assignee_id;
 
 describe('WhoAmI', () => {
   it("reports the API token's service account, sending the token as a bearer credential", async () => {
@@ -146,7 +147,11 @@ describe('GetIssue', () => {
     const found = await desk.call('GetIssue', { lookup_by: 'search', value: 'chargeback', auto_accept_matches: true });
     expect(found).toMatchObject({ issue: { id: issues.chargeback.id }, match: { score_gap: 1 } });
     const proposed = await desk.call('GetIssue', { lookup_by: 'search', value: 'chargeback' });
-    expect(proposed).toMatchObject({ issue: null, candidates: [{ id: issues.chargeback.id, score: expect.any(Number) }], message: expect.stringMatching(/auto_accept_matches is false.*lookup_by "id"/) });
+    expect(proposed).toMatchObject({
+      issue: null,
+      candidates: [{ id: issues.chargeback.id, score: expect.any(Number) }],
+      message: expect.stringMatching(/auto_accept_matches is false.*lookup_by "id"/),
+    });
     const none = await desk.call('GetIssue', { lookup_by: 'search', value: 'platypus', auto_accept_matches: true });
     expect(none).toMatchObject({ issue: null, candidates: [], message: expect.stringMatching(/No issue created in the last 30 days matches/) });
   });
@@ -162,8 +167,19 @@ describe('the score-gap thresholds', () => {
     expect(search).toMatchObject({ auto_accepted: true, issue: { id: issues.zebrafishTracker.id } });
 
     expect((await desk.call('GetIssue', { lookup_by: 'search', value: 'zebrafish', auto_accept_matches: true })).issue.id).toBe(issues.zebrafishTracker.id);
-    const assign = await desk.call('AssignIssue', { issue_lookup_by: 'search', issue_value: 'zebrafish', user_lookup_by: 'id', user_value: user('alan@quiver-support.test').id, auto_accept_matches: true });
-    expect(assign).toMatchObject({ issue: null, unresolved: 'issue', candidates: [{ id: issues.zebrafishTracker.id }, { id: issues.labMove.id }], message: expect.stringMatching(/90% is required.*Nothing was changed/) });
+    const assign = await desk.call('AssignIssue', {
+      issue_lookup_by: 'search',
+      issue_value: 'zebrafish',
+      user_lookup_by: 'id',
+      user_value: user('alan@quiver-support.test').id,
+      auto_accept_matches: true,
+    });
+    expect(assign).toMatchObject({
+      issue: null,
+      unresolved: 'issue',
+      candidates: [{ id: issues.zebrafishTracker.id }, { id: issues.labMove.id }],
+      message: expect.stringMatching(/90% is required.*Nothing was changed/),
+    });
     expect(assigneeOf(issues.zebrafishTracker)).toBeNull();
   });
 });
@@ -203,32 +219,69 @@ describe('AssignIssue', () => {
   it('assigns by issue id and user id', async () => {
     const alan = user('alan@quiver-support.test');
     const assigned = await desk.call('AssignIssue', { issue_lookup_by: 'id', issue_value: issues.labMove.id, user_lookup_by: 'id', user_value: alan.id });
-    expect(assigned).toMatchObject({ issue: { id: issues.labMove.id, assignee: { id: alan.id } }, assignee: { id: alan.id, name: 'Alan Turing', email: alan.email }, previous_assignee_id: null });
+    expect(assigned).toMatchObject({
+      issue: { id: issues.labMove.id, assignee: { id: alan.id } },
+      assignee: { id: alan.id, name: 'Alan Turing', email: alan.email },
+      previous_assignee_id: null,
+    });
     expect(assigneeOf(issues.labMove)).toBe(alan.id);
   });
 
   it('assigns a searched issue to a fuzzily named user when both are accepted', async () => {
     const grace = user('grace@quiver-support.test');
-    const assigned = await desk.call('AssignIssue', { issue_lookup_by: 'search', issue_value: 'chargeback', user_lookup_by: 'name', user_value: 'hopper grace', auto_accept_matches: true });
+    const assigned = await desk.call('AssignIssue', {
+      issue_lookup_by: 'search',
+      issue_value: 'chargeback',
+      user_lookup_by: 'name',
+      user_value: 'hopper grace',
+      auto_accept_matches: true,
+    });
     expect(assigned).toMatchObject({ assignee: { id: grace.id }, issue_match: { score_gap: 1 }, user_match: { confidence: 1 } });
     expect(assigneeOf(issues.chargeback)).toBe(grace.id);
-    const typo = await desk.call('AssignIssue', { issue_lookup_by: 'id', issue_value: issues.chargeback.id, user_lookup_by: 'name', user_value: 'Katherine Jonson', auto_accept_matches: true });
+    const typo = await desk.call('AssignIssue', {
+      issue_lookup_by: 'id',
+      issue_value: issues.chargeback.id,
+      user_lookup_by: 'name',
+      user_value: 'Katherine Jonson',
+      auto_accept_matches: true,
+    });
     expect(typo.assignee.name).toBe('Katherine Johnson');
     expect(typo.user_match.confidence).toBeGreaterThanOrEqual(0.9);
   });
 
   it('changes nothing for a user name below 90 percent, or when matches are not auto-accepted', async () => {
     const before = assigneeOf(issues.unusedSeat);
-    const partial = await desk.call('AssignIssue', { issue_lookup_by: 'id', issue_value: issues.unusedSeat.id, user_lookup_by: 'name', user_value: 'Grace', auto_accept_matches: true });
-    expect(partial).toMatchObject({ issue: null, unresolved: 'user', candidates: [{ name: 'Grace Hopper', confidence: 0.5 }], message: expect.stringMatching(/50% confidence.*Nothing was changed/) });
-    const notAsked = await desk.call('AssignIssue', { issue_lookup_by: 'id', issue_value: issues.unusedSeat.id, user_lookup_by: 'name', user_value: 'Grace Hopper' });
+    const partial = await desk.call('AssignIssue', {
+      issue_lookup_by: 'id',
+      issue_value: issues.unusedSeat.id,
+      user_lookup_by: 'name',
+      user_value: 'Grace',
+      auto_accept_matches: true,
+    });
+    expect(partial).toMatchObject({
+      issue: null,
+      unresolved: 'user',
+      candidates: [{ name: 'Grace Hopper', confidence: 0.5 }],
+      message: expect.stringMatching(/50% confidence.*Nothing was changed/),
+    });
+    const notAsked = await desk.call('AssignIssue', {
+      issue_lookup_by: 'id',
+      issue_value: issues.unusedSeat.id,
+      user_lookup_by: 'name',
+      user_value: 'Grace Hopper',
+    });
     expect(notAsked).toMatchObject({ issue: null, unresolved: 'user', candidates: [{ name: 'Grace Hopper', confidence: 1 }] });
     expect(assigneeOf(issues.unusedSeat)).toBe(before);
   });
 
   it('refuses an unknown user id without changing the issue', async () => {
     const requests = await requestsOf(async () => {
-      const error = await desk.fail('AssignIssue', { issue_lookup_by: 'id', issue_value: issues.unusedSeat.id, user_lookup_by: 'id', user_value: 'no-such-user' });
+      const error = await desk.fail('AssignIssue', {
+        issue_lookup_by: 'id',
+        issue_value: issues.unusedSeat.id,
+        user_lookup_by: 'id',
+        user_value: 'no-such-user',
+      });
       expect(error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', message: expect.stringMatching(/No user has the id no-such-user/) });
     });
     expect(requests).toEqual([`GET /issues/${issues.unusedSeat.id}`, 'GET /users']);
@@ -239,8 +292,12 @@ describe('AddInternalNote', () => {
   it('adds plain text as escaped HTML, and HTML as written', async () => {
     const note = await desk.call('AddInternalNote', { issue_id: String(issues.duplicateCharge.number), body: 'Refunded <1 seat> & closed.\nSee the ledger.' });
     expect(note.data).toEqual({ id: expect.any(String), issue_id: issues.duplicateCharge.id });
-    const stored = (id: string) => (emulator.db.prepare('SELECT body_html, author_id FROM issue_notes WHERE id = ?').get(id) as { body_html: string; author_id: string });
-    expect(stored(note.data.id)).toEqual({ body_html: '<p>Refunded &lt;1 seat&gt; &amp; closed.<br>See the ledger.</p>', author_id: emulator.serviceAccountFor(TOKEN).id });
+    const stored = (id: string) =>
+      emulator.db.prepare('SELECT body_html, author_id FROM issue_notes WHERE id = ?').get(id) as { body_html: string; author_id: string };
+    expect(stored(note.data.id)).toEqual({
+      body_html: '<p>Refunded &lt;1 seat&gt; &amp; closed.<br>See the ledger.</p>',
+      author_id: emulator.serviceAccountFor(TOKEN).id,
+    });
     const html = await desk.call('AddInternalNote', { issue_id: issues.duplicateCharge.id, body: '<p><b>Escalated</b></p>', as_html: true });
     expect(stored(html.data.id).body_html).toBe('<p><b>Escalated</b></p>');
   });
@@ -270,7 +327,9 @@ describe('ListIssues', () => {
     const { issues: listed, window } = await listAll({});
     expect(Date.parse(window.end_time) - Date.parse(window.start_time)).toBe(7 * DAY);
     const since = Date.parse(window.start_time);
-    const expected = (emulator.db.prepare('SELECT id FROM issues WHERE created_at >= ? ORDER BY created_at DESC, number DESC').all(since) as Array<{ id: string }>).map((row) => row.id);
+    const expected = (
+      emulator.db.prepare('SELECT id FROM issues WHERE created_at >= ? ORDER BY created_at DESC, number DESC').all(since) as Array<{ id: string }>
+    ).map((row) => row.id);
     expect(listed.map((issue) => issue.id)).toEqual(expected);
     expect(expected.length).toBeGreaterThan(100);
     expect(expected.length).toBeLessThan(200);
@@ -281,7 +340,9 @@ describe('ListIssues', () => {
     const ada = user('ada@quiver-support.test');
     const start = new Date(Date.now() - 20 * DAY).toISOString();
     const { issues: listed } = await listAll({ team_id: billing.id, tags: ['billing', 'urgent'] }, { start_time: start });
-    const expected = workspace.issues.filter((issue) => Date.parse(issue.created_at) >= Date.parse(start) && issue.team?.id === billing.id && issue.tags.includes('urgent'));
+    const expected = workspace.issues.filter(
+      (issue) => Date.parse(issue.created_at) >= Date.parse(start) && issue.team?.id === billing.id && issue.tags.includes('urgent'),
+    );
     expect(listed.map((issue) => issue.id).sort()).toEqual(expected.map((issue) => issue.id).sort());
     expect(expected.length).toBeGreaterThan(0);
     const { issues: adas } = await listAll({ assignee_id: ada.id, state: 'open' }, { start_time: start });
@@ -327,7 +388,11 @@ describe('users', () => {
     // Another address at the same domain is not nearly the same address.
     expect(byEmail.results.find((result: any) => result.name === 'Ada Lovelace')?.confidence ?? 0).toBeLessThan(0.9);
     const partial = await desk.call('SearchUsers', { query: 'Donald', auto_accept_matches: true });
-    expect(partial).toMatchObject({ auto_accepted: false, results: [{ name: 'Donald Knuth', confidence: 0.5 }], message: expect.stringMatching(/50% confidence/) });
+    expect(partial).toMatchObject({
+      auto_accepted: false,
+      results: [{ name: 'Donald Knuth', confidence: 0.5 }],
+      message: expect.stringMatching(/50% confidence/),
+    });
     const notAsked = await desk.call('SearchUsers', { query: 'Ada Lovelace' });
     expect(notAsked.auto_accepted).toBe(false);
     expect(notAsked.results[0]).toMatchObject({ name: 'Ada Lovelace', confidence: 1 });
@@ -338,7 +403,10 @@ describe('users', () => {
     emulator.addUser({ name: 'Jon Smith', email: 'jon@quiver-support.test' });
     const ambiguous = await desk.call('SearchUsers', { query: 'Jon Smith', auto_accept_matches: true });
     expect(ambiguous.auto_accepted).toBe(false);
-    expect(ambiguous.results.slice(0, 2)).toEqual([expect.objectContaining({ name: 'Jon Smith', confidence: 1 }), expect.objectContaining({ name: 'John Smith', confidence: 0.9 })]);
+    expect(ambiguous.results.slice(0, 2)).toEqual([
+      expect.objectContaining({ name: 'Jon Smith', confidence: 1 }),
+      expect.objectContaining({ name: 'John Smith', confidence: 0.9 }),
+    ]);
     expect(ambiguous.message).toMatch(/Several candidates reach 90%/);
   });
 });
@@ -351,8 +419,15 @@ describe('teams', () => {
     const billing = workspace.teams[0]!;
     const team = await desk.call('GetTeamAndAssignment', { lookup_by: 'id', value: billing.id });
     expect(team.team).toEqual(billing);
-    expect(team.team.users.map((member: any) => member.email)).toEqual(['ada@quiver-support.test', 'grace@quiver-support.test', 'katherine@quiver-support.test']);
-    expect(await desk.fail('GetTeamAndAssignment', { lookup_by: 'id', value: 'no-team' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', message: 'No team has the id no-team.' });
+    expect(team.team.users.map((member: any) => member.email)).toEqual([
+      'ada@quiver-support.test',
+      'grace@quiver-support.test',
+      'katherine@quiver-support.test',
+    ]);
+    expect(await desk.fail('GetTeamAndAssignment', { lookup_by: 'id', value: 'no-team' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+      message: 'No team has the id no-team.',
+    });
   });
 
   it('finds a team by fuzzy name at 90 percent, else proposes candidates', async () => {

@@ -47,7 +47,8 @@ afterAll(async () => {
 
 /** One client per token: the user the emulator knows by it. */
 const clients = new Map<string | undefined, ToolClient>();
-const as = (token: string | undefined = TOKEN) => clients.get(token) ?? clients.set(token, new ToolClient(taskboard, { upstream: () => emulator, token, covered, verbose: true })).get(token)!;
+const as = (token: string | undefined = TOKEN) =>
+  clients.get(token) ?? clients.set(token, new ToolClient(taskboard, { upstream: () => emulator, token, covered, verbose: true })).get(token)!;
 
 const call = (tool: string, input: Record<string, unknown>) => as().call(tool, input);
 const fail = (tool: string, input: unknown, token?: string): Promise<ToolError> => as(token).fail(tool, input);
@@ -59,7 +60,9 @@ async function sentDuring(work: () => Promise<unknown>): Promise<string[]> {
   const before = emulator.requests.length;
   await work();
   return emulator.requests.slice(before).map((request) => {
-    const query = new URLSearchParams(Object.entries(request.query).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((item) => [name, item])));
+    const query = new URLSearchParams(
+      Object.entries(request.query).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((item) => [name, item])),
+    );
     return `${request.method} ${request.path}${query.size ? `?${decodeURIComponent(query.toString())}` : ''}`;
   });
 }
@@ -84,7 +87,11 @@ const tasksOf = async (listId: string, filters: Record<string, unknown> = {}) =>
 describe('lists', () => {
   it('creates a folderless list with the space’s statuses', async () => {
     const name = unique('Sprint');
-    const list = await execute('CreateTaskboardList', { space_identifier: space }, { name, content: 'Two weeks', priority: 2, assignee: teammate, due_date: START + 14 * 24 * HOUR });
+    const list = await execute(
+      'CreateTaskboardList',
+      { space_identifier: space },
+      { name, content: 'Two weeks', priority: 2, assignee: teammate, due_date: START + 14 * 24 * HOUR },
+    );
     expect(list).toMatchObject({
       name,
       content: 'Two weeks',
@@ -111,20 +118,31 @@ describe('lists', () => {
   });
 
   it('refuses a priority outside 1 to 4 and an assignee outside the workspace', async () => {
-    expect((await failExecute('CreateTaskboardList', { space_identifier: space }, { name: unique('L'), priority: 5 })).developer_message).toContain('Priority must be 1');
+    expect((await failExecute('CreateTaskboardList', { space_identifier: space }, { name: unique('L'), priority: 5 })).developer_message).toContain(
+      'Priority must be 1',
+    );
     const outsider = emulator.userFor('outsider-token');
-    expect((await failExecute('CreateTaskboardList', { space_identifier: space }, { name: unique('L'), assignee: outsider })).developer_message).toContain(String(outsider));
+    expect((await failExecute('CreateTaskboardList', { space_identifier: space }, { name: unique('L'), assignee: outsider })).developer_message).toContain(
+      String(outsider),
+    );
   });
 
   it('a space of a workspace the user is not in answers an auth error; an unknown one not found', async () => {
-    expect(await failExecute('CreateTaskboardList', { space_identifier: foreignSpace }, { name: unique('L') })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', status_code: 401 });
+    expect(await failExecute('CreateTaskboardList', { space_identifier: foreignSpace }, { name: unique('L') })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_AUTH_ERROR',
+      status_code: 401,
+    });
     expect(await failExecute('CreateTaskboardList', { space_identifier: '1' }, { name: unique('L') })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
   });
 });
 
 describe('custom fields', () => {
   it('creates a drop-down field whose options get ids and order', async () => {
-    const { field } = await execute('CreateCustomField', { space_identifier: space }, { name: unique('Stage'), type: 'drop_down', type_config: { options: [{ name: 'Design', color: '#f00' }, { name: 'Build' }] } });
+    const { field } = await execute(
+      'CreateCustomField',
+      { space_identifier: space },
+      { name: unique('Stage'), type: 'drop_down', type_config: { options: [{ name: 'Design', color: '#f00' }, { name: 'Build' }] } },
+    );
     expect(field.type).toBe('drop_down');
     expect(field.type_config.options.map((option: any) => [option.name, option.orderindex, option.color])).toEqual([
       ['Design', 0, '#f00'],
@@ -135,13 +153,19 @@ describe('custom fields', () => {
 
   it('requires the settings each type needs', async () => {
     const refused = async (type: string, type_config: Record<string, unknown>, message: string) =>
-      expect((await failExecute('CreateCustomField', { space_identifier: space }, { name: unique('F'), type, type_config })).developer_message).toContain(message);
+      expect((await failExecute('CreateCustomField', { space_identifier: space }, { name: unique('F'), type, type_config })).developer_message).toContain(
+        message,
+      );
     await refused('drop_down', {}, 'type_config.options is required for drop_down');
     await refused('labels', { options: [] }, 'type_config.options is required for labels');
     await refused('currency', { precision: 2 }, 'type_config.currency_type is required');
     await refused('emoji', { code_point: '1f600' }, 'type_config.count is required');
     await refused('manual_progress', { start: 10, end: 0 }, 'start must be below');
-    const { field } = await execute('CreateCustomField', { space_identifier: space }, { name: unique('Budget'), type: 'currency', type_config: { currency_type: 'EUR', precision: 2 } });
+    const { field } = await execute(
+      'CreateCustomField',
+      { space_identifier: space },
+      { name: unique('Budget'), type: 'currency', type_config: { currency_type: 'EUR', precision: 2 } },
+    );
     expect(field.type_config).toEqual({ currency_type: 'EUR', precision: 2 });
   });
 
@@ -155,7 +179,11 @@ describe('custom fields', () => {
 describe('tasks', () => {
   it('creates a task with everything set and reads it back', async () => {
     const list = await newList();
-    const { field: stage } = await execute('CreateCustomField', { space_identifier: space }, { name: unique('Stage'), type: 'drop_down', type_config: { options: [{ name: 'Design' }, { name: 'Build' }] } });
+    const { field: stage } = await execute(
+      'CreateCustomField',
+      { space_identifier: space },
+      { name: unique('Stage'), type: 'drop_down', type_config: { options: [{ name: 'Design' }, { name: 'Build' }] } },
+    );
     const { field: estimate } = await execute('CreateCustomField', { space_identifier: space }, { name: unique('Size'), type: 'number' });
     const created = await newTask(list, {
       name: 'Ship the importer',
@@ -213,13 +241,21 @@ describe('tasks', () => {
   it('refuses assignees outside the workspace, an empty name, and bad custom field values', async () => {
     const list = await newList();
     const outsider = emulator.userFor('outsider-token');
-    expect((await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', assignees: [outsider] })).developer_message).toContain(`Assignees not in the workspace: ${outsider}`);
+    expect((await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', assignees: [outsider] })).developer_message).toContain(
+      `Assignees not in the workspace: ${outsider}`,
+    );
     expect((await failExecute('CreateTaskInList', { list_id: list }, { name: '  ' })).developer_message).toContain('Task name invalid');
     const { field: size } = await execute('CreateCustomField', { space_identifier: space }, { name: unique('Size'), type: 'number' });
     const { field: mail } = await execute('CreateCustomField', { space_identifier: space }, { name: unique('Contact'), type: 'email' });
-    expect((await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', custom_fields: [{ id: size.id, value: 'big' }] })).developer_message).toContain('must be a number');
-    expect((await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', custom_fields: [{ id: mail.id, value: 'nobody' }] })).developer_message).toContain('an email address');
-    expect((await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', custom_fields: [{ id: 'no-such-field', value: 1 }] })).developer_message).toContain('not found in this space');
+    expect(
+      (await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', custom_fields: [{ id: size.id, value: 'big' }] })).developer_message,
+    ).toContain('must be a number');
+    expect(
+      (await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', custom_fields: [{ id: mail.id, value: 'nobody' }] })).developer_message,
+    ).toContain('an email address');
+    expect(
+      (await failExecute('CreateTaskInList', { list_id: list }, { name: 'x', custom_fields: [{ id: 'no-such-field', value: 1 }] })).developer_message,
+    ).toContain('not found in this space');
     // Nothing of the refused tasks was kept.
     expect(await tasksOf(list)).toEqual([]);
   });
@@ -277,7 +313,9 @@ describe('task details', () => {
     expect((await fail('RetrieveTaskDetails', { task_identifier: task.custom_id })).kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
     // The workspace must be one the user is in.
     const other = emulator.createWorkspace(unique('Other'), []);
-    expect((await fail('RetrieveTaskDetails', { task_identifier: task.custom_id, use_custom_task_ids: true, team_id: other })).kind).toBe('UPSTREAM_RUNTIME_AUTH_ERROR');
+    expect((await fail('RetrieveTaskDetails', { task_identifier: task.custom_id, use_custom_task_ids: true, team_id: other })).kind).toBe(
+      'UPSTREAM_RUNTIME_AUTH_ERROR',
+    );
   });
 
   it('a user outside the workspace cannot read the task', async () => {
@@ -297,14 +335,34 @@ describe('listing tasks', () => {
     emulator.clock.set(START);
     list = await newList();
     sizeField = (await execute('CreateCustomField', { space_identifier: space }, { name: unique('Points'), type: 'number' })).field.id;
-    const stage = (await execute('CreateCustomField', { space_identifier: space }, { name: unique('Phase'), type: 'drop_down', type_config: { options: [{ name: 'Alpha' }, { name: 'Beta' }] } })).field;
+    const stage = (
+      await execute(
+        'CreateCustomField',
+        { space_identifier: space },
+        { name: unique('Phase'), type: 'drop_down', type_config: { options: [{ name: 'Alpha' }, { name: 'Beta' }] } },
+      )
+    ).field;
     stageField = { id: stage.id, options: stage.type_config.options };
     const create = async (key: string, body: Record<string, unknown>) => {
       emulator.clock.advance(HOUR);
       names[key] = (await newTask(list, { name: key, ...body })).name;
     };
-    await create('a', { assignees: [me], tags: ['red'], due_date: START + 10 * HOUR, custom_fields: [{ id: sizeField, value: 1 }, { id: stage.id, value: 0 }] });
-    await create('b', { assignees: [teammate], tags: ['blue'], status: 'in progress', due_date: START + 20 * HOUR, custom_fields: [{ id: sizeField, value: 5 }] });
+    await create('a', {
+      assignees: [me],
+      tags: ['red'],
+      due_date: START + 10 * HOUR,
+      custom_fields: [
+        { id: sizeField, value: 1 },
+        { id: stage.id, value: 0 },
+      ],
+    });
+    await create('b', {
+      assignees: [teammate],
+      tags: ['blue'],
+      status: 'in progress',
+      due_date: START + 20 * HOUR,
+      custom_fields: [{ id: sizeField, value: 5 }],
+    });
     await create('c', { tags: ['red', 'blue'], custom_fields: [{ id: stage.id, value: 1 }] });
     await create('closed', { status: 'complete' });
     await create('archived', { archived: true });
@@ -352,7 +410,11 @@ describe('listing tasks', () => {
     expect(await tasksOf(list, { order_tasks_by: 'id' })).toEqual(['c', 'b', 'a']);
     expect(await tasksOf(list, { order_tasks_by: 'due_date' })).toEqual(['b', 'a', 'c']);
     expect(await tasksOf(list, { order_tasks_by: 'due_date', reverse_order: true })).toEqual(['a', 'b', 'c']);
-    await call('TrackTimeEntry', { mode: 'execute', task_identifier: (await call('GetTasksInList', { list_identifier: list, filter_by_tags: 'blue', filter_by_assignees: String(teammate) })).tasks[0].id, request_body: JSON.stringify({ start: START, end: START + HOUR, time: HOUR }) });
+    await call('TrackTimeEntry', {
+      mode: 'execute',
+      task_identifier: (await call('GetTasksInList', { list_identifier: list, filter_by_tags: 'blue', filter_by_assignees: String(teammate) })).tasks[0].id,
+      request_body: JSON.stringify({ start: START, end: START + HOUR, time: HOUR }),
+    });
     expect((await tasksOf(list, { order_tasks_by: 'updated' }))[0]).toBe('b');
   });
 
@@ -385,7 +447,11 @@ describe('time tracking', () => {
     const task = await newTask(await newList());
     const entry = await execute('TrackTimeEntry', { task_identifier: task.id }, { start: START, end: START + 2 * HOUR, time: HOUR });
     expect(entry.id).toMatch(/^\d+$/);
-    await execute('TrackTimeEntry', { task_identifier: task.custom_id, use_custom_task_ids: true, team_id: team }, { start: START, end: START + HOUR, time: 30 * 60_000 });
+    await execute(
+      'TrackTimeEntry',
+      { task_identifier: task.custom_id, use_custom_task_ids: true, team_id: team },
+      { start: START, end: START + HOUR, time: 30 * 60_000 },
+    );
     expect((await call('RetrieveTaskDetails', { task_identifier: task.id })).time_spent).toBe(String(HOUR + 30 * 60_000));
   });
 
@@ -400,7 +466,9 @@ describe('time tracking', () => {
   });
 
   it('use_custom_task_ids without team_id is refused before anything is sent', async () => {
-    const error = await expectNothingSent(() => failExecute('TrackTimeEntry', { task_identifier: 'DEV-1', use_custom_task_ids: true }, { start: 0, end: 1, time: 1 }));
+    const error = await expectNothingSent(() =>
+      failExecute('TrackTimeEntry', { task_identifier: 'DEV-1', use_custom_task_ids: true }, { start: 0, end: 1, time: 1 }),
+    );
     expect(error.message).toMatch(/parameter 'team_id' is required when use_custom_task_ids is true/);
   });
 });
@@ -410,7 +478,11 @@ describe('checklists', () => {
     const task = await newTask(await newList());
     let answer: any;
     const sent = await sentDuring(async () => {
-      answer = await execute('CreateChecklist', { task_id: task.id }, { name: 'Release', items: [{ name: 'Tag' }, { name: 'Publish', assignee: teammate }, { name: 'Announce' }] });
+      answer = await execute(
+        'CreateChecklist',
+        { task_id: task.id },
+        { name: 'Release', items: [{ name: 'Tag' }, { name: 'Publish', assignee: teammate }, { name: 'Announce' }] },
+      );
     });
     const id = answer.checklist.id;
     expect(sent).toEqual([`POST /v2/task/${task.id}/checklist`, ...Array(3).fill(`POST /v2/checklist/${id}/checklist_item`)]);
@@ -433,7 +505,11 @@ describe('checklists', () => {
   it('when an item fails, the error says what was created', async () => {
     const task = await newTask(await newList());
     const outsider = emulator.userFor('outsider-token');
-    const error = await failExecute('CreateChecklist', { task_id: task.id }, { name: 'Partly', items: [{ name: 'First' }, { name: 'Second', assignee: outsider }, { name: 'Third' }] });
+    const error = await failExecute(
+      'CreateChecklist',
+      { task_id: task.id },
+      { name: 'Partly', items: [{ name: 'First' }, { name: 'Second', assignee: outsider }, { name: 'Third' }] },
+    );
     expect(error.kind).toBe('UPSTREAM_RUNTIME_BAD_REQUEST');
     expect(error.message).toMatch(/^Checklist [0-9a-f-]{36} \("Partly"\) was created with 1 of 3 items; item 2 \("Second"\) failed: /);
     const [checklist] = (await call('RetrieveTaskDetails', { task_identifier: task.id })).checklists;
@@ -445,7 +521,9 @@ describe('checklists', () => {
     const error = await expectNothingSent(() => failExecute('CreateChecklist', { task_id: task.id }, { name: 'x', items: [{ title: 'y' }] }));
     expect(error.kind).toBe('TOOL_RUNTIME_RETRY');
     expect(error.message).toMatch(/\/items\/0\/name \(items\[0\]\.name\) is required/);
-    const tooMany = await expectNothingSent(() => failExecute('CreateChecklist', { task_id: task.id }, { name: 'x', items: Array.from({ length: 51 }, (_, i) => ({ name: `i${i}` })) }));
+    const tooMany = await expectNothingSent(() =>
+      failExecute('CreateChecklist', { task_id: task.id }, { name: 'x', items: Array.from({ length: 51 }, (_, i) => ({ name: `i${i}` })) }),
+    );
     expect(tooMany.message).toMatch(/\/items \(items\) must NOT have more than 50 items/);
   });
 
@@ -463,11 +541,21 @@ describe('bad input is refused before anything is sent', () => {
     ['integer given a string', 'GetTasksInList', { list_identifier: 'l', page_number: '1' }, /parameter 'page_number' must be an integer/],
     ['integer given a fraction', 'GetTasksInList', { list_identifier: 'l', created_before_date: 1.5 }, /parameter 'created_before_date' must be an integer/],
     ['boolean given a string', 'RetrieveTaskDetails', { task_identifier: 't', include_subtasks: 'yes' }, /parameter 'include_subtasks' must be a boolean/],
-    ['bad enum', 'GetTasksInList', { list_identifier: 'l', order_tasks_by: 'name' }, /parameter 'order_tasks_by' must be one of: 'id', 'created', 'updated', 'due_date'/],
+    [
+      'bad enum',
+      'GetTasksInList',
+      { list_identifier: 'l', order_tasks_by: 'name' },
+      /parameter 'order_tasks_by' must be one of: 'id', 'created', 'updated', 'due_date'/,
+    ],
     ['unknown parameter', 'RetrieveTaskDetails', { task_identifier: 't', task_id: 't' }, /parameter 'task_id' is not a known field/],
     ['bad mode', 'CreateTaskInList', { mode: 'run' }, /parameter 'mode' must be one of/],
     ['missing mode', 'TrackTimeEntry', { task_identifier: 't', request_body: '{}' }, /parameter 'mode' is required/],
-    ['request_body not a string', 'CreateCustomField', { mode: 'execute', space_identifier: 's', request_body: { name: 'x' } }, /parameter 'request_body' must be a string/],
+    [
+      'request_body not a string',
+      'CreateCustomField',
+      { mode: 'execute', space_identifier: 's', request_body: { name: 'x' } },
+      /parameter 'request_body' must be a string/,
+    ],
     ['empty path value', 'RetrieveTaskDetails', { task_identifier: '' }, /parameter 'task_identifier' must not be empty/],
   ];
 
@@ -480,13 +568,23 @@ describe('bad input is refused before anything is sent', () => {
   const modeCases: Array<[string, string, Record<string, unknown>, RegExp]> = [
     ['missing path parameter', 'CreateTaskboardList', { request_body: '{"name":"x"}' }, /^Missing space_identifier: required when mode is "execute"\.$/],
     ['missing path parameter (handler)', 'CreateChecklist', { request_body: '{"name":"x"}' }, /^Missing task_id: required/],
-    ['missing path parameter (optional query left out)', 'TrackTimeEntry', { request_body: '{"start":0,"end":1,"time":1}' }, /^Missing task_identifier: required/],
+    [
+      'missing path parameter (optional query left out)',
+      'TrackTimeEntry',
+      { request_body: '{"start":0,"end":1,"time":1}' },
+      /^Missing task_identifier: required/,
+    ],
     ['absent request_body', 'CreateCustomField', { space_identifier: 's' }, /^request_body is required when mode is "execute"\.$/],
     ['invalid JSON', 'CreateTaskInList', { list_id: 'l', request_body: '{"name": "x"' }, /^request_body is not valid JSON: /],
     ['invalid JSON (handler)', 'CreateChecklist', { task_id: 't', request_body: 'name: x' }, /^request_body is not valid JSON: /],
     ['schema: wrong type', 'TrackTimeEntry', { task_identifier: 't', request_body: '{"start":"0","end":1,"time":1}' }, /\/start \(start\) must be an integer/],
     ['schema: missing field', 'CreateTaskInList', { list_id: 'l', request_body: '{}' }, /\/name \(name\) is required/],
-    ['schema: unknown field', 'CreateTaskboardList', { space_identifier: 's', request_body: '{"name":"x","statuses":[]}' }, /\/statuses \(statuses\) is not a known field/],
+    [
+      'schema: unknown field',
+      'CreateTaskboardList',
+      { space_identifier: 's', request_body: '{"name":"x","statuses":[]}' },
+      /\/statuses \(statuses\) is not a known field/,
+    ],
     ['schema: bad enum', 'CreateCustomField', { space_identifier: 's', request_body: '{"name":"x","type":"rating"}' }, /\/type \(type\) must be one of: 'url'/],
   ];
 

@@ -31,7 +31,9 @@ describe('text floor', () => {
   });
 
   it('tells that an Enterprise Server administration tool is for site administrators', () => {
-    const admin = toolkits.find((toolkit) => toolkit.name === 'RepoHostApi')!.tools.filter((tool) => /^\/(admin|enterprise|setup|manage)\//.test(tool.http!.path));
+    const admin = toolkits
+      .find((toolkit) => toolkit.name === 'RepoHostApi')!
+      .tools.filter((tool) => /^\/(admin|enterprise|setup|manage)\//.test(tool.http!.path));
     expect(admin.length).toBeGreaterThan(20);
     for (const tool of admin) expect(tool.description, tool.name).toMatch(/administrator/i);
   });

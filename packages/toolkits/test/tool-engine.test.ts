@@ -11,7 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UpstreamClient, type ToolError } from '@quiver/core';
-import { createApiKey, engineConfig, revokeApiKey, sandboxCredentials, startEngine, startWorkerServer, type RunningEngine, type WorkerServer } from '@quiver/engine';
+import {
+  createApiKey,
+  engineConfig,
+  revokeApiKey,
+  sandboxCredentials,
+  startEngine,
+  startWorkerServer,
+  type RunningEngine,
+  type WorkerServer,
+} from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing, toolEngine } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +52,8 @@ const withSecrets = (secrets: Record<string, string> = { ENGINE_API_KEY: key }) 
 const call = (tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>) => withSecrets(secrets).call(tool, input);
 
 /** The error of a call that must fail. */
-const fail = (tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>): Promise<ToolError> => withSecrets(secrets).fail(tool, input);
+const fail = (tool: string, input: Record<string, unknown> = {}, secrets?: Record<string, string>): Promise<ToolError> =>
+  withSecrets(secrets).fail(tool, input);
 
 /** ExecuteTool in mode execute with the engine's execute body. */
 const execute = (body: Record<string, unknown>) => call('ExecuteTool', { mode: 'execute', request_body: JSON.stringify(body) });
@@ -94,7 +104,13 @@ describe('health and the API description (no key needed)', () => {
 
 describe('tool listings', () => {
   it('GetToolsList pages the tools of one toolkit, with a format included', async () => {
-    const page = await call('GetToolsList', { toolkit_name: 'CrmMarketingApi', items_per_page: 5, start_offset: 2, include_formats: ['openai'], user_id: 'ada' });
+    const page = await call('GetToolsList', {
+      toolkit_name: 'CrmMarketingApi',
+      items_per_page: 5,
+      start_offset: 2,
+      include_formats: ['openai'],
+      user_id: 'ada',
+    });
     expect(page).toMatchObject({ limit: 5, offset: 2, page_count: 5, total_count: crmMarketing.tools.length });
     expect(page.items[0]).toMatchObject({ qualified_name: `CrmMarketingApi.${crmMarketing.tools[2]!.name}`, toolkit: { name: 'CrmMarketingApi' } });
     expect(page.items[0].formatted_schema.openai).toMatchObject({ type: 'function', function: { name: `CrmMarketingApi_${crmMarketing.tools[2]!.name}` } });
@@ -110,13 +126,20 @@ describe('tool listings', () => {
   });
 
   it('GetToolSpecification returns one ToolDefinition with requirements evaluated for the user', async () => {
-    const definition = await call('GetToolSpecification', { tool_name: 'CrmMarketingApi.GetMarketingCampaigns', formats_to_include: ['anthropic'], user_identifier: 'ada' });
+    const definition = await call('GetToolSpecification', {
+      tool_name: 'CrmMarketingApi.GetMarketingCampaigns',
+      formats_to_include: ['anthropic'],
+      user_identifier: 'ada',
+    });
     expect(definition).toMatchObject({
       fully_qualified_name: 'CrmMarketingApi.GetMarketingCampaigns@1.0.0',
       requirements: { met: true, authorization: { provider_id: 'hubspot' } },
       formatted_schema: { anthropic: { name: 'CrmMarketingApi_GetMarketingCampaigns', input_schema: { type: 'object' } } },
     });
-    expect(await fail('GetToolSpecification', { tool_name: 'CrmMarketingApi.NoSuchTool' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND', status_code: 404 });
+    expect(await fail('GetToolSpecification', { tool_name: 'CrmMarketingApi.NoSuchTool' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+      status_code: 404,
+    });
   });
 
   it('RetrieveFormattedToolsList lists a toolkit in a provider format', async () => {
@@ -139,9 +162,15 @@ describe('tool listings', () => {
 
   // A BAD_INPUT_VALUE error comes from the tool's own validation; the engine would answer 400 (BAD_REQUEST).
   it('refuses page sizes and waits beyond the engine limits before sending', async () => {
-    expect(await fail('GetToolsList', { items_per_page: 101 })).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('items_per_page') });
+    expect(await fail('GetToolsList', { items_per_page: 101 })).toMatchObject({
+      kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      message: expect.stringContaining('items_per_page'),
+    });
     expect(await fail('ListWorkers', { start_offset: -1 })).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' });
-    expect(await fail('CheckAuthStatus', { authorization_id: 'x', timeout_in_seconds: 60 })).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('timeout_in_seconds') });
+    expect(await fail('CheckAuthStatus', { authorization_id: 'x', timeout_in_seconds: 60 })).toMatchObject({
+      kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      message: expect.stringContaining('timeout_in_seconds'),
+    });
   });
 });
 
@@ -160,12 +189,21 @@ describe('executions', () => {
     });
     expect(created).toMatchObject({ execution_type: 'immediate', status: 'success', success: true, output: { value: { id: expect.any(String) } } });
 
-    const read = await execute({ tool_name: 'CrmMarketingApi.GetCampaignDetails', tool_version: '1.0.0', user_id: 'ada', input: { campaign_guid: created.output.value.id, properties_list: ['hs_name'] } });
+    const read = await execute({
+      tool_name: 'CrmMarketingApi.GetCampaignDetails',
+      tool_version: '1.0.0',
+      user_id: 'ada',
+      input: { campaign_guid: created.output.value.id, properties_list: ['hs_name'] },
+    });
     expect(read.output.value).toMatchObject({ id: created.output.value.id, properties: { hs_name: name } });
   });
 
   it("ExecuteTool reports the tool's own error in output.error", async () => {
-    const answer = await execute({ tool_name: 'CrmMarketingApi.GetCampaignDetails', user_id: 'ada', input: { campaign_guid: '00000000-0000-0000-0000-000000000000' } });
+    const answer = await execute({
+      tool_name: 'CrmMarketingApi.GetCampaignDetails',
+      user_id: 'ada',
+      input: { campaign_guid: '00000000-0000-0000-0000-000000000000' },
+    });
     expect(answer).toMatchObject({ success: false, status: 'failed', output: { error: { kind: 'UPSTREAM_RUNTIME_NOT_FOUND', can_retry: false } } });
   });
 
@@ -218,7 +256,12 @@ describe('workers', () => {
       http_timeout_seconds: 10,
       http_retry_attempts: 1,
     });
-    expect(created).toMatchObject({ id: 'crm-worker', type: 'http', enabled: true, http: { uri: worker.url, timeout: 10, retry: 1, secret: { exists: true } } });
+    expect(created).toMatchObject({
+      id: 'crm-worker',
+      type: 'http',
+      enabled: true,
+      http: { uri: worker.url, timeout: 10, retry: 1, secret: { exists: true } },
+    });
 
     expect(await call('GetWorkerById', { worker_id: 'crm-worker' })).toEqual(created);
     expect(await call('ListWorkers', { number_of_items_to_return: 10, start_offset: 0 })).toMatchObject({ total_count: 1, items: [created] });
@@ -228,7 +271,9 @@ describe('workers', () => {
     expect(tools.items[0].qualified_name).toBe(`CrmMarketingApi.${crmMarketing.tools[1]!.name}`);
     expect(await call('AuthorizeWorker', { worker_id: 'crm-worker' })).toMatchObject({ id: 'crm-worker', status: 'not_required' });
 
-    expect(await fail('CreateWorker', { worker_id: 'crm-worker', worker_http_uri: worker.url, http_secret_key: WORKER_SECRET })).toMatchObject({ status_code: 409 });
+    expect(await fail('CreateWorker', { worker_id: 'crm-worker', worker_http_uri: worker.url, http_secret_key: WORKER_SECRET })).toMatchObject({
+      status_code: 409,
+    });
     expect(await call('DeleteWorker', { worker_id: 'crm-worker' })).toEqual({ success: true, status: 204 });
     expect(await fail('GetWorkerById', { worker_id: 'crm-worker' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
   });
@@ -261,7 +306,9 @@ describe('OAuth: auth providers, authorizations, connections, session verificati
         response.writeHead(302, { location: back.href }).end();
       } else if (url.pathname === '/token' && request.method === 'POST') {
         request.resume().on('end', () => {
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'access-1', token_type: 'Bearer', expires_in: 3600 }));
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ access_token: 'access-1', token_type: 'Bearer', expires_in: 3600 }));
         });
       } else response.writeHead(404).end();
     });
@@ -270,7 +317,12 @@ describe('OAuth: auth providers, authorizations, connections, session verificati
     await api('POST', '/v1/admin/auth_providers', {
       id: 'hubspot',
       type: 'oauth2',
-      oauth2: { client_id: 'quiver-tests', client_secret: CLIENT_SECRET, authorize_request: { endpoint: `${issuer}/authorize` }, token_request: { endpoint: `${issuer}/token` } },
+      oauth2: {
+        client_id: 'quiver-tests',
+        client_secret: CLIENT_SECRET,
+        authorize_request: { endpoint: `${issuer}/authorize` },
+        token_request: { endpoint: `${issuer}/token` },
+      },
     });
   });
   afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
@@ -282,7 +334,10 @@ describe('OAuth: auth providers, authorizations, connections, session verificati
   });
 
   it('UpdateSessionVerificationSettings switches between a verifier URL and skipping the check', async () => {
-    expect(await call('UpdateSessionVerificationSettings', { verifier_url: 'https://app.example/verify' })).toMatchObject({ verifier_url: 'https://app.example/verify', unsafe_skip_verification: false });
+    expect(await call('UpdateSessionVerificationSettings', { verifier_url: 'https://app.example/verify' })).toMatchObject({
+      verifier_url: 'https://app.example/verify',
+      unsafe_skip_verification: false,
+    });
     expect(await call('UpdateSessionVerificationSettings', { unsafe_skip_verification: true })).toMatchObject({ unsafe_skip_verification: true });
   });
 
@@ -328,7 +383,9 @@ describe('secrets, projects and the MCP endpoint', () => {
     const page = await call('ListAccessibleProjects', { bearer_token: key, items_to_skip: 0, maximum_items_to_return: 10 });
     expect(page).toEqual({ items: [{ id: 'default', name: 'Quiver' }], limit: 10, offset: 0, page_count: 1, total_count: 1 });
     expect(await call('GetProjectDetails', { authorization_token: `Bearer ${key}`, project_id: 'default' })).toEqual({ id: 'default', name: 'Quiver' });
-    expect(await fail('GetProjectDetails', { authorization_token: `Bearer ${key}`, project_id: 'other' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await fail('GetProjectDetails', { authorization_token: `Bearer ${key}`, project_id: 'other' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
     // The header parameter is the credential that counts, even when the tool's key is valid.
     expect(await fail('ListAccessibleProjects', { bearer_token: 'Bearer not-a-key' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', status_code: 401 });
   });

@@ -10,7 +10,11 @@ export const TOOLKIT = 'TrackingApi';
 
 /** The generated catalog, read from its file so the expectations do not come from the registry under test. */
 export const catalog = JSON.parse(readFileSync(new URL('../src/tracking/catalog.json', import.meta.url), 'utf8')) as {
-  tools: Array<{ name: string; parameters: Array<{ name: string; in?: string; required: boolean; schema: { type: string } }>; requestBody?: { schema: unknown } }>;
+  tools: Array<{
+    name: string;
+    parameters: Array<{ name: string; in?: string; required: boolean; schema: { type: string } }>;
+    requestBody?: { schema: unknown };
+  }>;
 };
 
 export interface TrackCredentials {

@@ -91,7 +91,11 @@ describe('credentials and regions', () => {
 describe('people: UpdateOrAddPerson', () => {
   it('adds a person and updates their attributes; an empty string removes one', async () => {
     await identify('ada', { email: 'ada@example.com', first_name: 'Ada', plan: 'free', vip: false, created_at: 1_700_000_000 });
-    expect(workspace.person('ada')).toMatchObject({ id: 'ada', email: 'ada@example.com', attributes: { first_name: 'Ada', plan: 'free', vip: false, created_at: 1_700_000_000 } });
+    expect(workspace.person('ada')).toMatchObject({
+      id: 'ada',
+      email: 'ada@example.com',
+      attributes: { first_name: 'Ada', plan: 'free', vip: false, created_at: 1_700_000_000 },
+    });
 
     await identify('ada', { plan: 'pro', vip: '' });
     expect(workspace.person('ada')!.attributes).toEqual({ first_name: 'Ada', plan: 'pro', created_at: 1_700_000_000 });
@@ -125,7 +129,13 @@ describe('people: UpdateOrAddPerson', () => {
       {
         type: 'failed_attribute_change',
         person: workspace.person('ada')!.cio_id,
-        detail: { name: 'Attribute Update Failure', attribute: 'email', value: 'grace@example.com', reason: 'email already belongs to another person', conflicting_cio_id: grace.cio_id },
+        detail: {
+          name: 'Attribute Update Failure',
+          attribute: 'email',
+          value: 'grace@example.com',
+          reason: 'email already belongs to another person',
+          conflicting_cio_id: grace.cio_id,
+        },
         at: Math.floor(START / 1000),
       },
     ]);
@@ -240,7 +250,11 @@ describe('state table: segments, devices, unsubscribe', () => {
     await identify('only-email@example.com', { plan: 'free' });
 
     await track.execute('AddPeopleToSegment', { segment_identifier: segment }, { ids: ['ada', 'nobody'] });
-    await track.execute('AddPeopleToSegment', { segment_identifier: segment, identifier_type: 'email' }, { ids: ['grace@example.com', 'only-email@example.com'] });
+    await track.execute(
+      'AddPeopleToSegment',
+      { segment_identifier: segment, identifier_type: 'email' },
+      { ids: ['grace@example.com', 'only-email@example.com'] },
+    );
     const linus = trkIdOf('linus');
     await track.execute('AddPeopleToSegment', { segment_identifier: segment, identifier_type: 'trk_id' }, { ids: [linus] });
     expect(lastRequest()).toMatchObject({ query: { id_type: 'cio_id' }, body: { ids: [linus.slice(4)] } });
@@ -256,7 +270,9 @@ describe('state table: segments, devices, unsubscribe', () => {
     for (const id of ['ada', 'grace']) await identify(id, { email: `${id}@example.com` });
     await track.execute('AddPeopleToSegment', { segment_identifier: segment }, { ids: ['ada', 'grace'] });
 
-    expect(await track.execute('RemoveUserFromSegment', { segment_identifier: segment, identification_type: 'email' }, { ids: ['ada@example.com'] })).toEqual(OK);
+    expect(await track.execute('RemoveUserFromSegment', { segment_identifier: segment, identification_type: 'email' }, { ids: ['ada@example.com'] })).toEqual(
+      OK,
+    );
     expect(workspace.segmentMembers(segment)).toEqual([workspace.person('grace')!.cio_id]);
     await track.execute('RemoveUserFromSegment', { segment_identifier: segment, identification_type: 'trk_id' }, { ids: [trkIdOf('grace')] });
     expect(workspace.segmentMembers(segment)).toEqual([]);
@@ -321,9 +337,17 @@ describe('state table: segments, devices, unsubscribe', () => {
     expect(lastRequest().body).toEqual({ unsubscribe: true });
     expect(workspace.person('ada')!.attributes.unsubscribed).toBe(true);
     expect(workspace.delivery(delivery!.delivery_id)!.unsubscribed_at).toBe(Math.floor(START / 1000));
-    expect(workspace.activities()).toContainEqual(expect.objectContaining({ type: 'unsubscribed', person: workspace.person('ada')!.cio_id, detail: expect.objectContaining({ delivery_id: delivery!.delivery_id }) }));
+    expect(workspace.activities()).toContainEqual(
+      expect.objectContaining({
+        type: 'unsubscribed',
+        person: workspace.person('ada')!.cio_id,
+        detail: expect.objectContaining({ delivery_id: delivery!.delivery_id }),
+      }),
+    );
 
-    expect(await track.fail('GlobalUnsubscribeUser', { delivery_id_for_unsubscription: 'no-such-delivery', set_unsubscribed_attribute: true })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await track.fail('GlobalUnsubscribeUser', { delivery_id_for_unsubscription: 'no-such-delivery', set_unsubscribed_attribute: true })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
   });
 });
 
@@ -331,7 +355,11 @@ describe('events, metrics and forms', () => {
   it('SendCustomerEvent logs custom, page and screen events once per id, and starts event-triggered campaigns', async () => {
     const welcome = workspace.createCampaign('Welcome', 'signed_up');
     const eventId = '01HZX5V8Q6R3N0M4K2J1H9G7F5';
-    await track.execute('SendCustomerEvent', { customer_identifier: 'ada@example.com' }, { name: 'signed_up', id: eventId, data: { plan: 'pro', recipient: 'ada@example.com' } });
+    await track.execute(
+      'SendCustomerEvent',
+      { customer_identifier: 'ada@example.com' },
+      { name: 'signed_up', id: eventId, data: { plan: 'pro', recipient: 'ada@example.com' } },
+    );
     await track.execute('SendCustomerEvent', { customer_identifier: 'ada@example.com' }, { name: 'signed_up', id: eventId, data: { plan: 'pro' } });
     await track.execute('SendCustomerEvent', { customer_identifier: 'ada@example.com' }, { name: 'https://example.com/pricing', type: 'page' });
     await track.execute('SendCustomerEvent', { customer_identifier: 'ada@example.com' }, { name: 'Settings', type: 'screen', anonymous_id: 'device-7' });
@@ -347,7 +375,7 @@ describe('events, metrics and forms', () => {
     expect(ada.deliveries).toHaveLength(1);
   });
 
-  it('TrackAnonymousEvent keeps a visitor\'s events until a person is identified with the same anonymous_id', async () => {
+  it("TrackAnonymousEvent keeps a visitor's events until a person is identified with the same anonymous_id", async () => {
     const welcome = workspace.createCampaign('Trial', 'started_trial');
     await track.execute('TrackAnonymousEvent', {}, { anonymous_id: 'visitor-1', name: 'started_trial', data: { source: 'ad' } });
     await track.execute('TrackAnonymousEvent', {}, { anonymous_id: 'visitor-1', name: '/pricing', type: 'page' });
@@ -370,13 +398,21 @@ describe('events, metrics and forms', () => {
     const deliveryId = workspace.sendMessage('ada');
     const metric = { delivery_id: deliveryId, metric: 'clicked', href: 'https://example.com/offer', timestamp: 1_748_700_000 };
     expect(await track.execute('ReportCustomMetrics', {}, metric)).toEqual(OK);
-    expect(workspace.delivery(deliveryId)!.metrics).toEqual([{ metric: 'clicked', recipient: null, reason: null, href: 'https://example.com/offer', device_token: null, at: 1_748_700_000 }]);
+    expect(workspace.delivery(deliveryId)!.metrics).toEqual([
+      { metric: 'clicked', recipient: null, reason: null, href: 'https://example.com/offer', device_token: null, at: 1_748_700_000 },
+    ]);
 
-    expect(await track.failExecute('ReportCustomMetrics', {}, { delivery_id: 'unknown', metric: 'opened' })).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
+    expect(await track.failExecute('ReportCustomMetrics', {}, { delivery_id: 'unknown', metric: 'opened' })).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+    });
   });
 
   it('SubmitFormResponse creates a form connection and identifies the respondent with the fields as attributes', async () => {
-    const value = await track.execute('SubmitFormResponse', { form_identifier: 'newsletter-footer' }, { data: { email: 'ada@example.com', first_name: 'Ada', topic: 'engines' } });
+    const value = await track.execute(
+      'SubmitFormResponse',
+      { form_identifier: 'newsletter-footer' },
+      { data: { email: 'ada@example.com', first_name: 'Ada', topic: 'engines' } },
+    );
     expect(value).toEqual({ success: true, status: 204 });
     expect(workspace.forms()).toEqual(['newsletter-footer']);
     expect(workspace.person('ada@example.com')).toMatchObject({ email: 'ada@example.com', attributes: { first_name: 'Ada', topic: 'engines' } });
@@ -391,17 +427,25 @@ describe('v2 entities and batches', () => {
   it('ManageEntity runs person, object and delivery operations, with trk_id identifiers sent as cio_id', async () => {
     await identify('ada', { email: 'ada@example.com' });
     const trkId = trkIdOf('ada');
-    await track.execute('ManageEntity', {}, { type: 'person', identifiers: { trk_id: trkId }, action: 'identify', attributes: { plan: 'team', email: 'ada@lovelace.example' } });
+    await track.execute(
+      'ManageEntity',
+      {},
+      { type: 'person', identifiers: { trk_id: trkId }, action: 'identify', attributes: { plan: 'team', email: 'ada@lovelace.example' } },
+    );
     expect(lastRequest().body).toMatchObject({ identifiers: { cio_id: trkId.slice(4) } });
     expect(workspace.person('ada')).toMatchObject({ email: 'ada@lovelace.example', attributes: { plan: 'team' } });
 
-    await track.execute('ManageEntity', {}, {
-      type: 'object',
-      identifiers: { object_type_id: '1', object_id: 'acme' },
-      action: 'identify',
-      attributes: { name: 'Acme' },
-      cio_relationships: [{ identifiers: { trk_id: trkId }, relationship_attributes: { role: 'admin' } }],
-    });
+    await track.execute(
+      'ManageEntity',
+      {},
+      {
+        type: 'object',
+        identifiers: { object_type_id: '1', object_id: 'acme' },
+        action: 'identify',
+        attributes: { name: 'Acme' },
+        cio_relationships: [{ identifiers: { trk_id: trkId }, relationship_attributes: { role: 'admin' } }],
+      },
+    );
     expect(workspace.objects()).toMatchObject([{ object_type_id: '1', object_id: 'acme', attributes: { name: 'Acme' } }]);
     expect(workspace.person('ada')!.relationships).toEqual([{ object_type_id: '1', object_id: 'acme', attributes: { role: 'admin' } }]);
 
@@ -409,7 +453,11 @@ describe('v2 entities and batches', () => {
     expect(workspace.person('ada')!.events.map((event) => [event.name, event.data])).toEqual([['upgraded', { seats: 5 }]]);
 
     const deliveryId = workspace.sendMessage('ada');
-    await track.execute('ManageEntity', {}, { type: 'delivery', action: 'event', identifiers: { id: deliveryId }, name: 'opened', attributes: { device_token: 'apns-1' } });
+    await track.execute(
+      'ManageEntity',
+      {},
+      { type: 'delivery', action: 'event', identifiers: { id: deliveryId }, name: 'opened', attributes: { device_token: 'apns-1' } },
+    );
     expect(workspace.delivery(deliveryId)!.metrics).toMatchObject([{ metric: 'opened', device_token: 'apns-1' }]);
 
     await track.execute('ManageEntity', {}, { type: 'object', identifiers: { object_type_id: '1', object_id: 'acme' }, action: 'delete' });
@@ -466,13 +514,29 @@ describe('bad input is refused before anything is sent', () => {
     ['DeleteCustomer', {}, "parameter 'customer_identifier' is required"],
     ['RemoveCustomerDevice', { customer_identifier: 'ada' }, "parameter 'device_unique_id' is required"],
     ['DeleteCustomer', { customer_identifier: 42 }, "parameter 'customer_identifier' must be a string"],
-    ['GlobalUnsubscribeUser', { delivery_id_for_unsubscription: 'd', set_unsubscribed_attribute: 'yes' }, "parameter 'set_unsubscribed_attribute' must be a boolean"],
-    ['AddPeopleToSegment', { mode: 'execute', segment_identifier: 'seven', request_body: '{"ids":["a"]}' }, "parameter 'segment_identifier' must be an integer"],
+    [
+      'GlobalUnsubscribeUser',
+      { delivery_id_for_unsubscription: 'd', set_unsubscribed_attribute: 'yes' },
+      "parameter 'set_unsubscribed_attribute' must be a boolean",
+    ],
+    [
+      'AddPeopleToSegment',
+      { mode: 'execute', segment_identifier: 'seven', request_body: '{"ids":["a"]}' },
+      "parameter 'segment_identifier' must be an integer",
+    ],
     ['UpdateOrAddPerson', { mode: 'run', person_identifier: 'ada' }, "parameter 'mode' must be one of"],
     ['GetTrackApiRegion', { region: 'eu' }, "parameter 'region' is not a known field"],
     ['SuppressCustomerProfile', { unique_person_identifier: 'trk_' }, "parameter 'unique_person_identifier' must be trk_ followed by the trk_id value"],
-    ['AddPeopleToSegment', { mode: 'execute', segment_identifier: 1, identifier_type: 'phone', request_body: '{"ids":["a"]}' }, "parameter 'identifier_type' must be one of: id, email, trk_id"],
-    ['RemoveUserFromSegment', { mode: 'execute', segment_identifier: 1, identification_type: 'cio_id', request_body: '{"ids":["a"]}' }, "parameter 'identification_type' must be one of: id, email, trk_id"],
+    [
+      'AddPeopleToSegment',
+      { mode: 'execute', segment_identifier: 1, identifier_type: 'phone', request_body: '{"ids":["a"]}' },
+      "parameter 'identifier_type' must be one of: id, email, trk_id",
+    ],
+    [
+      'RemoveUserFromSegment',
+      { mode: 'execute', segment_identifier: 1, identification_type: 'cio_id', request_body: '{"ids":["a"]}' },
+      "parameter 'identification_type' must be one of: id, email, trk_id",
+    ],
   ];
   it.each(cases)('%s %j', async (tool, input, expected) => {
     const error = await expectNothingSent(() => track.fail(tool, input));
@@ -496,11 +560,31 @@ describe('bad input is refused before anything is sent', () => {
     ['TrackAnonymousEvent', { mode: 'execute', request_body: '{"name": "x",' }, 'not valid JSON'],
     ['MergeCustomerProfiles', { mode: 'execute', request_body: '{"primary":{"id":"a"}}' }, '/secondary'],
     ['MergeCustomerProfiles', { mode: 'execute', request_body: '{"primary":{"id":"a"},"secondary":{"trk_id":"abc"}}' }, '/secondary'],
-    ['AddDeviceToCustomerProfile', { mode: 'execute', unique_person_identifier: 'ada', request_body: '{"device":{"id":"t","platform":"windows"}}' }, '/device/platform'],
-    ['SendCustomerEvent', { mode: 'execute', customer_identifier: 'ada', request_body: '{"name":"x","id":"not-a-ulid"}' }, 'request_body does not match the schema'],
-    ['AddPeopleToSegment', { mode: 'execute', segment_identifier: 1, identifier_type: 'trk_id', request_body: '{"ids":["trk_ab","ab"]}' }, '/ids/1 must be written trk_<value>'],
-    ['ManageEntity', { mode: 'execute', request_body: '{"type":"person","identifiers":{"id":"a"},"action":"explode"}' }, 'request_body does not match the schema'],
-    ['BatchProcessRequests', { mode: 'execute', request_body: '{"batch":[{"type":"person","identifiers":{"cio_id":"x"},"action":"delete"}]}' }, 'request_body does not match the schema'],
+    [
+      'AddDeviceToCustomerProfile',
+      { mode: 'execute', unique_person_identifier: 'ada', request_body: '{"device":{"id":"t","platform":"windows"}}' },
+      '/device/platform',
+    ],
+    [
+      'SendCustomerEvent',
+      { mode: 'execute', customer_identifier: 'ada', request_body: '{"name":"x","id":"not-a-ulid"}' },
+      'request_body does not match the schema',
+    ],
+    [
+      'AddPeopleToSegment',
+      { mode: 'execute', segment_identifier: 1, identifier_type: 'trk_id', request_body: '{"ids":["trk_ab","ab"]}' },
+      '/ids/1 must be written trk_<value>',
+    ],
+    [
+      'ManageEntity',
+      { mode: 'execute', request_body: '{"type":"person","identifiers":{"id":"a"},"action":"explode"}' },
+      'request_body does not match the schema',
+    ],
+    [
+      'BatchProcessRequests',
+      { mode: 'execute', request_body: '{"batch":[{"type":"person","identifiers":{"cio_id":"x"},"action":"delete"}]}' },
+      'request_body does not match the schema',
+    ],
     ['ReportCustomMetrics', { mode: 'execute', request_body: '{"delivery_id":"d","metric":"liked"}' }, 'request_body does not match the schema'],
     ['SubmitFormResponse', { mode: 'execute', form_identifier: 'f', request_body: '{"data":{"first_name":"Ada"}}' }, 'request_body does not match the schema'],
     ['RemoveUserFromSegment', { mode: 'execute', segment_identifier: 1, request_body: '{"ids":[]}' }, '/ids'],

@@ -148,16 +148,10 @@ function ToolkitCharts({ series }: { series: Series }) {
   return (
     <figure class="toolkit-chart">
       <figcaption>
-        <strong>{series.toolkit}</strong>: {series.calls} calls, {(series.error_rate * 100).toFixed(1)}% errors, p50 {ms(series.p50_ms)},
-        p99 {ms(series.p99_ms)}
+        <strong>{series.toolkit}</strong>: {series.calls} calls, {(series.error_rate * 100).toFixed(1)}% errors, p50 {ms(series.p50_ms)}, p99{' '}
+        {ms(series.p99_ms)}
       </figcaption>
-      <Chart
-        title={`${series.toolkit}: calls per minute`}
-        lines={[{ values: calls, className: 'line-calls' }]}
-        max={Math.max(1, ...calls)}
-        unit="calls"
-        bars
-      />
+      <Chart title={`${series.toolkit}: calls per minute`} lines={[{ values: calls, className: 'line-calls' }]} max={Math.max(1, ...calls)} unit="calls" bars />
       <Chart title={`${series.toolkit}: error rate`} lines={[{ values: errorRates, className: 'line-errors' }]} max={1} unit="%" percent />
       <Chart
         title={`${series.toolkit}: latency p50 and p99`}
@@ -193,12 +187,7 @@ function Chart({
   const y = (value: number) => height - (value / max) * (height - 4);
   const label = percent ? `${Math.round(max * 100)}%` : `${Math.round(max)} ${unit}`;
   return (
-    <svg
-      class="chart"
-      viewBox={`0 0 ${width} ${height + 14}`}
-      role="img"
-      aria-label={`${title}, last ${count} minutes, scale up to ${label}`}
-    >
+    <svg class="chart" viewBox={`0 0 ${width} ${height + 14}`} role="img" aria-label={`${title}, last ${count} minutes, scale up to ${label}`}>
       <title>{title}</title>
       <line x1="0" y1={height} x2={width} y2={height} class="axis" />
       <text x="2" y="10" class="chart-label">
@@ -213,22 +202,13 @@ function Chart({
       {bars
         ? lines[0]!.values.map((value, index) =>
             value ? (
-              <rect
-                key={index}
-                x={index * step + 0.5}
-                y={y(value)}
-                width={Math.max(1, step - 1)}
-                height={height - y(value)}
-                class={lines[0]!.className}
-              />
+              <rect key={index} x={index * step + 0.5} y={y(value)} width={Math.max(1, step - 1)} height={height - y(value)} class={lines[0]!.className} />
             ) : null,
           )
         : lines.map((line) => (
             <g key={line.className} class={line.className}>
               <path d={pathOf(line.values, step, y)} fill="none" />
-              {line.values.map((value, index) =>
-                value === null ? null : <circle key={index} cx={index * step + step / 2} cy={y(value)} r="1.6" />,
-              )}
+              {line.values.map((value, index) => (value === null ? null : <circle key={index} cx={index * step + step / 2} cy={y(value)} r="1.6" />))}
             </g>
           ))}
     </svg>
@@ -239,7 +219,10 @@ function pathOf(values: (number | null)[], step: number, y: (value: number) => n
   let d = '';
   let drawing = false;
   values.forEach((value, index) => {
-    if (value === null) return void (drawing = false);
+    if (value === null) {
+      drawing = false;
+      return;
+    }
     const x = index * step + step / 2;
     d += `${drawing ? 'L' : 'M'}${x.toFixed(1)},${y(value).toFixed(1)}`;
     drawing = true;

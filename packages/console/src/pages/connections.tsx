@@ -44,8 +44,7 @@ export function ConnectionsPage() {
   }
 
   async function revoke(connection: Connection) {
-    if (!confirm(`Revoke ${connection.user_id}'s connection with ${connection.provider_id}? Their tools will need a new authorization.`))
-      return;
+    if (!confirm(`Revoke ${connection.user_id}'s connection with ${connection.provider_id}? Their tools will need a new authorization.`)) return;
     try {
       await api('DELETE', `/admin/user_connections/${encodeURIComponent(connection.id)}`);
       connections.reload();
@@ -170,12 +169,7 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
         </label>
         <label class="field grow" for="authorize-scopes">
           <span>Scopes</span>
-          <input
-            id="authorize-scopes"
-            value={scopes}
-            placeholder="repo read:user"
-            onInput={(event) => setScopes(event.currentTarget.value)}
-          />
+          <input id="authorize-scopes" value={scopes} placeholder="repo read:user" onInput={(event) => setScopes(event.currentTarget.value)} />
         </label>
         <button type="submit" disabled={!userId}>
           Start
@@ -185,8 +179,7 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
       {authorization && (
         <div class="notice" role="status" aria-live="polite">
           <p>
-            Authorization of <strong>{authorization.user_id}</strong> with <strong>{authorization.provider_id}</strong>:{' '}
-            <strong>{authorization.status}</strong>
+            Authorization of <strong>{authorization.user_id}</strong> with <strong>{authorization.provider_id}</strong>: <strong>{authorization.status}</strong>
           </p>
           {authorization.url && authorization.status === 'pending' && (
             <p>

@@ -64,13 +64,7 @@ export function KeysPage({ ownKeyId }: { ownKeyId: string }) {
             <p>
               The key <strong>{created.name}</strong>, shown this once: copy it now.
             </p>
-            <input
-              class="mono wide"
-              readOnly
-              aria-label="The new key"
-              value={created.key}
-              onFocus={(event) => event.currentTarget.select()}
-            />
+            <input class="mono wide" readOnly aria-label="The new key" value={created.key} onFocus={(event) => event.currentTarget.select()} />
             <button type="button" class="small" onClick={() => setCreated(undefined)}>
               Done, hide it
             </button>

@@ -63,13 +63,7 @@ function ToolPicker({ current }: { current: string | undefined }) {
     <div class="picker">
       <label class="field" for="playground-search">
         <span>{current ? 'Another tool' : 'Find a tool'}</span>
-        <input
-          id="playground-search"
-          type="search"
-          value={text}
-          placeholder="search tools"
-          onInput={(event) => setText(event.currentTarget.value)}
-        />
+        <input id="playground-search" type="search" value={text} placeholder="search tools" onInput={(event) => setText(event.currentTarget.value)} />
       </label>
       <ErrorNote error={error} />
       {names.length > 0 && (
@@ -148,9 +142,7 @@ function Runner({ tool }: { tool: ToolDefinition }) {
     } catch (caught) {
       return setProblems([`request_body is not valid JSON: ${(caught as Error).message}`]);
     }
-    const bodyProblems = bodySchema
-      ? validate(bodySchema, parsed).map((problem) => `request_body ${problem.pointer} ${problem.message}`)
-      : [];
+    const bodyProblems = bodySchema ? validate(bodySchema, parsed).map((problem) => `request_body ${problem.pointer} ${problem.message}`) : [];
     void run({ mode: 'execute', request_body: body }, bodyProblems);
   }
 
@@ -175,12 +167,7 @@ function Runner({ tool }: { tool: ToolDefinition }) {
           <label for="playground-fields">
             fields <span class="muted">optional: dotted paths, comma-separated, to project the result</span>
           </label>
-          <input
-            id="playground-fields"
-            value={fields}
-            placeholder="id, owner.login"
-            onInput={(event) => setFields(event.currentTarget.value)}
-          />
+          <input id="playground-fields" value={fields} placeholder="id, owner.login" onInput={(event) => setFields(event.currentTarget.value)} />
         </div>
         {modeDriven ? (
           <div class="steps">

@@ -103,12 +103,7 @@ export function Pager({ page, onOffset }: { page: Page<unknown>; onOffset: (offs
       <span>
         {page.offset + 1}–{page.offset + page.page_count} of {page.total_count}
       </span>
-      <button
-        type="button"
-        class="small"
-        disabled={page.offset + page.limit >= page.total_count}
-        onClick={() => onOffset(page.offset + page.limit)}
-      >
+      <button type="button" class="small" disabled={page.offset + page.limit >= page.total_count} onClick={() => onOffset(page.offset + page.limit)}>
         Older
       </button>
     </nav>
@@ -185,10 +180,7 @@ function Schedule({ onScheduled }: { onScheduled: () => void }) {
 }
 
 export function ScheduledDetailPage({ id }: { id: string }) {
-  const execution = useLoad(
-    () => api<Execution & { input: unknown; attempts: Attempt[] }>('GET', `/scheduled_tools/${encodeURIComponent(id)}`),
-    [id],
-  );
+  const execution = useLoad(() => api<Execution & { input: unknown; attempts: Attempt[] }>('GET', `/scheduled_tools/${encodeURIComponent(id)}`), [id]);
   const status = execution.data?.execution_status;
   useEffect(() => {
     if (!status || finished(status)) return;

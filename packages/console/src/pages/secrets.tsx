@@ -66,14 +66,7 @@ export function SecretsPage() {
           </label>
           <label class="field" for="secret-value">
             <span>Value</span>
-            <input
-              id="secret-value"
-              type="password"
-              autocomplete="off"
-              required
-              value={value}
-              onInput={(event) => setValue(event.currentTarget.value)}
-            />
+            <input id="secret-value" type="password" autocomplete="off" required value={value} onInput={(event) => setValue(event.currentTarget.value)} />
           </label>
           <label class="field grow" for="secret-description">
             <span>Description</span>

@@ -63,6 +63,7 @@ function ToolDetails({ tool }: { tool: ToolDefinition }) {
             </button>
           ))}
         </div>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable tab panel must take focus to be scrolled from the keyboard (WAI-ARIA tabs pattern). */}
         <pre id="definition" role="tabpanel" aria-labelledby={`tab-${format}`} tabIndex={0} class="code">
           {JSON.stringify(tool.formatted_schema[format], null, 2)}
         </pre>

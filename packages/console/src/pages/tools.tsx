@@ -59,7 +59,10 @@ export function ToolsPage() {
     const out: Row[] = [];
     let header: Extract<Row, { kind: 'toolkit' }> | undefined;
     for (const tool of kept) {
-      if (header?.toolkit !== tool.toolkit) out.push((header = { kind: 'toolkit', toolkit: tool.toolkit, count: 0 }));
+      if (header?.toolkit !== tool.toolkit) {
+        header = { kind: 'toolkit', toolkit: tool.toolkit, count: 0 };
+        out.push(header);
+      }
       header.count++;
       out.push({ kind: 'tool', tool });
     }
@@ -73,6 +76,7 @@ export function ToolsPage() {
   return (
     <div>
       <h1>Tools</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: the search landmark; the <search> element is not in the JSX types yet. */}
       <div class="toolbar" role="search">
         <label class="field grow" for="tool-search">
           <span>Search</span>
@@ -86,11 +90,7 @@ export function ToolsPage() {
         </label>
         <label class="field" for="tool-toolkit">
           <span>Toolkit</span>
-          <select
-            id="tool-toolkit"
-            value={filters.toolkit}
-            onChange={(event) => setFilters({ ...filters, toolkit: event.currentTarget.value })}
-          >
+          <select id="tool-toolkit" value={filters.toolkit} onChange={(event) => setFilters({ ...filters, toolkit: event.currentTarget.value })}>
             <option value="">All toolkits</option>
             {toolkits.map((toolkit) => (
               <option key={toolkit} value={toolkit}>
@@ -133,7 +133,7 @@ export function ToolsPage() {
 
 /** Only the rows in view (and a few either side) are in the page: 1,007 tools scroll as fast as ten. */
 function VirtualList({ rows }: { rows: Row[] }) {
-  const viewport = useRef<HTMLDivElement>(null);
+  const viewport = useRef<HTMLElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
   const offsets = useMemo(() => {
@@ -162,13 +162,8 @@ function VirtualList({ rows }: { rows: Row[] }) {
   const last = Math.min(rows.length, upperBound(offsets.tops, scrollTop + height) + overscan);
 
   return (
-    <div
-      class="virtual"
-      ref={viewport}
-      tabIndex={0}
-      aria-label="Tool list"
-      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
-    >
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the scrolling list must take focus to be scrolled from the keyboard.
+    <section class="virtual" ref={viewport} tabIndex={0} aria-label="Tool list" onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}>
       <ul class="virtual-inner" style={{ height: `${offsets.total}px` }}>
         {rows.slice(first, last).map((row, i) => {
           const top = offsets.tops[first + i]!;
@@ -197,7 +192,7 @@ function VirtualList({ rows }: { rows: Row[] }) {
           );
         })}
       </ul>
-    </div>
+    </section>
   );
 }
 

@@ -164,13 +164,7 @@ function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
       <form class="row-form" onSubmit={register} aria-label="Register a worker">
         <label class="field" for="worker-id">
           <span>Id</span>
-          <input
-            id="worker-id"
-            required
-            pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}"
-            value={id}
-            onInput={(event) => setId(event.currentTarget.value)}
-          />
+          <input id="worker-id" required pattern="[A-Za-z0-9][A-Za-z0-9_\-]{0,63}" value={id} onInput={(event) => setId(event.currentTarget.value)} />
         </label>
         <label class="field" for="worker-type">
           <span>Type</span>
@@ -181,25 +175,12 @@ function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
         </label>
         <label class="field grow" for="worker-uri">
           <span>Address</span>
-          <input
-            id="worker-uri"
-            type="url"
-            required
-            value={uri}
-            placeholder="http://127.0.0.1:8002"
-            onInput={(event) => setUri(event.currentTarget.value)}
-          />
+          <input id="worker-uri" type="url" required value={uri} placeholder="http://127.0.0.1:8002" onInput={(event) => setUri(event.currentTarget.value)} />
         </label>
         {type === 'http' && (
           <label class="field" for="worker-secret">
             <span>Secret</span>
-            <input
-              id="worker-secret"
-              type="password"
-              autocomplete="off"
-              value={secret}
-              onInput={(event) => setSecret(event.currentTarget.value)}
-            />
+            <input id="worker-secret" type="password" autocomplete="off" value={secret} onInput={(event) => setSecret(event.currentTarget.value)} />
           </label>
         )}
         <button type="button" onClick={() => void tryIt()} disabled={!uri}>
@@ -225,10 +206,7 @@ interface WorkerTool {
 
 function WorkerTools({ id }: { id: string }) {
   const tools = useLoad(async () => {
-    const [served, index] = await Promise.all([
-      api<Page<WorkerTool>>('GET', `/workers/${encodeURIComponent(id)}/tools?limit=100`),
-      toolIndex(),
-    ]);
+    const [served, index] = await Promise.all([api<Page<WorkerTool>>('GET', `/workers/${encodeURIComponent(id)}/tools?limit=100`), toolIndex()]);
     const routes = new Map(index.map((tool) => [tool.name, tool.routed_to]));
     return { ...served, items: served.items.map((tool) => ({ ...tool, routed_to: routes.get(tool.qualified_name) })) };
   }, [id]);

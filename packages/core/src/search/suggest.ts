@@ -16,7 +16,10 @@ export function suggestToolNames(name: string, tools: readonly Tool[], limit = 3
     const distance = Math.min(...forms.map((form) => editDistance(wanted, form)));
     if (distance <= Math.max(2, Math.floor(wanted.length / 3))) scored.push({ tool, distance });
   }
-  return scored.sort((a, b) => a.distance - b.distance).slice(0, limit).map(({ tool }) => nameOf(tool));
+  return scored
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, limit)
+    .map(({ tool }) => nameOf(tool));
 }
 
 /** " Did you mean A, B or C?" for an error message, or nothing when there is no suggestion. */

@@ -70,8 +70,10 @@ export const phrases: ReadonlyMap<string, string> = new Map([
 
 /** Words that say nothing about which tool is wanted. */
 export const stopWords: ReadonlySet<string> = new Set(
-  ('a an the of to for in on at by with from into onto and or but is are was were be been being it its this that these those ' +
+  (
+    'a an the of to for in on at by with from into onto and or but is are was were be been being it its this that these those ' +
     'we you your our us they them their he she his her can could would should will shall please want need let lets ' +
     'some any what which there here do does did just about as so via using has have had am how whether if then than ' +
-    'all every each one s t now yet still already also too again ever really actually currently lately maybe').split(' '),
+    'all every each one s t now yet still already also too again ever really actually currently lately maybe'
+  ).split(' '),
 );

@@ -78,8 +78,7 @@ const analyse = (text: string): string => terms(words(text)).join(' ');
  * A request without the names it gives things: quoted text ('bug', "Spring launch") and the word after
  * "called" or "named" (a branch called release-2) are values, not what the tool does, as numbers are.
  */
-const withoutNames = (query: string): string =>
-  query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
+const withoutNames = (query: string): string => query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
 const deleteTerm = terms(['delete'])[0]!;
 
 /** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */
@@ -100,7 +99,7 @@ function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: S
     const match = everydayByFirstWord.get(typed[i]!)?.find(({ phrase }) => phrase.every((word, j) => typed[i + j] === word));
     if (!match) continue;
     for (const term of match.adds) if (!out.includes(term)) out.push(term);
-    if (match.replaces) match.phrase.forEach((_, j) => replaced.add(i + j));
+    if (match.replaces) for (let j = 0; j < match.phrase.length; j++) replaced.add(i + j);
     i += match.phrase.length - 1;
   }
   return { terms: out, replaced };
@@ -117,7 +116,9 @@ function documentOf(tool: Tool, id: number): Document {
     summary: analyse(summary),
     description: analyse(`${details.join(' ')} ${tool.output.description}`),
     route: tool.http ? analyse(`${methodWords[tool.http.method]} ${tool.http.path.replace(/\{[^}]*\}/g, ' ')}`) : '',
-    parameters: analyse([...tool.parameters.filter(isOwnParameter).map(describe), ...Object.entries(body).map(([name, p]) => `${name} ${p.description ?? ''}`)].join(' ')),
+    parameters: analyse(
+      [...tool.parameters.filter(isOwnParameter).map(describe), ...Object.entries(body).map(([name, p]) => `${name} ${p.description ?? ''}`)].join(' '),
+    ),
     toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description}`),
   };
 }

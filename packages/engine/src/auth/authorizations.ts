@@ -23,7 +23,13 @@ export class AuthorizationStore {
     private readonly vault: Vault,
   ) {}
 
-  async create(fields: { userId: string; providerId: string; scopes: string[]; status: 'pending' | 'completed'; nextUri?: string }): Promise<AuthorizationTable> {
+  async create(fields: {
+    userId: string;
+    providerId: string;
+    scopes: string[];
+    status: 'pending' | 'completed';
+    nextUri?: string;
+  }): Promise<AuthorizationTable> {
     const now = new Date().toISOString();
     const row: AuthorizationTable = {
       id: randomUUID(),

@@ -20,7 +20,8 @@ export const scopesOf = (connection: Pick<ConnectionTable, 'scopes'>) => JSON.pa
 export const expiring = (connection: Pick<ConnectionTable, 'expires_at'>) =>
   connection.expires_at !== null && Date.parse(connection.expires_at) - Date.now() < REFRESH_MARGIN_MS;
 /** A token that is valid, or that can be refreshed. */
-export const usable = (connection: Pick<ConnectionTable, 'expires_at' | 'refresh_token_ciphertext'>) => !expiring(connection) || connection.refresh_token_ciphertext !== null;
+export const usable = (connection: Pick<ConnectionTable, 'expires_at' | 'refresh_token_ciphertext'>) =>
+  !expiring(connection) || connection.refresh_token_ciphertext !== null;
 
 export class ConnectionStore {
   constructor(

@@ -20,7 +20,10 @@ export const newState = () => oauth.generateRandomState();
 export const newCodeVerifier = () => oauth.generateRandomCodeVerifier();
 
 /** Where the person grants access. */
-export async function authorizationUrl(provider: AuthProvider, request: { state: string; codeVerifier: string; scopes: string[]; redirectUri: string }): Promise<string> {
+export async function authorizationUrl(
+  provider: AuthProvider,
+  request: { state: string; codeVerifier: string; scopes: string[]; redirectUri: string },
+): Promise<string> {
   const settings = provider.oauth2;
   const url = new URL(settings.authorize_request.endpoint);
   for (const [name, value] of Object.entries(settings.authorize_request.params ?? {})) url.searchParams.set(name, value);
@@ -104,7 +107,8 @@ function clientOf(provider: AuthProvider, use: 'token' | 'refresh') {
   const client: oauth.Client = { client_id: settings.client_id };
   const secret = provider.clientSecret;
   const method = secret ? (request.auth_method ?? 'client_secret_basic') : 'none';
-  const auth = method === 'client_secret_post' ? oauth.ClientSecretPost(secret!) : method === 'client_secret_basic' ? oauth.ClientSecretBasic(secret!) : oauth.None();
+  const auth =
+    method === 'client_secret_post' ? oauth.ClientSecretPost(secret!) : method === 'client_secret_basic' ? oauth.ClientSecretBasic(secret!) : oauth.None();
   const options = {
     [oauth.customFetch]: tokenEndpointFetch,
     [oauth.allowInsecureRequests]: endpoint.protocol === 'http:' && isLoopback(endpoint),

@@ -14,7 +14,7 @@ import type { AuthorizationTable, ConnectionTable, Database } from '../store/sch
 import { AuthorizationStore, expired, scopesAsked } from './authorizations.js';
 import { ConnectionStore, expiring, scopesOf, usable, type ConnectionFilter } from './connections.js';
 import type { AuthorizationResponse, Credentials } from './credentials.js';
-import { authorizationUrl, OAuthFailure, redeemCode, refreshGrant, type Grant } from './oauth-client.js';
+import { authorizationUrl, type OAuthFailure, redeemCode, refreshGrant, type Grant } from './oauth-client.js';
 import { AuthProviders, type AuthProvider, type AuthProviderInput } from './providers.js';
 import type { SandboxAuthorization } from './sandbox-authorization.js';
 import { listensBeyondLoopback, SessionVerificationSetting } from './session-verification.js';
@@ -56,7 +56,12 @@ export class OAuth implements Credentials {
     const { db, vault, changes } = deps;
     this.db = db;
     this.sandbox = deps.sandbox;
-    this.providers = new AuthProviders(db, vault, () => this.redirectUri, () => changes.changed('auth_providers'));
+    this.providers = new AuthProviders(
+      db,
+      vault,
+      () => this.redirectUri,
+      () => changes.changed('auth_providers'),
+    );
     this.connections = new ConnectionStore(db, vault, () => changes.changed('connections'));
     this.authorizations = new AuthorizationStore(db, vault);
     this.sessionVerification = new SessionVerificationSetting(db, deps.host !== undefined && listensBeyondLoopback(deps.host));
@@ -72,7 +77,11 @@ export class OAuth implements Credentials {
 
   // ---- Credentials ----------------------------------------------------------------------------
 
-  async token(userId: string, providerKey: string, scopes: string[]): Promise<{ token: string } | { authorization: AuthorizationResponse } | { unconfigured: string }> {
+  async token(
+    userId: string,
+    providerKey: string,
+    scopes: string[],
+  ): Promise<{ token: string } | { authorization: AuthorizationResponse } | { unconfigured: string }> {
     const cacheKey = `${userId}\n${providerKey}`;
     const known = this.tokens.get(cacheKey);
     if (known && covers(known.scopes, scopes) && !expiring({ expires_at: known.expiresAt })) return { token: known.token };
@@ -111,7 +120,13 @@ export class OAuth implements Credentials {
    * user holds already; or answers `completed` when the user's token covers them. `force` skips that
    * shortcut (the token is there but unusable).
    */
-  async authorize(userId: string, providerOrKey: AuthProvider | string, wanted: string[], nextUri?: string, { force = false } = {}): Promise<AuthorizationResponse> {
+  async authorize(
+    userId: string,
+    providerOrKey: AuthProvider | string,
+    wanted: string[],
+    nextUri?: string,
+    { force = false } = {},
+  ): Promise<AuthorizationResponse> {
     const provider = typeof providerOrKey === 'string' ? await this.provider(providerOrKey) : providerOrKey;
     if (!provider) throw new Problem('not_found', unconfigured(String(providerOrKey)));
     const connection = (await this.connections.get(userId, provider.id)) ?? (await this.connectInSandbox(userId, provider, wanted));
@@ -142,7 +157,8 @@ export class OAuth implements Credentials {
     const state = query.get('state');
     const row = state ? await this.authorizations.byState(state) : undefined;
     if (!row) throw new Problem('invalid_state', 'The state does not belong to any authorization: start the authorization again.');
-    if (row.status !== 'pending' || row.flow_id) throw new Problem('invalid_state', `This authorization is ${row.flow_id ? 'awaiting confirmation' : row.status} already.`);
+    if (row.status !== 'pending' || row.flow_id)
+      throw new Problem('invalid_state', `This authorization is ${row.flow_id ? 'awaiting confirmation' : row.status} already.`);
     if (expired(row)) throw await this.fail(row, 'the authorization expired before the provider answered');
     // On by default beyond loopback, with nothing to verify against: the code is not even redeemed.
     const unverifiable = await this.sessionVerification.refusal();
@@ -152,7 +168,12 @@ export class OAuth implements Credentials {
 
     let grant: Grant;
     try {
-      grant = await redeemCode(provider, query, { state: row.state, codeVerifier: this.authorizations.codeVerifier(row), scopes: scopesAsked(row), redirectUri: this.redirectUri });
+      grant = await redeemCode(provider, query, {
+        state: row.state,
+        codeVerifier: this.authorizations.codeVerifier(row),
+        scopes: scopesAsked(row),
+        redirectUri: this.redirectUri,
+      });
     } catch (error) {
       throw await this.fail(row, (error as OAuthFailure).message);
     }
@@ -294,7 +315,15 @@ export class OAuth implements Credentials {
     if (status !== 'pending' || row.flow_id) return base;
     const provider = known ?? (await this.providerById(row.provider_id));
     if (!provider) return base;
-    return { ...base, url: await authorizationUrl(provider, { state: row.state, codeVerifier: this.authorizations.codeVerifier(row), scopes: scopesAsked(row), redirectUri: this.redirectUri }) };
+    return {
+      ...base,
+      url: await authorizationUrl(provider, {
+        state: row.state,
+        codeVerifier: this.authorizations.codeVerifier(row),
+        scopes: scopesAsked(row),
+        redirectUri: this.redirectUri,
+      }),
+    };
   }
 }
 

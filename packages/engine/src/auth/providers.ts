@@ -31,7 +31,6 @@ export interface AuthProvider {
   preset: Preset | undefined;
 }
 
-
 export class AuthProviders {
   constructor(
     private readonly db: Kysely<Database>,
@@ -161,7 +160,15 @@ function pick<T>(rows: AuthProviderTable[], key: string, open: (row: AuthProvide
 
 /** The settings from what was given, over what there was (or the preset), with the endpoints checked. */
 export function settingsOf(providerId: string, given: NonNullable<AuthProviderInput['oauth2']>, current?: OAuth2Settings): OAuth2Settings {
-  const base = current ?? { client_id: '', ...(presets[providerId]?.oauth2 ?? { authorize_request: { endpoint: '' }, token_request: { endpoint: '' }, scope_delimiter: ' ', pkce: { enabled: true, code_challenge_method: 'S256' } }) };
+  const base = current ?? {
+    client_id: '',
+    ...(presets[providerId]?.oauth2 ?? {
+      authorize_request: { endpoint: '' },
+      token_request: { endpoint: '' },
+      scope_delimiter: ' ',
+      pkce: { enabled: true, code_challenge_method: 'S256' },
+    }),
+  };
   const request = (name: 'authorize_request' | 'token_request' | 'refresh_request'): EndpointRequest | undefined => {
     const over = given[name];
     const under = base[name];
@@ -216,7 +223,9 @@ export function parseAuthProviders(list: unknown, source: string): AuthProviderI
   return list.map((entry: Record<string, unknown>, index) => {
     const at = `${source}: authProviders[${index}]`;
     if (!entry || typeof entry !== 'object' || typeof entry.id !== 'string' || !entry.id) throw new Error(`${at}: id is required`);
-    const { id, description, provider_id, client_id, client_secret, oauth2 } = entry as { id: string } & Record<string, string | undefined> & { oauth2?: AuthProviderInput['oauth2'] };
+    const { id, description, provider_id, client_id, client_secret, oauth2 } = entry as { id: string } & Record<string, string | undefined> & {
+        oauth2?: AuthProviderInput['oauth2'];
+      };
     const input: AuthProviderInput = {
       id,
       ...(description !== undefined && { description }),

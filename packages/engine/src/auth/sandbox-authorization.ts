@@ -86,7 +86,12 @@ export class SandboxAuthorization {
       return back.href;
     }
     const code = randomBytes(24).toString('base64url');
-    this.codes.set(code, { redirectUri: params.redirect_uri!, challenge: params.code_challenge!, scope: params.scope ?? '', expiresAt: Date.now() + codeTtlMs });
+    this.codes.set(code, {
+      redirectUri: params.redirect_uri!,
+      challenge: params.code_challenge!,
+      scope: params.scope ?? '',
+      expiresAt: Date.now() + codeTtlMs,
+    });
     back.searchParams.set('code', code);
     return back.href;
   }

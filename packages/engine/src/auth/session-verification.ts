@@ -63,7 +63,8 @@ export class SessionVerificationSetting {
     else if (change.verifier_url) next = { unsafe_skip_verification: false, verifier_url: checkedVerifierUrl(change.verifier_url) };
     else if (change.unsafe_skip_verification === false) next = { ...current, unsafe_skip_verification: false };
     else next = current;
-    if (!next.unsafe_skip_verification && !next.verifier_url) throw invalid('verification needs a verifier_url: the engine has no user sessions of its own to check');
+    if (!next.unsafe_skip_verification && !next.verifier_url)
+      throw invalid('verification needs a verifier_url: the engine has no user sessions of its own to check');
     const value = JSON.stringify(next);
     await this.db
       .insertInto('settings')

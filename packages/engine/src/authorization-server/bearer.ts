@@ -29,10 +29,7 @@ export function mcpAuthentication(engine: Engine) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]!;
     const challenge = (status: 401 | 403, error?: string, description?: string) => {
-      const params = [
-        `resource_metadata="${server.issuer}/.well-known/oauth-protected-resource${path}"`,
-        `scope="${Object.keys(toolScopes).join(' ')}"`,
-      ];
+      const params = [`resource_metadata="${server.issuer}/.well-known/oauth-protected-resource${path}"`, `scope="${Object.keys(toolScopes).join(' ')}"`];
       if (error) params.unshift(`error="${error}"`, `error_description="${description}"`);
       return reply
         .status(status)
@@ -75,6 +72,9 @@ const narrowed = new WeakMap<ServingPolicy, ServingPolicy>();
 export function sessionPolicy(policy: ServingPolicy, caller: UserCaller | undefined): ServingPolicy {
   if (!caller || caller.scopes.includes('tools:write') || policy.options.readOnly) return policy;
   let readOnly = narrowed.get(policy);
-  if (!readOnly) narrowed.set(policy, (readOnly = new ServingPolicy({ ...policy.options, readOnly: true })));
+  if (!readOnly) {
+    readOnly = new ServingPolicy({ ...policy.options, readOnly: true });
+    narrowed.set(policy, readOnly);
+  }
   return readOnly;
 }

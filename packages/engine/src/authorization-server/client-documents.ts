@@ -21,9 +21,21 @@ const FIELDS = [
 
 /** Addresses a document is never fetched from by IP literal: the engine's own network. */
 const internal = new BlockList();
-const ipv4 = [['0.0.0.0', 8], ['10.0.0.0', 8], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const;
+const ipv4 = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const;
 for (const [net, prefix] of ipv4) internal.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) internal.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  internal.addSubnet(net, prefix, 'ipv6');
 
 function isInternal(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '');

@@ -4,12 +4,12 @@
  * so another site cannot post them for the person).
  */
 
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from '../http/html.js';
 
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · Quiver</title>
+<title>${escapeHtml(title)} · Quiver</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}
 h1{font-size:1.4rem}code{background:#f2f2f2;padding:0 .2rem;border-radius:3px;word-break:break-all}
 ul{padding-left:1.2rem}form{margin:1rem 0}button{font:inherit;padding:.5rem 1rem;margin-right:.5rem;cursor:pointer}
@@ -38,19 +38,19 @@ export function signInPage(view: SignInView): string {
   const { client } = view;
   const ways = [
     view.identityProvider &&
-      `<form method="get" action="${escape(view.identityProvider.href)}">
-<button type="submit" id="sign-in-idp">Sign in with ${escape(view.identityProvider.name)}</button></form>`,
+      `<form method="get" action="${escapeHtml(view.identityProvider.href)}">
+<button type="submit" id="sign-in-idp">Sign in with ${escapeHtml(view.identityProvider.name)}</button></form>`,
     view.keySignIn &&
-      `<form method="post" action="${escape(view.action)}/key"><label for="key">Or sign in with your Quiver API key</label>
+      `<form method="post" action="${escapeHtml(view.action)}/key"><label for="key">Or sign in with your Quiver API key</label>
 <input id="key" name="key" type="password" autocomplete="off" required><button type="submit" id="sign-in-key">Sign in with key</button></form>`,
   ].filter(Boolean);
   return page(
     'Sign in',
     `<h1>Sign in to Quiver</h1>
-<p><strong>${escape(client.name)}</strong> wants to use Quiver's tools for you. Sign in first.</p>
-${view.error ? `<p role="alert"><strong>${escape(view.error)}</strong></p>` : ''}
+<p><strong>${escapeHtml(client.name)}</strong> wants to use Quiver's tools for you. Sign in first.</p>
+${view.error ? `<p role="alert"><strong>${escapeHtml(view.error)}</strong></p>` : ''}
 ${ways.length ? ways.join('\n') : '<p>No way to sign in is configured on this engine: set QUIVER_OIDC_ISSUER.</p>'}
-<form method="post" action="${escape(view.action)}/deny"><button type="submit" id="deny">Cancel</button></form>`,
+<form method="post" action="${escapeHtml(view.action)}/deny"><button type="submit" id="deny">Cancel</button></form>`,
   );
 }
 
@@ -66,20 +66,20 @@ export function consentPage(view: ConsentView): string {
   const { client } = view;
   return page(
     'Allow access',
-    `<h1>Allow ${escape(client.name)} to use Quiver?</h1>
-<p>Signed in as <code>${escape(view.userId)}</code>.</p>
-<p><strong>${escape(client.name)}</strong> (client <code>${escape(client.clientId)}</code>) asks to:</p>
-<ul>${view.scopes.map((scope) => `<li><code>${escape(scope.name)}</code>: ${escape(scope.description)}</li>`).join('')}</ul>
-<p class="muted">On <code>${escape(view.resource)}</code>, with your connected accounts. After you allow, your browser goes back to
-<code>${escape(client.redirectUri)}</code>.</p>
-<form method="post" action="${escape(view.action)}/consent"><button type="submit" id="allow">Allow</button></form>
-<form method="post" action="${escape(view.action)}/deny"><button type="submit" id="deny">Deny</button></form>`,
+    `<h1>Allow ${escapeHtml(client.name)} to use Quiver?</h1>
+<p>Signed in as <code>${escapeHtml(view.userId)}</code>.</p>
+<p><strong>${escapeHtml(client.name)}</strong> (client <code>${escapeHtml(client.clientId)}</code>) asks to:</p>
+<ul>${view.scopes.map((scope) => `<li><code>${escapeHtml(scope.name)}</code>: ${escapeHtml(scope.description)}</li>`).join('')}</ul>
+<p class="muted">On <code>${escapeHtml(view.resource)}</code>, with your connected accounts. After you allow, your browser goes back to
+<code>${escapeHtml(client.redirectUri)}</code>.</p>
+<form method="post" action="${escapeHtml(view.action)}/consent"><button type="submit" id="allow">Allow</button></form>
+<form method="post" action="${escapeHtml(view.action)}/deny"><button type="submit" id="deny">Deny</button></form>`,
   );
 }
 
 export function errorPage(error: string, description: string): string {
   return page(
     'Cannot continue',
-    `<h1>Cannot continue</h1><p><code>${escape(error)}</code>: ${escape(description)}</p><p>Start again from your MCP client.</p>`,
+    `<h1>Cannot continue</h1><p><code>${escapeHtml(error)}</code>: ${escapeHtml(description)}</p><p>Start again from your MCP client.</p>`,
   );
 }

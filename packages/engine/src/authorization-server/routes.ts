@@ -82,8 +82,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     const view: ClientView = { name: client.clientName ?? client.clientId, clientId: client.clientId, redirectUri };
     return { provider, interaction, client: view };
   };
-  const expired = (reply: FastifyReply) =>
-    html(reply, errorPage('invalid_request', 'This sign-in has expired or belongs to another browser.'), 400);
+  const expired = (reply: FastifyReply) => html(reply, errorPage('invalid_request', 'This sign-in has expired or belongs to another browser.'), 400);
 
   const signIn = (reply: FastifyReply, uid: string, client: ClientView, error?: string, status = 200) =>
     html(
@@ -115,7 +114,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
   // The identity provider: there and back.
   app.get<Uid>(`${paths.interaction}/:uid/sign-in`, { config, schema }, async (request, reply) => {
     const found = await details(request, reply);
-    if (!found || found.interaction.prompt.name !== 'login') return expired(reply);
+    if (found?.interaction.prompt.name !== 'login') return expired(reply);
     if (!server.identity) return signIn(reply, found.interaction.uid, found.client, 'No identity provider is configured.', 400);
     try {
       const { url, state } = await server.identity.start(found.interaction.uid);
@@ -153,7 +152,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
   // A user API key, for a single-person setup.
   app.post<Uid & { Body: { key?: string } }>(`${paths.interaction}/:uid/key`, { config, schema }, async (request, reply) => {
     const found = await details(request, reply);
-    if (!found || found.interaction.prompt.name !== 'login') return expired(reply);
+    if (found?.interaction.prompt.name !== 'login') return expired(reply);
     const key = request.body?.key?.trim();
     const identity = key && server.settings.keyUser !== undefined ? await verifyApiKey(engine.apiKeys, key, server.settings.keyUser) : undefined;
     if (identity?.role !== 'user' || !identity.userId) {
@@ -166,7 +165,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
 
   app.post<Uid>(`${paths.interaction}/:uid/consent`, { config, schema }, async (request, reply) => {
     const found = await details(request, reply);
-    if (!found || found.interaction.prompt.name !== 'consent') return expired(reply);
+    if (found?.interaction.prompt.name !== 'consent') return expired(reply);
     const { provider, interaction } = found;
     const { accountId } = interaction.session!;
     const clientId = interaction.params.client_id as string;

@@ -178,4 +178,3 @@ export class AuthorizationServer {
     return provider;
   }
 }
-

@@ -30,10 +30,7 @@ export interface AuthorizationServerSettings {
   insecureClientDocuments: boolean;
 }
 
-export function authorizationServerSettings(
-  env: NodeJS.ProcessEnv,
-  overrides: Partial<AuthorizationServerSettings> = {},
-): AuthorizationServerSettings {
+export function authorizationServerSettings(env: NodeJS.ProcessEnv, overrides: Partial<AuthorizationServerSettings> = {}): AuthorizationServerSettings {
   const issuer = env.QUIVER_OIDC_ISSUER?.trim();
   const clientId = env.QUIVER_OIDC_CLIENT_ID?.trim();
   if (issuer && !clientId) throw new Error('QUIVER_OIDC_CLIENT_ID is required with QUIVER_OIDC_ISSUER');

@@ -33,9 +33,11 @@ export class OriginPolicy {
   /** Throws 403 unless the request's Origin and Host are allowed. */
   check(request: Pick<FastifyRequest, 'headers'>): void {
     const host = request.headers.host;
-    if (host !== undefined && !this.allowsHost(host)) throw forbidden(`Requests for host '${host}' are not served here; add its origin to QUIVER_ALLOWED_ORIGINS.`);
+    if (host !== undefined && !this.allowsHost(host))
+      throw forbidden(`Requests for host '${host}' are not served here; add its origin to QUIVER_ALLOWED_ORIGINS.`);
     const origin = request.headers.origin;
-    if (origin !== undefined && !this.allowsOrigin(origin)) throw forbidden(`Requests from origin '${origin}' are not allowed; add it to QUIVER_ALLOWED_ORIGINS.`);
+    if (origin !== undefined && !this.allowsOrigin(origin))
+      throw forbidden(`Requests from origin '${origin}' are not allowed; add it to QUIVER_ALLOWED_ORIGINS.`);
   }
 
   private allowsHost(header: string): boolean {

@@ -4,7 +4,18 @@
  * definition of the one it picks, and calls it by name; each call goes through the same dispatch
  * (selection, read-only, confirmation, validation) as a direct call.
  */
-import { annotationsOf, didYouMean, functionName, suggestToolNames, toMcpTool, toolError, type Dispatcher, type ServingPolicy, type Tool, type ToolResult } from '@quiver/core';
+import {
+  annotationsOf,
+  didYouMean,
+  functionName,
+  suggestToolNames,
+  toMcpTool,
+  toolError,
+  type Dispatcher,
+  type ServingPolicy,
+  type Tool,
+  type ToolResult,
+} from '@quiver/core';
 
 export const searchToolsName = 'search_tools';
 export const describeToolName = 'describe_tool';

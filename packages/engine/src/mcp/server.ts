@@ -25,7 +25,9 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await dispatcher.list(policy);
-    return { tools: discovery ? metaTools(tools, policy?.options.readOnly === true) : tools.map((tool) => (policy ? policy.toMcpTool(tool) : toMcpTool(tool))) };
+    return {
+      tools: discovery ? metaTools(tools, policy?.options.readOnly === true) : tools.map((tool) => (policy ? policy.toMcpTool(tool) : toMcpTool(tool))),
+    };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args = {} } = request.params;

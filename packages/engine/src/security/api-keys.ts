@@ -50,13 +50,28 @@ export function checkedScope({ role = 'admin', userId }: KeyScope): { role: Role
 
 export async function createApiKey(db: Kysely<Database>, name: string, scope: KeyScope = {}): Promise<{ key: string; info: ApiKeyInfo }> {
   const key = `qk_${randomBytes(24).toString('base64url')}`;
-  const info: ApiKeyInfo = { id: randomUUID(), name, prefix: key.slice(0, 10), ...checkedScope(scope), created_at: new Date().toISOString(), last_used_at: null, revoked_at: null };
-  await db.insertInto('api_keys').values({ ...info, key_hash: hash(key) }).execute();
+  const info: ApiKeyInfo = {
+    id: randomUUID(),
+    name,
+    prefix: key.slice(0, 10),
+    ...checkedScope(scope),
+    created_at: new Date().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await db
+    .insertInto('api_keys')
+    .values({ ...info, key_hash: hash(key) })
+    .execute();
   return { key, info };
 }
 
 export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyInfo[]> {
-  const rows = await db.selectFrom('api_keys').select(['id', 'name', 'prefix', 'role', 'user_id', 'created_at', 'last_used_at', 'revoked_at']).orderBy('created_at').execute();
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'role', 'user_id', 'created_at', 'last_used_at', 'revoked_at'])
+    .orderBy('created_at')
+    .execute();
   return rows.map((row) => ({ ...row, role: row.role as Role }));
 }
 

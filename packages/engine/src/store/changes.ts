@@ -32,7 +32,10 @@ export class ChangeWatcher {
 
   on(table: WatchedTable, listener: () => void): void {
     let set = this.listeners.get(table);
-    if (!set) this.listeners.set(table, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.listeners.set(table, set);
+    }
     set.add(listener);
   }
 
@@ -63,9 +66,7 @@ export class ChangeWatcher {
   private async poll(): Promise<void> {
     let now: Record<string, string>;
     try {
-      const columns = Object.entries(watched).map(
-        ([table, column]) => `(select count(*) || ':' || coalesce(max(${column}), '') from ${table}) as ${table}`,
-      );
+      const columns = Object.entries(watched).map(([table, column]) => `(select count(*) || ':' || coalesce(max(${column}), '') from ${table}) as ${table}`);
       const { rows } = await sql<Record<string, string>>`select ${sql.raw(columns.join(', '))}`.execute(this.db);
       now = rows[0]!;
     } catch {

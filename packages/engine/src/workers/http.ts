@@ -26,7 +26,8 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
         });
       } catch (error) {
         const problem = transportProblem(error);
-        if (attempt >= worker.retry || !(problem.refused || (retryAll && !problem.timedOut))) throw new WorkerUnavailable(worker.id, problem.text, problem.timedOut);
+        if (attempt >= worker.retry || !(problem.refused || (retryAll && !problem.timedOut)))
+          throw new WorkerUnavailable(worker.id, problem.text, problem.timedOut);
         await pause(attempt);
       }
     }
@@ -57,13 +58,21 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
     } catch (error) {
       if (!(error instanceof WorkerUnavailable)) throw error;
       const kind: ErrorKind = error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';
-      return toolError(kind, error.timedOut ? `Worker ${worker.id}, which runs this tool, did not answer in time.` : `Worker ${worker.id}, which runs this tool, could not be reached.`, {
-        developer_message: error.message,
-      });
+      return toolError(
+        kind,
+        error.timedOut
+          ? `Worker ${worker.id}, which runs this tool, did not answer in time.`
+          : `Worker ${worker.id}, which runs this tool, could not be reached.`,
+        {
+          developer_message: error.message,
+        },
+      );
     }
     const body = await readJson(response);
     if (!response.ok) {
-      return toolError('TOOL_RUNTIME_FATAL', `Worker ${worker.id}, which runs this tool, refused the call.`, { developer_message: `worker ${worker.id}: ${refusal(response.status, body)}` });
+      return toolError('TOOL_RUNTIME_FATAL', `Worker ${worker.id}, which runs this tool, refused the call.`, {
+        developer_message: `worker ${worker.id}: ${refusal(response.status, body)}`,
+      });
     }
     const credentials = [invocation.token ?? '', ...Object.values(invocation.secrets)];
     const result = resultOf(body as InvokeResponse);

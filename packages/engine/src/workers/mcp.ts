@@ -10,7 +10,16 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { toolError, type Annotations, type JsonSchema, type Parameter, type Tool, type ToolkitInfo, type ToolResult } from '@quiver/core';
 import { serverInfo } from '../mcp/server.js';
-import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerAuthorization, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+import {
+  errorKindOf,
+  pause,
+  transportProblem,
+  WorkerUnavailable,
+  type WorkerAuthorization,
+  type WorkerCheck,
+  type WorkerSettings,
+  type WorkerSource,
+} from './types.js';
 
 export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   const timeout = worker.timeout * 1000;
@@ -70,7 +79,9 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   async function invoke(tool: Tool, input: unknown): Promise<ToolResult> {
     const name = serverNames.get(tool.name) ?? tool.name;
     try {
-      return await session(async (client) => resultOf((await client.callTool({ name, arguments: (input ?? {}) as Record<string, unknown> }, undefined, { timeout })) as CallToolResult));
+      return await session(async (client) =>
+        resultOf((await client.callTool({ name, arguments: (input ?? {}) as Record<string, unknown> }, undefined, { timeout })) as CallToolResult),
+      );
     } catch (error) {
       return errorOf(error);
     }
@@ -102,7 +113,8 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
 
   function unavailable(error: unknown): WorkerUnavailable {
     let reason: string;
-    if (error instanceof StreamableHTTPError) reason = error.code === 401 ? 'the MCP server refused the credentials (401)' : `the MCP server answered ${error.code}`;
+    if (error instanceof StreamableHTTPError)
+      reason = error.code === 401 ? 'the MCP server refused the credentials (401)' : `the MCP server answered ${error.code}`;
     else if (error instanceof McpError) reason = error.code === ErrorCode.RequestTimeout ? 'timed out' : `MCP error ${error.code}`;
     else reason = transportProblem(error).text;
     const failure = new WorkerUnavailable(worker.id, reason, reason === 'timed out');
@@ -121,7 +133,9 @@ export function toolFromMcp(tool: McpTool, toolkit: ToolkitInfo): Tool {
   });
   const hints = tool.annotations ?? {};
   const annotations: Partial<Annotations> = Object.fromEntries(
-    (['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const).filter((key) => typeof hints[key] === 'boolean').map((key) => [key, hints[key]]),
+    (['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+      .filter((key) => typeof hints[key] === 'boolean')
+      .map((key) => [key, hints[key]]),
   );
   return {
     name: tool.name.replace(/[^A-Za-z0-9_-]/g, '_'),
@@ -155,9 +169,13 @@ function resultOf(result: CallToolResult): ToolResult {
 
 function errorOf(error: unknown): ToolResult {
   if (error instanceof WorkerUnavailable) {
-    return toolError(error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', 'The MCP server running this tool could not be reached.', {
-      developer_message: error.message,
-    });
+    return toolError(
+      error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE',
+      'The MCP server running this tool could not be reached.',
+      {
+        developer_message: error.message,
+      },
+    );
   }
   if (error instanceof McpError) {
     if (error.code === ErrorCode.InvalidParams) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', error.message);

@@ -63,13 +63,20 @@ export class WorkerRegistry {
   async create(worker: WorkerSettings): Promise<WorkerSettings | undefined> {
     if (await this.get(worker.id)) return undefined;
     const now = new Date().toISOString();
-    await this.db.insertInto('workers').values({ ...this.rowOf(worker), toolkits: null, created_at: now, updated_at: now }).execute();
+    await this.db
+      .insertInto('workers')
+      .values({ ...this.rowOf(worker), toolkits: null, created_at: now, updated_at: now })
+      .execute();
     await this.changed();
     return worker;
   }
 
   async update(worker: WorkerSettings): Promise<WorkerSettings> {
-    await this.db.updateTable('workers').set({ ...this.rowOf(worker), updated_at: new Date().toISOString() }).where('id', '=', worker.id).execute();
+    await this.db
+      .updateTable('workers')
+      .set({ ...this.rowOf(worker), updated_at: new Date().toISOString() })
+      .where('id', '=', worker.id)
+      .execute();
     await this.changed();
     return worker;
   }
@@ -135,7 +142,11 @@ export class WorkerRegistry {
         if (JSON.stringify(served) !== JSON.stringify([...toolkits].sort())) {
           // Remembered for when the worker is down: its toolkits stay routed to it. Not a change of
           // settings, so updated_at stays and no process reloads for it.
-          await this.db.updateTable('workers').set({ toolkits: JSON.stringify(served) }).where('id', '=', row.id).execute();
+          await this.db
+            .updateTable('workers')
+            .set({ toolkits: JSON.stringify(served) })
+            .where('id', '=', row.id)
+            .execute();
         }
         return tools;
       },

@@ -83,7 +83,9 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
       credentials: staticCredentials({ token: context.authorization?.token, secrets }),
     });
     if (unknown) {
-      return reply.status(404).send({ name: 'not_found', message: `this worker does not serve ${wanted.toolkit}.${wanted.name}${wanted.version ? `@${wanted.version}` : ''}` });
+      return reply
+        .status(404)
+        .send({ name: 'not_found', message: `this worker does not serve ${wanted.toolkit}.${wanted.name}${wanted.version ? `@${wanted.version}` : ''}` });
     }
     const response: InvokeResponse = {
       execution_id,
@@ -114,7 +116,10 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
 
 /** The toolkits named (case-insensitively) in a comma-separated list; throws naming the unknown ones. */
 export function selectToolkits(names: string, available: readonly Toolkit[]): Toolkit[] {
-  const wanted = names.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = names
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (!wanted.length) throw new Error(`name at least one toolkit; toolkits: ${available.map((t) => t.name).join(', ')}`);
   const unknown = wanted.filter((name) => !available.some((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase()));
   if (unknown.length) throw new Error(`unknown toolkit(s): ${unknown.join(', ')}; toolkits: ${available.map((t) => t.name).join(', ')}`);

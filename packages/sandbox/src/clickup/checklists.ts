@@ -65,7 +65,12 @@ export const checklistHandlers: Record<string, Handler> = {
     if (!name) throw badRequest('CHECK_003', 'Checklist name invalid');
     const { count } = db.prepare('SELECT COUNT(*) AS count FROM checklists WHERE task_id = ?').get(task.id) as { count: number };
     const checklist: ChecklistRow = { id: randomUUID(), task_id: task.id, name, orderindex: count };
-    db.prepare('INSERT INTO checklists (id, task_id, name, orderindex) VALUES (?, ?, ?, ?)').run(checklist.id, checklist.task_id, checklist.name, checklist.orderindex);
+    db.prepare('INSERT INTO checklists (id, task_id, name, orderindex) VALUES (?, ?, ?, ?)').run(
+      checklist.id,
+      checklist.task_id,
+      checklist.name,
+      checklist.orderindex,
+    );
     touch(db, task.id, clock.now());
     // A new checklist has no items yet.
     return { status: 200, body: render(db, checklist, false) };

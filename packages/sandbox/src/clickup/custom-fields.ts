@@ -50,8 +50,9 @@ function checkTypeConfig(type: string, config: Record<string, unknown>): void {
   };
   if (withOptions.has(type)) need('options');
   if (type === 'currency') need('currency_type');
-  if (type === 'emoji') (need('code_point'), need('count'));
-  if (typeof config.start === 'number' && typeof config.end === 'number' && config.start >= config.end) throw badRequest('FIELD_012', 'type_config.start must be below type_config.end');
+  if (type === 'emoji') need('code_point'), need('count');
+  if (typeof config.start === 'number' && typeof config.end === 'number' && config.start >= config.end)
+    throw badRequest('FIELD_012', 'type_config.start must be below type_config.end');
 }
 
 function render(field: FieldRow) {
@@ -84,32 +85,36 @@ export const customFieldHandlers: Record<string, Handler> = {
     const config = { ...body.type_config };
     checkTypeConfig(body.type, config);
     if (Array.isArray(config.options)) {
-      config.options = (config.options as Array<{ name: string; color?: string | null }>).map((option, orderindex) => ({ id: randomUUID(), name: option.name, color: option.color ?? null, orderindex }));
+      config.options = (config.options as Array<{ name: string; color?: string | null }>).map((option, orderindex) => ({
+        id: randomUUID(),
+        name: option.name,
+        color: option.color ?? null,
+        orderindex,
+      }));
     }
     const { seq } = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM custom_fields').get() as { seq: number };
     const id = randomUUID();
-    db.prepare('INSERT INTO custom_fields (id, seq, space_id, name, type, type_config, required, hide_from_guests, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-      id,
-      seq,
-      space.id,
-      name,
-      body.type,
-      JSON.stringify(config),
-      body.required ? 1 : 0,
-      body.hide_from_guests ? 1 : 0,
-      clock.now(),
-    );
+    db.prepare(
+      'INSERT INTO custom_fields (id, seq, space_id, name, type, type_config, required, hide_from_guests, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(id, seq, space.id, name, body.type, JSON.stringify(config), body.required ? 1 : 0, body.hide_from_guests ? 1 : 0, clock.now());
     return { status: 200, body: { field: render(db.prepare('SELECT * FROM custom_fields WHERE id = ?').get(id) as FieldRow) } };
   },
 };
 
-const fieldsOf = (db: Database.Database, spaceId: string): FieldRow[] => db.prepare('SELECT * FROM custom_fields WHERE space_id = ? ORDER BY seq').all(spaceId) as FieldRow[];
+const fieldsOf = (db: Database.Database, spaceId: string): FieldRow[] =>
+  db.prepare('SELECT * FROM custom_fields WHERE space_id = ? ORDER BY seq').all(spaceId) as FieldRow[];
 
 /**
  * The values a new task is given, each checked against its field and stored in a canonical form: a number
  * for numeric fields and dates, an option id for drop-downs and labels, text otherwise.
  */
-export function setFieldValues(db: Database.Database, spaceId: string, taskId: string, values: Array<{ id: string; value: number | string }>, checkRequired: boolean): void {
+export function setFieldValues(
+  db: Database.Database,
+  spaceId: string,
+  taskId: string,
+  values: Array<{ id: string; value: number | string }>,
+  checkRequired: boolean,
+): void {
   const fields = new Map(fieldsOf(db, spaceId).map((field) => [field.id, field]));
   for (const { id, value } of values) {
     const field = fields.get(id);

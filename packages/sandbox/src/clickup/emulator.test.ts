@@ -45,13 +45,20 @@ describe('requests', () => {
     const order = await call('GET', `/v2/list/${list}/task`, { query: { order_by: 'name' } });
     expect(order).toMatchObject({ status: 400, body: { err: expect.stringContaining("query parameter 'order_by' must be one of") } });
     expect((await call('GET', `/v2/list/${list}/task`, { query: { statuses: 'open' } })).body.err).toContain("unknown query parameter 'statuses'");
-    expect((await call('GET', `/v2/list/${list}/task`, { query: { custom_fields: 'not json' } })).body).toEqual({ err: 'custom_fields must be a JSON array of filters', ECODE: 'FILTER_001' });
+    expect((await call('GET', `/v2/list/${list}/task`, { query: { custom_fields: 'not json' } })).body).toEqual({
+      err: 'custom_fields must be a JSON array of filters',
+      ECODE: 'FILTER_001',
+    });
   });
 
   it('refuses custom task ids without a team id, and finds them with one', async () => {
     const { task } = await newTask();
     expect((await call('GET', `/v2/task/${task.custom_id}`, { query: { custom_task_ids: true } })).body).toMatchObject({ ECODE: 'ITEM_058' });
-    const team = (await call('GET', `/v2/task/${task.custom_id}`, { query: { custom_task_ids: true, team_id: emulator.db.prepare('SELECT team_id FROM spaces WHERE id = ?').pluck().get(space) as string } })).body;
+    const team = (
+      await call('GET', `/v2/task/${task.custom_id}`, {
+        query: { custom_task_ids: true, team_id: emulator.db.prepare('SELECT team_id FROM spaces WHERE id = ?').pluck().get(space) as string },
+      })
+    ).body;
     expect(team.id).toBe(task.id);
   });
 

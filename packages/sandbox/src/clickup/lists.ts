@@ -35,7 +35,8 @@ export const priorities: Record<number, { priority: string; color: string }> = {
 };
 
 export function checkPriority(priority: number | null | undefined): void {
-  if (priority !== undefined && priority !== null && !priorities[priority]) throw badRequest('PRIORITY_001', 'Priority must be 1 (urgent), 2 (high), 3 (normal) or 4 (low)');
+  if (priority !== undefined && priority !== null && !priorities[priority])
+    throw badRequest('PRIORITY_001', 'Priority must be 1 (urgent), 2 (high), 3 (normal) or 4 (low)');
 }
 
 /** The list with its space, for a user who may see it. */
@@ -106,7 +107,19 @@ export const listHandlers: Record<string, Handler> = {
     const id = String(901_000_000 + seq);
     db.prepare(
       'INSERT INTO lists (id, seq, space_id, name, content, due_date, due_date_time, priority, assignee, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(id, seq, space.id, name, body.markdown_content ?? body.content ?? '', body.due_date ?? null, body.due_date_time ? 1 : 0, body.priority ?? null, body.assignee ?? null, body.status ?? null, clock.now());
+    ).run(
+      id,
+      seq,
+      space.id,
+      name,
+      body.markdown_content ?? body.content ?? '',
+      body.due_date ?? null,
+      body.due_date_time ? 1 : 0,
+      body.priority ?? null,
+      body.assignee ?? null,
+      body.status ?? null,
+      clock.now(),
+    );
     return { status: 200, body: render(db, db.prepare('SELECT * FROM lists WHERE id = ?').get(id) as ListRow, space) };
   },
 };

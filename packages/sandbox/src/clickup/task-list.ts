@@ -1,9 +1,3 @@
-/**
- * The tasks of a list, 100 per page: filtered by status, assignee, tag, due, created and updated
- * times (Unix milliseconds, exclusive) and custom fields; closed and archived tasks and subtasks only
- * when asked for; ordered by id, created, updated or due date, newest first unless reversed.
- */
-import type Database from 'better-sqlite3';
 import { badRequest, type Handler } from './context.js';
 import { matchesFieldFilter, type FieldFilter } from './custom-fields.js';
 import { requireList } from './lists.js';
@@ -49,15 +43,20 @@ export const taskListHandlers: Record<string, Handler> = {
     if (!flag(query.archived)) where.push('archived = 0');
     if (!flag(query.subtasks)) where.push('parent IS NULL');
     if (!flag(query.include_closed)) {
-      const closed = statusesOf(space).filter((status) => status.type === 'closed').map((status) => status.status);
+      const closed = statusesOf(space)
+        .filter((status) => status.type === 'closed')
+        .map((status) => status.status);
       if (closed.length) where.push(`status NOT IN (${closed.map(() => '?').join(', ')})`), values.push(...closed);
     }
     const statuses = listOf(query['statuses[]']);
     if (statuses) where.push(`lower(status) IN (${statuses.map(() => '?').join(', ')})`), values.push(...statuses.map((status) => status.toLowerCase()));
     const assignees = listOf(query['assignees[]']);
-    if (assignees) where.push(`id IN (SELECT task_id FROM task_assignees WHERE user_id IN (${assignees.map(() => '?').join(', ')}))`), values.push(...assignees.map(Number));
+    if (assignees)
+      where.push(`id IN (SELECT task_id FROM task_assignees WHERE user_id IN (${assignees.map(() => '?').join(', ')}))`), values.push(...assignees.map(Number));
     const tags = listOf(query['tags[]']);
-    if (tags) where.push(`id IN (SELECT task_id FROM task_tags WHERE tag IN (${tags.map(() => '?').join(', ')}))`), values.push(...tags.map((tag) => tag.toLowerCase()));
+    if (tags)
+      where.push(`id IN (SELECT task_id FROM task_tags WHERE tag IN (${tags.map(() => '?').join(', ')}))`),
+        values.push(...tags.map((tag) => tag.toLowerCase()));
     for (const [parameter, column, operator] of timeFilters) {
       if (typeof query[parameter] === 'string') where.push(`${column} IS NOT NULL AND ${column} ${operator} ?`), values.push(Number(query[parameter]));
     }

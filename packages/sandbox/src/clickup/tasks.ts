@@ -62,7 +62,9 @@ export function findTask(db: Database.Database, id: string, query: Record<string
     const team = query.team_id;
     if (typeof team !== 'string' || !team) throw badRequest('ITEM_058', 'Team id is required when using custom task ids');
     requireMembership(db, team, userId);
-    task = db.prepare('SELECT tasks.* FROM tasks JOIN spaces ON spaces.id = tasks.space_id WHERE spaces.team_id = ? AND tasks.custom_id = ?').get(team, id) as TaskRow | undefined;
+    task = db.prepare('SELECT tasks.* FROM tasks JOIN spaces ON spaces.id = tasks.space_id WHERE spaces.team_id = ? AND tasks.custom_id = ?').get(team, id) as
+      | TaskRow
+      | undefined;
   } else {
     task = db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
   }
@@ -120,13 +122,29 @@ export function renderTask(db: Database.Database, task: TaskRow, space: SpaceRow
   };
 }
 
-function createTask(db: Database.Database, listId: string, query: Record<string, string | string[]>, body: any, userId: number, now: number): { task: TaskRow; space: SpaceRow } {
+function createTask(
+  db: Database.Database,
+  listId: string,
+  query: Record<string, string | string[]>,
+  body: any,
+  userId: number,
+  now: number,
+): { task: TaskRow; space: SpaceRow } {
   if (query.custom_task_ids === 'true' && !query.team_id) throw badRequest('ITEM_058', 'Team id is required when using custom task ids');
   const { list, space } = requireList(db, listId, userId);
   const name = String(body.name).trim();
   if (!name) throw badRequest('INPUT_005', 'Task name invalid');
-  const status = body.status === undefined ? statusesOf(space)[0]! : statusesOf(space).find((candidate) => candidate.status.toLowerCase() === String(body.status).toLowerCase());
-  if (!status) throw badRequest('CRTSK_001', `Status does not exist: ${body.status}; the list's statuses are ${statusesOf(space).map((s) => s.status).join(', ')}`);
+  const status =
+    body.status === undefined
+      ? statusesOf(space)[0]!
+      : statusesOf(space).find((candidate) => candidate.status.toLowerCase() === String(body.status).toLowerCase());
+  if (!status)
+    throw badRequest(
+      'CRTSK_001',
+      `Status does not exist: ${body.status}; the list's statuses are ${statusesOf(space)
+        .map((s) => s.status)
+        .join(', ')}`,
+    );
   checkPriority(body.priority);
   requireMembers(db, space.team_id, body.assignees ?? []);
   // With custom_task_ids, the parent and the linked task are named by their custom ids.

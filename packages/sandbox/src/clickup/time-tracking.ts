@@ -21,7 +21,15 @@ export const timeHandlers: Record<string, Handler> = {
     if (time > end - start) throw badRequest('TIME_004', 'time must not exceed end minus start');
     const { seq } = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM time_entries').get() as { seq: number };
     const id = String(3_400_000_000 + seq);
-    db.prepare('INSERT INTO time_entries (id, seq, task_id, user_id, start, end, time) VALUES (?, ?, ?, ?, ?, ?, ?)').run(id, seq, task.id, userId, start, end, time);
+    db.prepare('INSERT INTO time_entries (id, seq, task_id, user_id, start, end, time) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      id,
+      seq,
+      task.id,
+      userId,
+      start,
+      end,
+      time,
+    );
     db.prepare('UPDATE tasks SET time_spent = time_spent + ? WHERE id = ?').run(time, task.id);
     touch(db, task.id, clock.now());
     return { status: 200, body: { id } };

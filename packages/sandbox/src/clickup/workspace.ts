@@ -43,19 +43,22 @@ export function userFor(db: Database.Database, token: string): number {
   const known = db.prepare('SELECT id FROM users WHERE token_digest = ?').get(digest) as { id: number } | undefined;
   if (known) return known.id;
   const { next } = db.prepare('SELECT COALESCE(MAX(id) + 1, ?) AS next FROM users').get(FIRST_USER) as { next: number };
-  db.prepare('INSERT INTO users (id, token_digest, username, email, color) VALUES (?, ?, ?, ?, ?)').run(next, digest, `User ${next}`, `user${next}@example.com`, '#7b68ee');
+  db.prepare('INSERT INTO users (id, token_digest, username, email, color) VALUES (?, ?, ?, ?, ?)').run(
+    next,
+    digest,
+    `User ${next}`,
+    `user${next}@example.com`,
+    '#7b68ee',
+  );
   return next;
 }
 
 /** The token of `Authorization: <token>` (ClickUp's own form) or `Authorization: Bearer <token>`, or undefined. */
-export const readToken = (headers: Record<string, string>): string | undefined =>
-  /^(?:Bearer\s+)?(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+export const readToken = (headers: Record<string, string>): string | undefined => /^(?:Bearer\s+)?(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
 
 /** ClickUp's 401s: OAUTH_017 without a token, OAUTH_019 for one it did not issue. */
 export const unauthorized = (token: string | undefined) =>
-  token === undefined
-    ? new ClickupError(401, 'OAUTH_017', 'Authorization header required')
-    : new ClickupError(401, 'OAUTH_019', 'Oauth token not found');
+  token === undefined ? new ClickupError(401, 'OAUTH_017', 'Authorization header required') : new ClickupError(401, 'OAUTH_019', 'Oauth token not found');
 
 export interface User {
   id: number;

@@ -34,6 +34,8 @@ export function recordActivity(ctx: TrackContext, workspace: number, type: strin
 }
 
 export function activitiesOf(ctx: TrackContext, workspace: number): Activity[] {
-  const rows = ctx.db.prepare('SELECT type, person, detail, at FROM activities WHERE workspace = ? ORDER BY seq').all(workspace) as Array<Omit<Activity, 'detail'> & { detail: string }>;
+  const rows = ctx.db.prepare('SELECT type, person, detail, at FROM activities WHERE workspace = ? ORDER BY seq').all(workspace) as Array<
+    Omit<Activity, 'detail'> & { detail: string }
+  >;
   return rows.map((row) => ({ ...row, detail: JSON.parse(row.detail) as Record<string, unknown> }));
 }

@@ -56,9 +56,7 @@ export function journeysOf({ db }: TrackContext, workspace: number, person: stri
 
 /** Merge: the primary gains the journeys of campaigns it has not entered. */
 export function mergeJourneys({ db }: TrackContext, workspace: number, secondary: string, primary: string): void {
-  db.prepare('INSERT OR IGNORE INTO journeys (workspace, campaign_id, person, started_at) SELECT workspace, campaign_id, ?, started_at FROM journeys WHERE workspace = ? AND person = ?').run(
-    primary,
-    workspace,
-    secondary,
-  );
+  db.prepare(
+    'INSERT OR IGNORE INTO journeys (workspace, campaign_id, person, started_at) SELECT workspace, campaign_id, ?, started_at FROM journeys WHERE workspace = ? AND person = ?',
+  ).run(primary, workspace, secondary);
 }

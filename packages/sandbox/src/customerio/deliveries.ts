@@ -55,12 +55,16 @@ export function createDeliveryTables(db: Database.Database): void {
 /** A message sent to the person; its id is what links and unsubscribe pages carry. */
 export function createDelivery(ctx: TrackContext, workspace: number, person: string, campaignId: number | null): string {
   const deliveryId = randomBytes(18).toString('base64url');
-  ctx.db.prepare('INSERT INTO deliveries (workspace, delivery_id, person, campaign_id, created_at) VALUES (?, ?, ?, ?, ?)').run(workspace, deliveryId, person, campaignId, unixNow(ctx));
+  ctx.db
+    .prepare('INSERT INTO deliveries (workspace, delivery_id, person, campaign_id, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(workspace, deliveryId, person, campaignId, unixNow(ctx));
   return deliveryId;
 }
 
 export function findDelivery({ db }: TrackContext, workspace: number, deliveryId: string): Delivery | undefined {
-  return db.prepare('SELECT delivery_id, person, campaign_id, created_at, unsubscribed_at FROM deliveries WHERE workspace = ? AND delivery_id = ?').get(workspace, deliveryId) as Delivery | undefined;
+  return db
+    .prepare('SELECT delivery_id, person, campaign_id, created_at, unsubscribed_at FROM deliveries WHERE workspace = ? AND delivery_id = ?')
+    .get(workspace, deliveryId) as Delivery | undefined;
 }
 
 function requireDelivery(ctx: TrackContext, workspace: number, deliveryId: string): Delivery {
@@ -70,11 +74,15 @@ function requireDelivery(ctx: TrackContext, workspace: number, deliveryId: strin
 }
 
 export function deliveriesOf({ db }: TrackContext, workspace: number, person: string): Delivery[] {
-  return db.prepare('SELECT delivery_id, person, campaign_id, created_at, unsubscribed_at FROM deliveries WHERE workspace = ? AND person = ? ORDER BY rowid').all(workspace, person) as Delivery[];
+  return db
+    .prepare('SELECT delivery_id, person, campaign_id, created_at, unsubscribed_at FROM deliveries WHERE workspace = ? AND person = ? ORDER BY rowid')
+    .all(workspace, person) as Delivery[];
 }
 
 export function metricsOf({ db }: TrackContext, workspace: number, deliveryId: string): DeliveryMetric[] {
-  return db.prepare('SELECT metric, recipient, reason, href, device_token, at FROM delivery_metrics WHERE workspace = ? AND delivery_id = ? ORDER BY seq').all(workspace, deliveryId) as DeliveryMetric[];
+  return db
+    .prepare('SELECT metric, recipient, reason, href, device_token, at FROM delivery_metrics WHERE workspace = ? AND delivery_id = ? ORDER BY seq')
+    .all(workspace, deliveryId) as DeliveryMetric[];
 }
 
 /** Merge: the primary gains the secondary's message history. */
@@ -95,7 +103,16 @@ export function recordMetric(ctx: TrackContext, workspace: number, deliveryId: s
   requireDelivery(ctx, workspace, deliveryId);
   ctx.db
     .prepare('INSERT INTO delivery_metrics (workspace, delivery_id, metric, recipient, reason, href, device_token, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(workspace, deliveryId, input.metric, input.recipient === undefined ? null : String(input.recipient), input.reason ?? null, input.href ?? null, input.device_token ?? null, input.timestamp ?? unixNow(ctx));
+    .run(
+      workspace,
+      deliveryId,
+      input.metric,
+      input.recipient === undefined ? null : String(input.recipient),
+      input.reason ?? null,
+      input.href ?? null,
+      input.device_token ?? null,
+      input.timestamp ?? unixNow(ctx),
+    );
 }
 
 export const deliveryHandlers: Record<string, Handler> = {

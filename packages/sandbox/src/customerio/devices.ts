@@ -51,7 +51,9 @@ export function removeDevice(ctx: TrackContext, workspace: number, ref: PersonRe
 }
 
 export function devicesOf({ db }: TrackContext, workspace: number, person: string): Device[] {
-  const rows = db.prepare('SELECT device_id, platform, last_used, attributes FROM devices WHERE workspace = ? AND person = ? ORDER BY device_id').all(workspace, person) as Array<Omit<Device, 'attributes'> & { attributes: string }>;
+  const rows = db
+    .prepare('SELECT device_id, platform, last_used, attributes FROM devices WHERE workspace = ? AND person = ? ORDER BY device_id')
+    .all(workspace, person) as Array<Omit<Device, 'attributes'> & { attributes: string }>;
   return rows.map((row) => ({ ...row, attributes: JSON.parse(row.attributes) as Record<string, string> }));
 }
 

@@ -27,30 +27,57 @@ function applyEntity(ctx: TrackContext, workspace: number, entity: Entity): void
 }
 
 function applyToPerson(ctx: TrackContext, workspace: number, entity: Entity): void {
-  if (entity.action === 'merge') return mergePeople(ctx, workspace, objectRef(entity.primary), objectRef(entity.secondary));
+  if (entity.action === 'merge') {
+    mergePeople(ctx, workspace, objectRef(entity.primary), objectRef(entity.secondary));
+    return;
+  }
   const ref = objectRef(entity.identifiers);
   switch (entity.action) {
     case 'identify':
       identifyPerson(ctx, workspace, ref, { fields: entity.attributes ?? {}, addRelationships: entity.cio_relationships });
       return;
     case 'delete':
-      return deleteProfile(ctx, workspace, ref);
+      deleteProfile(ctx, workspace, ref);
+      return;
     case 'suppress':
-      return suppressProfile(ctx, workspace, ref);
+      suppressProfile(ctx, workspace, ref);
+      return;
     case 'unsuppress':
-      return unsuppressProfile(ctx, workspace, ref);
+      unsuppressProfile(ctx, workspace, ref);
+      return;
     case 'event':
     case 'screen':
-      return trackPersonEvent(ctx, workspace, ref, { name: entity.name, type: entity.action, id: entity.id, timestamp: entity.timestamp, data: entity.attributes });
+      trackPersonEvent(ctx, workspace, ref, {
+        name: entity.name,
+        type: entity.action,
+        id: entity.id,
+        timestamp: entity.timestamp,
+        data: entity.attributes,
+      });
+      return;
     case 'add_device':
-      return addDevice(ctx, workspace, ref, { id: entity.device.token, platform: entity.device.platform, last_used: entity.device.last_used, attributes: entity.device.attributes });
+      addDevice(ctx, workspace, ref, {
+        id: entity.device.token,
+        platform: entity.device.platform,
+        last_used: entity.device.last_used,
+        attributes: entity.device.attributes,
+      });
+      return;
     case 'delete_device':
-      return removeDevice(ctx, workspace, ref, entity.device.token);
+      removeDevice(ctx, workspace, ref, entity.device.token);
+      return;
     case 'add_relationships':
     case 'delete_relationships': {
       const person = personFor(ctx, workspace, ref);
       const listed = entity.cio_relationships as RelationshipInput[];
-      if (person) changeRelationships(ctx, workspace, person, entity.action === 'add_relationships' ? listed : [], entity.action === 'delete_relationships' ? listed : []);
+      if (person)
+        changeRelationships(
+          ctx,
+          workspace,
+          person,
+          entity.action === 'add_relationships' ? listed : [],
+          entity.action === 'delete_relationships' ? listed : [],
+        );
       return;
     }
   }
@@ -80,7 +107,8 @@ function applyToObject(ctx: TrackContext, workspace: number, entity: Entity): vo
       return;
     }
     case 'delete':
-      return deleteObject(ctx, workspace, identifiers);
+      deleteObject(ctx, workspace, identifiers);
+      return;
     case 'add_relationships':
     case 'delete_relationships': {
       const object = entity.action === 'add_relationships' ? objectFor(ctx, workspace, identifiers) : findObject(ctx, workspace, identifiers);
@@ -109,7 +137,8 @@ export const entityHandlers: Record<string, Handler> = {
       try {
         applyEntity(ctx, workspace, entity);
       } catch (error) {
-        if (error instanceof TrackError) throw new TrackError(error.status, `batch[${index}]: ${error.message}`, `batch[${index}]${error.field ? `.${error.field}` : ''}`);
+        if (error instanceof TrackError)
+          throw new TrackError(error.status, `batch[${index}]: ${error.message}`, `batch[${index}]${error.field ? `.${error.field}` : ''}`);
         throw error;
       }
     });

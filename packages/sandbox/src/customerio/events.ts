@@ -63,7 +63,16 @@ export function createEventTables(db: Database.Database): void {
 function recordEvent(ctx: TrackContext, workspace: number, owner: { person: string | null; anonymousId: string | null }, event: EventInput): void {
   const inserted = ctx.db
     .prepare('INSERT OR IGNORE INTO events (workspace, person, anonymous_id, event_id, name, type, data, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    .run(workspace, owner.person, owner.anonymousId, event.id ?? null, event.name, event.type ?? 'event', JSON.stringify(event.data ?? {}), event.timestamp ?? unixNow(ctx));
+    .run(
+      workspace,
+      owner.person,
+      owner.anonymousId,
+      event.id ?? null,
+      event.name,
+      event.type ?? 'event',
+      JSON.stringify(event.data ?? {}),
+      event.timestamp ?? unixNow(ctx),
+    );
   if (inserted.changes && owner.person) triggerCampaigns(ctx, workspace, owner.person, event.name);
 }
 
@@ -75,14 +84,21 @@ export function trackPersonEvent(ctx: TrackContext, workspace: number, ref: Pers
 
 export function trackAnonymousEvent(ctx: TrackContext, workspace: number, event: EventInput & { anonymous_id?: string }): void {
   const { anonymous_id: anonymousId, ...rest } = event;
-  const link = anonymousId === undefined ? undefined : (ctx.db.prepare('SELECT person FROM anonymous_links WHERE workspace = ? AND anonymous_id = ?').get(workspace, anonymousId) as { person: string } | undefined);
+  const link =
+    anonymousId === undefined
+      ? undefined
+      : (ctx.db.prepare('SELECT person FROM anonymous_links WHERE workspace = ? AND anonymous_id = ?').get(workspace, anonymousId) as
+          | { person: string }
+          | undefined);
   recordEvent(ctx, workspace, { person: link?.person ?? null, anonymousId: anonymousId ?? null }, rest);
 }
 
 /** The person now is the visitor `anonymousId`: their anonymous events attach, and can trigger campaigns. */
 export function linkAnonymousEvents(ctx: TrackContext, workspace: number, anonymousId: string, person: string): void {
   ctx.db.prepare('INSERT OR REPLACE INTO anonymous_links (workspace, anonymous_id, person) VALUES (?, ?, ?)').run(workspace, anonymousId, person);
-  const waiting = ctx.db.prepare('SELECT seq, name FROM events WHERE workspace = ? AND anonymous_id = ? AND person IS NULL ORDER BY seq').all(workspace, anonymousId) as Array<{ seq: number; name: string }>;
+  const waiting = ctx.db
+    .prepare('SELECT seq, name FROM events WHERE workspace = ? AND anonymous_id = ? AND person IS NULL ORDER BY seq')
+    .all(workspace, anonymousId) as Array<{ seq: number; name: string }>;
   for (const { seq, name } of waiting) {
     ctx.db.prepare('UPDATE events SET person = ? WHERE seq = ?').run(person, seq);
     triggerCampaigns(ctx, workspace, person, name);
@@ -99,7 +115,9 @@ export function eventsOf({ db }: TrackContext, workspace: number, person: string
 
 /** Events of a visitor that no person has claimed yet. */
 export function anonymousEventsOf({ db }: TrackContext, workspace: number, anonymousId: string): TrackedEvent[] {
-  return (db.prepare(`SELECT ${COLUMNS} FROM events WHERE workspace = ? AND anonymous_id = ? AND person IS NULL ORDER BY seq`).all(workspace, anonymousId) as Row[]).map(toEvent);
+  return (
+    db.prepare(`SELECT ${COLUMNS} FROM events WHERE workspace = ? AND anonymous_id = ? AND person IS NULL ORDER BY seq`).all(workspace, anonymousId) as Row[]
+  ).map(toEvent);
 }
 
 /** Merge: the secondary's recent events move to the primary, marked so they start no campaign; older ones go with the secondary. */

@@ -33,24 +33,35 @@ export function createFormTables(db: Database.Database): void {
 }
 
 export function formIds({ db }: TrackContext, workspace: number): string[] {
-  return (db.prepare('SELECT form_id FROM forms WHERE workspace = ? ORDER BY connected_at, rowid').all(workspace) as Array<{ form_id: string }>).map((row) => row.form_id);
+  return (db.prepare('SELECT form_id FROM forms WHERE workspace = ? ORDER BY connected_at, rowid').all(workspace) as Array<{ form_id: string }>).map(
+    (row) => row.form_id,
+  );
 }
 
 export function submissionsTo({ db }: TrackContext, workspace: number, formId: string): FormSubmission[] {
-  const rows = db.prepare('SELECT person, fields, at FROM form_submissions WHERE workspace = ? AND form_id = ? ORDER BY seq').all(workspace, formId) as Array<Omit<FormSubmission, 'fields'> & { fields: string }>;
+  const rows = db.prepare('SELECT person, fields, at FROM form_submissions WHERE workspace = ? AND form_id = ? ORDER BY seq').all(workspace, formId) as Array<
+    Omit<FormSubmission, 'fields'> & { fields: string }
+  >;
   return rows.map((row) => ({ ...row, fields: JSON.parse(row.fields) as Record<string, string> }));
 }
 
 export const formHandlers: Record<string, Handler> = {
   submitForm: ({ params, body, workspace }: TrackRequest<{ data: Record<string, string | null> }>, ctx) => {
     const fields = body.data;
-    const ref = typeof fields.id === 'string' && fields.id ? { kind: 'id' as const, value: fields.id } : typeof fields.email === 'string' && fields.email ? { kind: 'email' as const, value: fields.email } : undefined;
+    const ref =
+      typeof fields.id === 'string' && fields.id
+        ? { kind: 'id' as const, value: fields.id }
+        : typeof fields.email === 'string' && fields.email
+          ? { kind: 'email' as const, value: fields.email }
+          : undefined;
     if (!ref) throw badRequest('data must carry a non-empty id or email to identify the respondent', 'data');
     ctx.db.prepare('INSERT OR IGNORE INTO forms (workspace, form_id, connected_at) VALUES (?, ?, ?)').run(workspace, params.form_id, unixNow(ctx));
     const attributes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
     const person = identifyPerson(ctx, workspace, ref, { fields: attributes });
     if (person) {
-      ctx.db.prepare('INSERT INTO form_submissions (workspace, form_id, person, fields, at) VALUES (?, ?, ?, ?, ?)').run(workspace, params.form_id, person.cio_id, JSON.stringify(attributes), unixNow(ctx));
+      ctx.db
+        .prepare('INSERT INTO form_submissions (workspace, form_id, person, fields, at) VALUES (?, ?, ?, ?, ?)')
+        .run(workspace, params.form_id, person.cio_id, JSON.stringify(attributes), unixNow(ctx));
     }
     return { status: 204 };
   },

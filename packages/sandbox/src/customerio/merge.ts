@@ -25,7 +25,8 @@ export function mergePeople(ctx: TrackContext, workspace: number, primaryRef: Pe
   if (primary.cio_id === secondary.cio_id) throw badRequest('primary and secondary are the same person', 'secondary');
 
   for (const [name, value] of Object.entries(secondary.attributes)) if (unset(primary.attributes[name])) primary.attributes[name] = value;
-  for (const move of [mergeEvents, mergeMemberships, mergeJourneys, mergeDeliveries, mergeRelationships]) move(ctx, workspace, secondary.cio_id, primary.cio_id);
+  for (const move of [mergeEvents, mergeMemberships, mergeJourneys, mergeDeliveries, mergeRelationships])
+    move(ctx, workspace, secondary.cio_id, primary.cio_id);
   deletePerson(ctx, workspace, secondary);
   // Identifiers move only once the secondary no longer holds them.
   primary.id ??= secondary.id;

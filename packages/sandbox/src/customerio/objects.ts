@@ -57,7 +57,9 @@ const toObject = (row: Row | undefined): TrackedObject | undefined => row && { .
 export function findObject({ db }: TrackContext, workspace: number, identifiers: ObjectIdentifiers): TrackedObject | undefined {
   const row = identifiers.cio_object_id
     ? db.prepare('SELECT * FROM objects WHERE workspace = ? AND cio_object_id = ?').get(workspace, identifiers.cio_object_id)
-    : db.prepare('SELECT * FROM objects WHERE workspace = ? AND object_type_id = ? AND object_id = ?').get(workspace, identifiers.object_type_id, identifiers.object_id);
+    : db
+        .prepare('SELECT * FROM objects WHERE workspace = ? AND object_type_id = ? AND object_id = ?')
+        .get(workspace, identifiers.object_type_id, identifiers.object_id);
   return toObject(row as Row | undefined);
 }
 
@@ -99,7 +101,9 @@ export function relate(ctx: TrackContext, workspace: number, object: TrackedObje
 }
 
 export function unrelate(ctx: TrackContext, workspace: number, object: TrackedObject, person: string): void {
-  ctx.db.prepare('DELETE FROM relationships WHERE workspace = ? AND object_type_id = ? AND object_id = ? AND person = ?').run(workspace, object.object_type_id, object.object_id, person);
+  ctx.db
+    .prepare('DELETE FROM relationships WHERE workspace = ? AND object_type_id = ? AND object_id = ? AND person = ?')
+    .run(workspace, object.object_type_id, object.object_id, person);
 }
 
 /** The visitor's waiting relationships become the person's. */
@@ -108,7 +112,9 @@ export function linkAnonymousRelationships({ db }: TrackContext, workspace: numb
 }
 
 export function relationshipsOf({ db }: TrackContext, workspace: number, person: string): Relationship[] {
-  const rows = db.prepare('SELECT object_type_id, object_id, attributes FROM relationships WHERE workspace = ? AND person = ? ORDER BY object_type_id, object_id').all(workspace, person) as Array<Omit<Relationship, 'attributes'> & { attributes: string }>;
+  const rows = db
+    .prepare('SELECT object_type_id, object_id, attributes FROM relationships WHERE workspace = ? AND person = ? ORDER BY object_type_id, object_id')
+    .all(workspace, person) as Array<Omit<Relationship, 'attributes'> & { attributes: string }>;
   return rows.map((row) => ({ ...row, attributes: JSON.parse(row.attributes) as Record<string, unknown> }));
 }
 

@@ -16,9 +16,11 @@ describe('identify', () => {
     expect(workspace().person('ada@example.com')!.id).toBe('ada');
     await put('ada@example.com', { id: 'someone-else' });
     expect(workspace().person('ada@example.com')!.id).toBe('ada');
-    expect(workspace().activities().map((activity) => [activity.type, activity.detail.attribute, activity.detail.reason])).toEqual([
-      ['failed_attribute_change', 'id', 'id can only be changed by referencing the person by cio_id'],
-    ]);
+    expect(
+      workspace()
+        .activities()
+        .map((activity) => [activity.type, activity.detail.attribute, activity.detail.reason]),
+    ).toEqual([['failed_attribute_change', 'id', 'id can only be changed by referencing the person by cio_id']]);
   });
 
   it('records a failure for the path identifier when the person the body names already has another', async () => {
@@ -37,15 +39,28 @@ describe('identify', () => {
     await put('ada', { cio_relationships: { action: 'delete_relationships', relationships: [{ identifiers: account.identifiers }] } });
     expect(workspace().person('ada')!.relationships).toEqual([]);
     // The object itself stays.
-    expect(workspace().objects().map((object) => object.object_id)).toEqual(['acme']);
+    expect(
+      workspace()
+        .objects()
+        .map((object) => object.object_id),
+    ).toEqual(['acme']);
   });
 
   it("gives a visitor's object relationships to the person identified with the same anonymous_id", async () => {
     await cio.call('POST', '/api/v2/entity', {
-      body: { type: 'object', identifiers: { object_type_id: '1', object_id: 'cart-9' }, action: 'identify_anonymous', cio_relationships: [{ identifiers: { anonymous_id: 'visitor-3' } }] },
+      body: {
+        type: 'object',
+        identifiers: { object_type_id: '1', object_id: 'cart-9' },
+        action: 'identify_anonymous',
+        cio_relationships: [{ identifiers: { anonymous_id: 'visitor-3' } }],
+      },
     });
     await put('ada', { anonymous_id: 'visitor-3' });
-    expect(workspace().person('ada')!.relationships.map((relationship) => relationship.object_id)).toEqual(['cart-9']);
+    expect(
+      workspace()
+        .person('ada')!
+        .relationships.map((relationship) => relationship.object_id),
+    ).toEqual(['cart-9']);
   });
 });
 
@@ -54,7 +69,10 @@ describe('merge', () => {
     const welcome = workspace().createCampaign('Welcome', 'signed_up');
     const upsell = workspace().createCampaign('Upsell', 'viewed_pricing');
     await cio.call('POST', '/api/v1/customers/primary/events', { body: { name: 'signed_up' } });
-    await put('secondary', { anonymous_id: 'visitor-5', cio_relationships: { action: 'add_relationships', relationships: [{ identifiers: { object_type_id: '1', object_id: 'acme' } }] } });
+    await put('secondary', {
+      anonymous_id: 'visitor-5',
+      cio_relationships: { action: 'add_relationships', relationships: [{ identifiers: { object_type_id: '1', object_id: 'acme' } }] },
+    });
     await cio.call('POST', '/api/v1/customers/secondary/events', { body: { name: 'signed_up' } });
     await cio.call('POST', '/api/v1/customers/secondary/events', { body: { name: 'viewed_pricing' } });
     const primaryJourney = workspace().person('primary')!.journeys[0]!;
@@ -67,7 +85,11 @@ describe('merge', () => {
 
     // The secondary's visitor now belongs to the primary.
     await cio.call('POST', '/api/v1/events', { body: { anonymous_id: 'visitor-5', name: 'came_back' } });
-    expect(workspace().person('primary')!.events.map((event) => event.name)).toContain('came_back');
+    expect(
+      workspace()
+        .person('primary')!
+        .events.map((event) => event.name),
+    ).toContain('came_back');
   });
 
   it('refuses to merge a person into themself', async () => {

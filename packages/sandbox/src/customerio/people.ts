@@ -98,7 +98,9 @@ export function suppressIdentifiers({ db }: TrackContext, workspace: number, ref
 
 /** Frees the identifier and those suppressed with it; true when it was suppressed. */
 export function unsuppressIdentifier({ db }: TrackContext, workspace: number, ref: PersonRef): boolean {
-  const row = db.prepare('SELECT grouping FROM suppressions WHERE workspace = ? AND kind = ? AND value = ?').get(workspace, ref.kind, normal(ref)) as { grouping: string } | undefined;
+  const row = db.prepare('SELECT grouping FROM suppressions WHERE workspace = ? AND kind = ? AND value = ?').get(workspace, ref.kind, normal(ref)) as
+    | { grouping: string }
+    | undefined;
   if (!row) return false;
   db.prepare('DELETE FROM suppressions WHERE workspace = ? AND grouping = ?').run(workspace, row.grouping);
   return true;
@@ -179,12 +181,20 @@ export function identify(ctx: TrackContext, workspace: number, ref: PersonRef, i
   const failures: Array<{ attribute: IdentifierKind; value: string; reason: string; conflicting_cio_id?: string }> = [];
   if (!person) {
     if (ref.kind === 'cio_id') return undefined;
-    const named = bodyRefs.filter((each) => each.kind !== ref.kind).map((each) => findPerson(ctx, workspace, each)).find(Boolean);
+    const named = bodyRefs
+      .filter((each) => each.kind !== ref.kind)
+      .map((each) => findPerson(ctx, workspace, each))
+      .find(Boolean);
     if (named) {
       person = named;
       const slot = ref.kind as 'id' | 'email';
       if (person[slot] === null) person[slot] = ref.value;
-      else failures.push({ attribute: ref.kind, value: ref.value, reason: `the person found by ${ref.kind === 'id' ? 'email' : 'id'} already has another ${ref.kind}` });
+      else
+        failures.push({
+          attribute: ref.kind,
+          value: ref.value,
+          reason: `the person found by ${ref.kind === 'id' ? 'email' : 'id'} already has another ${ref.kind}`,
+        });
     } else if (input.updateOnly) {
       return undefined;
     } else {

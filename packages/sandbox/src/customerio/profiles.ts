@@ -25,7 +25,12 @@ export interface ProfileFields {
  * the values were true; the emulator keeps no history), `anonymous_id` (attach that visitor's events
  * and relationships), relationships to objects, and the attributes themselves.
  */
-export function identifyPerson(ctx: TrackContext, workspace: number, ref: PersonRef, { fields, addRelationships = [], deleteRelationships = [] }: ProfileFields): Person | undefined {
+export function identifyPerson(
+  ctx: TrackContext,
+  workspace: number,
+  ref: PersonRef,
+  { fields, addRelationships = [], deleteRelationships = [] }: ProfileFields,
+): Person | undefined {
   const { id, email, anonymous_id: anonymousId, _update: updateOnly, _timestamp: _, ...attributes } = fields;
   const person = identify(ctx, workspace, ref, {
     ...(typeof id === 'string' && { id }),
@@ -43,7 +48,8 @@ export function identifyPerson(ctx: TrackContext, workspace: number, ref: Person
 }
 
 export function changeRelationships(ctx: TrackContext, workspace: number, person: Person, add: RelationshipInput[], remove: RelationshipInput[]): void {
-  for (const { identifiers, relationship_attributes } of add) relate(ctx, workspace, objectFor(ctx, workspace, identifiers), { person: person.cio_id }, relationship_attributes);
+  for (const { identifiers, relationship_attributes } of add)
+    relate(ctx, workspace, objectFor(ctx, workspace, identifiers), { person: person.cio_id }, relationship_attributes);
   for (const { identifiers } of remove) unrelate(ctx, workspace, objectFor(ctx, workspace, identifiers), person.cio_id);
 }
 

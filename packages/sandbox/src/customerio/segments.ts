@@ -33,20 +33,32 @@ export function createSegment({ db }: TrackContext, workspace: number, name: str
 }
 
 export function membersOf({ db }: TrackContext, workspace: number, segmentId: number): string[] {
-  return (db.prepare('SELECT person FROM segment_members WHERE workspace = ? AND segment_id = ? ORDER BY rowid').all(workspace, segmentId) as Array<{ person: string }>).map((row) => row.person);
+  return (
+    db.prepare('SELECT person FROM segment_members WHERE workspace = ? AND segment_id = ? ORDER BY rowid').all(workspace, segmentId) as Array<{
+      person: string;
+    }>
+  ).map((row) => row.person);
 }
 
 export function segmentsOf({ db }: TrackContext, workspace: number, person: string): number[] {
-  return (db.prepare('SELECT segment_id FROM segment_members WHERE workspace = ? AND person = ? ORDER BY segment_id').all(workspace, person) as Array<{ segment_id: number }>).map((row) => row.segment_id);
+  return (
+    db.prepare('SELECT segment_id FROM segment_members WHERE workspace = ? AND person = ? ORDER BY segment_id').all(workspace, person) as Array<{
+      segment_id: number;
+    }>
+  ).map((row) => row.segment_id);
 }
 
 /** Merge: the primary joins the manual segments it was not in. */
 export function mergeMemberships({ db }: TrackContext, workspace: number, secondary: string, primary: string): void {
-  db.prepare('INSERT OR IGNORE INTO segment_members (workspace, segment_id, person) SELECT workspace, segment_id, ? FROM segment_members WHERE workspace = ? AND person = ?').run(primary, workspace, secondary);
+  db.prepare(
+    'INSERT OR IGNORE INTO segment_members (workspace, segment_id, person) SELECT workspace, segment_id, ? FROM segment_members WHERE workspace = ? AND person = ?',
+  ).run(primary, workspace, secondary);
 }
 
 function manualSegment({ db }: TrackContext, workspace: number, segmentId: string): number {
-  const segment = db.prepare('SELECT segment_id, type FROM segments WHERE workspace = ? AND segment_id = ?').get(workspace, Number(segmentId)) as { segment_id: number; type: SegmentType } | undefined;
+  const segment = db.prepare('SELECT segment_id, type FROM segments WHERE workspace = ? AND segment_id = ?').get(workspace, Number(segmentId)) as
+    | { segment_id: number; type: SegmentType }
+    | undefined;
   if (!segment) throw notFound(`segment ${segmentId}`);
   if (segment.type !== 'manual') throw badRequest(`segment ${segmentId} is data-driven; only manual segments can be changed through the API`, 'segment_id');
   return segment.segment_id;

@@ -53,4 +53,5 @@ export class DropboxBadInput extends Error {
   }
 }
 
-export const lookupError = (tag: 'not_found' | 'not_file' | 'not_folder' | 'malformed_path') => new DropboxError(409, { '.tag': 'path', path: { '.tag': tag } });
+export const lookupError = (tag: 'not_found' | 'not_file' | 'not_folder' | 'malformed_path') =>
+  new DropboxError(409, { '.tag': 'path', path: { '.tag': tag } });

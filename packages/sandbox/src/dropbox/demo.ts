@@ -21,7 +21,8 @@ export function demoJpeg(): Buffer {
   const segment = (marker: number, payload: number[]) => [0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload];
   const oneSymbolTable = (tableClass: number, symbol: number) => [tableClass << 4, 1, ...new Array<number>(15).fill(0), symbol];
   return Buffer.from([
-    0xff, 0xd8, // SOI
+    0xff,
+    0xd8, // SOI
     ...segment(0xe0, [...Buffer.from('JFIF\0', 'latin1'), 1, 1, 0, 0, 1, 0, 1, 0, 0]), // APP0: JFIF 1.01, 1:1 aspect, no thumbnail
     ...segment(0xdb, [0, ...new Array<number>(64).fill(1)]), // DQT: table 0, all ones
     ...segment(0xc0, [8, 0, 1, 0, 1, 1, 1, 0x11, 0]), // SOF0: 8-bit, 1×1, one component (id 1, 1×1 sampling, table 0)
@@ -29,6 +30,7 @@ export function demoJpeg(): Buffer {
     ...segment(0xc4, oneSymbolTable(1, 0)), // DHT: AC table 0, end of block
     ...segment(0xda, [1, 1, 0x00, 0, 63, 0]), // SOS: component 1 with DC/AC tables 0, full spectrum
     0b0011_1111, // the block: DC code 0, EOB code 0, padded with ones
-    0xff, 0xd9, // EOI
+    0xff,
+    0xd9, // EOI
   ]);
 }

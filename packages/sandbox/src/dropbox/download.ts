@@ -18,7 +18,10 @@ const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u007f-\uf
 function argumentOf(headers: Record<string, string>): { path: string } {
   const contentType = headers['content-type'];
   if (contentType !== undefined && contentType !== '' && !/^text\/plain(; *charset=dropbox-cors-hack)?$/i.test(contentType)) {
-    throw new DropboxBadInput(ROUTE, `Bad HTTP "Content-Type" header: "${contentType}". Expecting one of "text/plain", "text/plain; charset=dropbox-cors-hack".`);
+    throw new DropboxBadInput(
+      ROUTE,
+      `Bad HTTP "Content-Type" header: "${contentType}". Expecting one of "text/plain", "text/plain; charset=dropbox-cors-hack".`,
+    );
   }
   const raw = headers['dropbox-api-arg'];
   if (raw === undefined) throw new DropboxBadInput(ROUTE, 'Must provide HTTP header "Dropbox-API-Arg" or URL parameter "arg".');

@@ -38,8 +38,12 @@ describe('rpc routes', () => {
       'text/plain; charset=utf-8',
       'Error in call to API function "files/list_folder": request body: request body is not valid JSON',
     ]);
-    expect((await call('POST', '/2/files/list_folder', { rawBody: '{"path": ""}', headers: { 'content-type': 'text/plain' } })).body).toContain('Bad HTTP "Content-Type" header');
-    expect((await call('POST', '/2/files/list_folder', { body: { path: '', page_size: 3 } })).body).toBe('Error in call to API function "files/list_folder": request body: page_size is not a known field');
+    expect((await call('POST', '/2/files/list_folder', { rawBody: '{"path": ""}', headers: { 'content-type': 'text/plain' } })).body).toContain(
+      'Bad HTTP "Content-Type" header',
+    );
+    expect((await call('POST', '/2/files/list_folder', { body: { path: '', page_size: 3 } })).body).toBe(
+      'Error in call to API function "files/list_folder": request body: page_size is not a known field',
+    );
     expect((await call('POST', '/2/files/list_folder', { body: { path: 'a' } })).body).toContain('request body: path must match pattern');
     expect((await call('POST', '/2/files/list_folder', { body: { path: '/' } })).body).toBe(
       'Error in call to API function "files/list_folder": request body: path: Specify the root folder as an empty string rather than as "/".',
@@ -53,7 +57,9 @@ describe('rpc routes', () => {
   });
 
   it('accept categories and order as tags or bare strings', async () => {
-    const reply = await call('POST', '/2/files/search_v2', { body: { query: 'a', options: { file_categories: [{ '.tag': 'document' }, 'others'], order_by: { '.tag': 'last_modified_time' } } } });
+    const reply = await call('POST', '/2/files/search_v2', {
+      body: { query: 'a', options: { file_categories: [{ '.tag': 'document' }, 'others'], order_by: { '.tag': 'last_modified_time' } } },
+    });
     expect(reply.body.matches.map((match: any) => match.metadata.metadata.name)).toEqual(['a.txt']);
   });
 });
@@ -79,7 +85,10 @@ describe('download', () => {
 
   it('refuses a missing, non-ASCII, non-JSON or wrong argument, a JSON content type and a body', async () => {
     const refused = async (headers: Record<string, string | null>, message: string, rawBody?: string) => {
-      const reply = rawBody === undefined ? await download(headers) : await call('POST', '/2/files/download', { headers: { 'content-type': 'text/plain', ...headers }, rawBody });
+      const reply =
+        rawBody === undefined
+          ? await download(headers)
+          : await call('POST', '/2/files/download', { headers: { 'content-type': 'text/plain', ...headers }, rawBody });
       expect(reply.status).toBe(400);
       expect(reply.body).toContain(message);
     };

@@ -56,7 +56,9 @@ export const startDropboxEmulator = defineEmulator<DropboxCaller, DropboxContext
   renderError: renderDropboxError,
   api: ({ db, clock, inTransaction }) => ({
     putFile: (token, path, content) =>
-      inTransaction(() => metadata(putFile(db, accountFor(db, token), path, typeof content === 'string' ? Buffer.from(content, 'utf8') : content, clock.now()))),
+      inTransaction(() =>
+        metadata(putFile(db, accountFor(db, token), path, typeof content === 'string' ? Buffer.from(content, 'utf8') : content, clock.now())),
+      ),
     addFolder: (token, path) => inTransaction(() => metadata(addFolder(db, accountFor(db, token), path))),
     setScopes: (token, scopes) => inTransaction(() => setScopes(db, token, scopes)),
   }),

@@ -45,7 +45,13 @@ export function addFolder(db: Database.Database, account: number, path: string):
   }
   const parent = parentOf(path);
   if (parent) addFolder(db, account, parent);
-  db.prepare('INSERT INTO entries (account, id, path_lower, path_display, name, is_folder) VALUES (?, ?, ?, ?, ?, 1)').run(account, newId(), path.toLowerCase(), path, path.slice(path.lastIndexOf('/') + 1));
+  db.prepare('INSERT INTO entries (account, id, path_lower, path_display, name, is_folder) VALUES (?, ?, ?, ?, ?, 1)').run(
+    account,
+    newId(),
+    path.toLowerCase(),
+    path,
+    path.slice(path.lastIndexOf('/') + 1),
+  );
   return entryAt(db, account, path)!;
 }
 
@@ -56,7 +62,13 @@ export function putFile(db: Database.Database, account: number, path: string, co
   const existing = entryAt(db, account, path);
   if (existing?.is_folder) throw new Error(`${path} is a folder`);
   if (existing) {
-    db.prepare('UPDATE entries SET content = ?, rev = ?, client_modified = ?, server_modified = ? WHERE seq = ?').run(content, newRev(), modified, modified, existing.seq);
+    db.prepare('UPDATE entries SET content = ?, rev = ?, client_modified = ?, server_modified = ? WHERE seq = ?').run(
+      content,
+      newRev(),
+      modified,
+      modified,
+      existing.seq,
+    );
   } else {
     db.prepare(
       'INSERT INTO entries (account, id, path_lower, path_display, name, is_folder, content, rev, client_modified, server_modified) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)',
@@ -99,7 +111,12 @@ export function folderPrefix(db: Database.Database, account: number, path: strin
 function contentHash(content: Buffer): string {
   const block = 4 * 1024 * 1024;
   const digests: Buffer[] = [];
-  for (let at = 0; at < content.length; at += block) digests.push(createHash('sha256').update(content.subarray(at, at + block)).digest());
+  for (let at = 0; at < content.length; at += block)
+    digests.push(
+      createHash('sha256')
+        .update(content.subarray(at, at + block))
+        .digest(),
+    );
   return createHash('sha256').update(Buffer.concat(digests)).digest('hex');
 }
 
@@ -125,7 +142,9 @@ export function metadata(entry: EntryRow) {
 
 /** Items inside a folder (by path_lower prefix): its children, or every descendant. */
 export function itemsIn(db: Database.Database, account: number, prefix: string, recursive: boolean): EntryRow[] {
-  const below = db.prepare("SELECT * FROM entries WHERE account = ? AND substr(path_lower, 1, ?) = ? ORDER BY path_lower").all(account, prefix.length + 1, `${prefix}/`) as EntryRow[];
+  const below = db
+    .prepare('SELECT * FROM entries WHERE account = ? AND substr(path_lower, 1, ?) = ? ORDER BY path_lower')
+    .all(account, prefix.length + 1, `${prefix}/`) as EntryRow[];
   return recursive ? below : below.filter((entry) => !entry.path_lower.slice(prefix.length + 1).includes('/'));
 }
 

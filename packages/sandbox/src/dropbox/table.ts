@@ -68,7 +68,11 @@ const searchResult: JsonSchema = {
         required: ['metadata', 'match_type'],
         properties: {
           metadata: { type: 'object', required: ['.tag', 'metadata'], properties: { '.tag': { type: 'string', enum: ['metadata'] }, metadata } },
-          match_type: { type: 'object', required: ['.tag'], properties: { '.tag': { type: 'string', enum: ['filename', 'file_content', 'filename_and_content'] } } },
+          match_type: {
+            type: 'object',
+            required: ['.tag'],
+            properties: { '.tag': { type: 'string', enum: ['filename', 'file_content', 'filename_and_content'] } },
+          },
         },
       },
     },

@@ -122,8 +122,7 @@ function rows({ db }: Emulator): number {
 describe.each(Object.entries(cases))('%s credentials', (_name, service) => {
   let emulator: Emulator;
   const [method, path, options = {}] = service.request;
-  const send = (authorization: string | null) =>
-    clientFor(emulator.url)(method, path, { ...options, headers: { ...options.headers, authorization } });
+  const send = (authorization: string | null) => clientFor(emulator.url)(method, path, { ...options, headers: { ...options.headers, authorization } });
   const issue = (n: number) => emulator.issueToken(service.credential?.(n));
   const bogus = service.credential ? 'nosuchsite:nokey' : 'not-a-real-token';
 

@@ -24,7 +24,9 @@ export function serviceDatabase(dbPath?: string): ServiceDatabase {
  */
 export function resetTables(db: Database.Database, createTables: (db: Database.Database) => void, keep: string[] = []): void {
   db.transaction(() => {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid DESC").all() as Array<{ name: string }>;
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid DESC").all() as Array<{
+      name: string;
+    }>;
     for (const { name } of tables) if (!keep.includes(name)) db.prepare(`DELETE FROM "${name}"`).run();
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get()) db.prepare('DELETE FROM sqlite_sequence').run();
     createTables(db);
@@ -37,9 +39,10 @@ export function resetTables(db: Database.Database, createTables: (db: Database.D
  */
 export function checkHandlers(service: string, operations: OperationTable, handlers: Record<string, unknown>, everyOperation = true): void {
   const problems = [
-    ...(everyOperation ? Object.keys(operations.operations).filter((label) => !handlers[label]) : [])
-      .map((label) => `no handler for ${label}`),
-    ...Object.keys(handlers).filter((label) => !operations.operations[label]).map((label) => `a handler for unknown operation ${label}`),
+    ...(everyOperation ? Object.keys(operations.operations).filter((label) => !handlers[label]) : []).map((label) => `no handler for ${label}`),
+    ...Object.keys(handlers)
+      .filter((label) => !operations.operations[label])
+      .map((label) => `a handler for unknown operation ${label}`),
   ];
   if (problems.length) throw new Error(`${service} emulator: ${problems.join('; ')}`);
 }

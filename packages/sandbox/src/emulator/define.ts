@@ -144,8 +144,7 @@ export function defineEmulator<Principal, Context, Api>(
       db.prepare(`INSERT OR IGNORE INTO ${CREDENTIALS_TABLE} (digest) VALUES (?)`).run(digest(credential));
       return credential;
     };
-    const issued = (credential: string) =>
-      db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
+    const issued = (credential: string) => db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
     const core: EmulatorCore = { db, clock, inTransaction, urls: {}, issue };
     const ctx = await definition.context(core);
     const withHeaders = (response: EmulatorResponse): EmulatorResponse =>
@@ -168,7 +167,7 @@ export function defineEmulator<Principal, Context, Api>(
         renderError: (error, label) => withHeaders(definition.renderError(error, label, ctx)),
       });
     const servers: RunningEmulator[] = await Promise.all(hosts.map(serve));
-    hosts.forEach((host, index) => (core.urls[host] = servers[index]!.url));
+    for (const [index, host] of hosts.entries()) core.urls[host] = servers[index]!.url;
 
     const emulator: Emulator = {
       url: servers[0]!.url,

@@ -18,7 +18,10 @@ describe('repeated keys (explode), through the ClickUp emulator', () => {
     call = clientFor(emulator.url, emulator.issueToken('member'));
     const space = emulator.createSpace(emulator.createWorkspace('Acme', [emulator.userFor('member')]), 'Space');
     list = (await call('POST', `/v2/space/${space}/list`, { body: { name: 'L' } })).body.id;
-    for (const [name, status] of [['A', 'to do'], ['B', 'in progress']]) {
+    for (const [name, status] of [
+      ['A', 'to do'],
+      ['B', 'in progress'],
+    ]) {
       await call('POST', `/v2/list/${list}/task`, { body: { name, status } });
     }
   });

@@ -164,7 +164,8 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
  */
 async function bodyOf(operation: Operation, contentType: string | undefined, raw: string): Promise<unknown> {
   if (!operation.requestBody) {
-    if (raw.length > 0) throw new EmulatorError(400, 'this operation takes no request body', { message: 'request body must be empty', in: 'body', code: 'UNEXPECTED_BODY' });
+    if (raw.length > 0)
+      throw new EmulatorError(400, 'this operation takes no request body', { message: 'request body must be empty', in: 'body', code: 'UNEXPECTED_BODY' });
     return undefined;
   }
   if (raw.length === 0) {
@@ -175,7 +176,12 @@ async function bodyOf(operation: Operation, contentType: string | undefined, raw
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
   if (!mediaType || !accepted.includes(mediaType)) {
     const expected = accepted.join(' or ');
-    throw new EmulatorError(415, `content type must be ${expected}, got ${mediaType ?? 'none'}`, { message: `content-type must be ${expected}`, in: 'body', code: 'UNSUPPORTED_MEDIA_TYPE', field: 'content-type' });
+    throw new EmulatorError(415, `content type must be ${expected}, got ${mediaType ?? 'none'}`, {
+      message: `content-type must be ${expected}`,
+      in: 'body',
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      field: 'content-type',
+    });
   }
   if (isJson(mediaType)) {
     try {
@@ -187,7 +193,11 @@ async function bodyOf(operation: Operation, contentType: string | undefined, raw
   if (mediaType === 'application/x-www-form-urlencoded') return queryOf(new URLSearchParams(raw));
   if (mediaType === 'multipart/form-data') {
     const form = await new Response(raw, { headers: { 'content-type': contentType! } }).formData().catch(() => {
-      throw new EmulatorError(400, 'request body is not valid multipart/form-data', { message: 'request body is not valid multipart/form-data', in: 'body', code: 'INVALID_VALUE' });
+      throw new EmulatorError(400, 'request body is not valid multipart/form-data', {
+        message: 'request body is not valid multipart/form-data',
+        in: 'body',
+        code: 'INVALID_VALUE',
+      });
     });
     const fields: Record<string, string> = {};
     for (const [name, value] of form) fields[name] = typeof value === 'string' ? value : await value.text();

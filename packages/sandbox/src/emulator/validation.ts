@@ -115,7 +115,8 @@ export function closeObjects(schema: JsonSchema): JsonSchema {
  * wrong variant" (an enum on a discriminator inside anyOf).
  */
 function pickError(errors: ErrorObject[]): ErrorObject {
-  const depth = (error: ErrorObject) => error.instancePath.split('/').length + (error.keyword === 'required' || error.keyword === 'additionalProperties' ? 1 : 0);
+  const depth = (error: ErrorObject) =>
+    error.instancePath.split('/').length + (error.keyword === 'required' || error.keyword === 'additionalProperties' ? 1 : 0);
   const ranked = [...errors].sort((a, b) => rank(a) - rank(b) || depth(b) - depth(a));
   return ranked[0]!;
 }
@@ -129,7 +130,8 @@ function rank(error: ErrorObject): number {
 function describe(error: ErrorObject, location: Location): Issue {
   const at = (child?: string) => fieldName(error.instancePath, child, location);
   const params = error.params as Record<string, unknown>;
-  const child = error.keyword === 'required' ? String(params.missingProperty) : error.keyword === 'additionalProperties' ? String(params.additionalProperty) : undefined;
+  const child =
+    error.keyword === 'required' ? String(params.missingProperty) : error.keyword === 'additionalProperties' ? String(params.additionalProperty) : undefined;
   const field = fieldPath(error.instancePath, child);
   switch (error.keyword) {
     case 'required':
@@ -177,7 +179,10 @@ function fieldPath(instancePath: string, child: string | undefined): string | un
 }
 
 function pointerParts(instancePath: string, child: string | undefined): string[] {
-  const parts = instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   return parts;
 }

@@ -52,7 +52,9 @@ export const commentHandlers: Record<string, Handler> = {
     let clientMeta: unknown = position ?? ORIGIN;
     let orderId: string | null = null;
     if (parentId !== undefined) {
-      const parent = /^\d+$/.test(parentId) ? (db.prepare('SELECT * FROM comments WHERE id = ? AND file_key = ?').get(Number(parentId), file.key) as CommentRow | undefined) : undefined;
+      const parent = /^\d+$/.test(parentId)
+        ? (db.prepare('SELECT * FROM comments WHERE id = ? AND file_key = ?').get(Number(parentId), file.key) as CommentRow | undefined)
+        : undefined;
       if (!parent) throw notFound('Comment');
       if (parent.parent_id !== null) throw badRequest('comment_id must be a root comment; replies cannot be replied to');
       if (position) throw badRequest('a reply takes no client_meta: it sits with the comment it answers');

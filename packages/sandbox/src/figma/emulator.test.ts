@@ -21,7 +21,12 @@ afterAll(() => emulator.close());
 
 beforeEach(() => {
   emulator.reset();
-  emulator.seed({ team: { id: '5', name: 'Team' }, project: { id: '6', name: 'Project' }, files: [sampleFile('KEY1', 'One'), sampleFile('KEY2', 'Two'), sampleFile('KEY3', 'Three')], publisherToken: 'figma-token' });
+  emulator.seed({
+    team: { id: '5', name: 'Team' },
+    project: { id: '6', name: 'Project' },
+    files: [sampleFile('KEY1', 'One'), sampleFile('KEY2', 'Two'), sampleFile('KEY3', 'Three')],
+    publisherToken: 'figma-token',
+  });
 });
 
 describe('auth and validation', () => {
@@ -52,7 +57,10 @@ describe('auth and validation', () => {
 
   it('answers the library routes’ errors in their own shape', async () => {
     expect(await call('GET', '/v1/components/nope')).toMatchObject({ status: 404, body: { status: 404, error: true, message: 'Component not found' } });
-    expect(await call('GET', '/v1/teams/5/styles', { query: { after: 1, before: 9 } })).toMatchObject({ status: 400, body: { error: true, message: 'after and before are exclusive; give one' } });
+    expect(await call('GET', '/v1/teams/5/styles', { query: { after: 1, before: 9 } })).toMatchObject({
+      status: 400,
+      body: { error: true, message: 'after and before are exclusive; give one' },
+    });
     expect(await call('GET', '/v1/files/NOPE')).toMatchObject({ status: 404, body: { status: 404, err: 'File not found' } });
   });
 

@@ -1,8 +1,3 @@
-/**
- * The Figma REST emulator: the operation table generated from Figma's published description, Figma's
- * tokens and error shapes, and an image host for export URLs, over the shared emulator layer.
- */
-import type Database from 'better-sqlite3';
 import { bearerToken, defineEmulator, type Emulator, type EmulatorOptions } from '../emulator/define.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { commentHandlers } from './comments.js';

@@ -19,7 +19,9 @@ export interface StoredFile extends Omit<FileRow, 'document'> {
 }
 
 export function fileOf(db: Database.Database, key: string): StoredFile {
-  const row = db.prepare('SELECT key, name, editor_type, version, last_modified, thumbnail_url, document FROM files WHERE key = ?').get(key) as FileRow | undefined;
+  const row = db.prepare('SELECT key, name, editor_type, version, last_modified, thumbnail_url, document FROM files WHERE key = ?').get(key) as
+    | FileRow
+    | undefined;
   if (!row) throw notFound('File');
   return { ...row, document: JSON.parse(row.document) as FigmaNode };
 }
@@ -71,7 +73,10 @@ function libraryOf(db: Database.Database, file: StoredFile, root: FigmaNode) {
     componentSets: Object.fromEntries(nodes.filter((n) => n.type === 'COMPONENT_SET').map((n) => [n.id, entry('component_sets', n)])),
     schemaVersion: 0,
     styles: Object.fromEntries(
-      styles.map((style) => [style.node_id, { key: style.key, name: findNode(root, style.node_id)!.name, description: style.description, remote: false, styleType: style.style_type! }]),
+      styles.map((style) => [
+        style.node_id,
+        { key: style.key, name: findNode(root, style.node_id)!.name, description: style.description, remote: false, styleType: style.style_type! },
+      ]),
     ),
   };
 }

@@ -25,7 +25,8 @@ export interface ImageHost {
   close(): Promise<void>;
 }
 
-const xmlError = (code: string, message: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
+const xmlError = (code: string, message: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>\n`;
 
 export async function startImageHost(context: () => FigmaContext): Promise<ImageHost> {
   const server = createServer((request, reply) => {
@@ -33,7 +34,9 @@ export async function startImageHost(context: () => FigmaContext): Promise<Image
     const { db, clock } = context();
     const row = token && (db.prepare('SELECT * FROM exports WHERE token = ?').get(token) as ExportRow | undefined);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      reply.writeHead(405, { 'content-type': 'application/xml' }).end(xmlError('MethodNotAllowed', 'The specified method is not allowed against this resource.'));
+      reply
+        .writeHead(405, { 'content-type': 'application/xml' })
+        .end(xmlError('MethodNotAllowed', 'The specified method is not allowed against this resource.'));
     } else if (!row) {
       reply.writeHead(404, { 'content-type': 'application/xml' }).end(xmlError('NoSuchKey', 'The specified key does not exist.'));
     } else if (clock.now() >= row.expires_at) {

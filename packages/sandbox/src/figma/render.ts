@@ -100,11 +100,9 @@ class BitWriter {
 const segment = (marker: number, data: number[]) => [0xff, marker, (data.length + 2) >> 8, (data.length + 2) & 0xff, ...data];
 
 function jpeg(width: number, height: number, [r, g, b]: Rgb): Buffer {
-  const components = [
-    0.299 * r + 0.587 * g + 0.114 * b,
-    -0.168736 * r - 0.331264 * g + 0.5 * b + 128,
-    0.5 * r - 0.418688 * g - 0.081312 * b + 128,
-  ].map((value) => Math.round((Math.min(255, Math.max(0, value)) - 128) * 8)); // DC of a flat 8x8 block
+  const components = [0.299 * r + 0.587 * g + 0.114 * b, -0.168736 * r - 0.331264 * g + 0.5 * b + 128, 0.5 * r - 0.418688 * g - 0.081312 * b + 128].map(
+    (value) => Math.round((Math.min(255, Math.max(0, value)) - 128) * 8),
+  ); // DC of a flat 8x8 block
   const dc = huffmanCodes(DC_BITS, DC_VALUES);
   const endOfBlock = huffmanCodes(AC_BITS, AC_VALUES).get(0)!;
   const bits = new BitWriter();
@@ -122,14 +120,16 @@ function jpeg(width: number, height: number, [r, g, b]: Rgb): Buffer {
   bits.flush();
   const word = (n: number) => [n >> 8, n & 0xff];
   return Buffer.from([
-    0xff, 0xd8,
+    0xff,
+    0xd8,
     ...segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0]), // JFIF 1.1
     ...segment(0xdb, [0x00, ...new Array<number>(64).fill(1)]),
     ...segment(0xc0, [8, ...word(height), ...word(width), 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0]),
     ...segment(0xc4, [0x00, ...DC_BITS, ...DC_VALUES, 0x10, ...AC_BITS, ...AC_VALUES]),
     ...segment(0xda, [3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 63, 0]),
     ...bits.bytes,
-    0xff, 0xd9,
+    0xff,
+    0xd9,
   ]);
 }
 

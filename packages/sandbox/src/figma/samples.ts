@@ -29,7 +29,16 @@ export function sampleDocument(): FigmaNode {
         type: 'CANVAS',
         backgroundColor: { r: 0.96, g: 0.96, b: 0.96, a: 1 },
         children: [
-          frame('1:2', 'Hero', 0, 0, 1440, 900, [text('1:3', 'Headline', 'Design systems that ship', 120, 200), text('1:4', 'Tagline', 'From Figma to production', 120, 260)], solid(0.13, 0.35, 0.85)),
+          frame(
+            '1:2',
+            'Hero',
+            0,
+            0,
+            1440,
+            900,
+            [text('1:3', 'Headline', 'Design systems that ship', 120, 200), text('1:4', 'Tagline', 'From Figma to production', 120, 260)],
+            solid(0.13, 0.35, 0.85),
+          ),
           frame('1:5', 'Footer', 0, 1000, 1440, 200, [text('1:6', 'Copyright', '© Quiver Labs', 120, 1080)]),
         ],
       },
@@ -39,7 +48,14 @@ export function sampleDocument(): FigmaNode {
         type: 'CANVAS',
         backgroundColor: { r: 1, g: 1, b: 1, a: 1 },
         children: [
-          { id: '2:1', name: 'Button', type: 'COMPONENT', fills: solid(0.2, 0.6, 0.3), ...box(0, 0, 160, 48), children: [text('2:2', 'Label', 'Continue', 16, 12)] },
+          {
+            id: '2:1',
+            name: 'Button',
+            type: 'COMPONENT',
+            fills: solid(0.2, 0.6, 0.3),
+            ...box(0, 0, 160, 48),
+            children: [text('2:2', 'Label', 'Continue', 16, 12)],
+          },
           {
             id: '2:3',
             name: 'Badge',

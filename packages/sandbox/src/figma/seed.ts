@@ -42,9 +42,16 @@ export function seed(ctx: FigmaContext, data: FigmaSeed): void {
   for (const file of data.files) {
     checkIds(file);
     const now = isoTime(ctx.clock.now());
-    db.prepare(
-      'INSERT INTO files (key, project_id, name, editor_type, version, last_modified, thumbnail_url, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(file.key, data.project.id, file.name, file.editorType ?? 'figma', file.version ?? '1', now, `${ctx.imagesUrl}/thumbnails/${file.key}.png`, JSON.stringify(file.document));
+    db.prepare('INSERT INTO files (key, project_id, name, editor_type, version, last_modified, thumbnail_url, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+      file.key,
+      data.project.id,
+      file.name,
+      file.editorType ?? 'figma',
+      file.version ?? '1',
+      now,
+      `${ctx.imagesUrl}/thumbnails/${file.key}.png`,
+      JSON.stringify(file.document),
+    );
     for (const item of file.publish ?? []) publish(db, file, item, publisher, now);
   }
 }

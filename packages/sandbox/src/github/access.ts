@@ -26,7 +26,9 @@ export function roleOf(db: Database.Database, repo: RepositoryAccess, user: Gith
   const org = findOrganization(db, repo.owner);
   const membership = org && membershipOf(db, org, user);
   if (membership?.state === 'active') roles.push(membership.role === 'admin' ? 'admin' : 'read');
-  const collaborator = db.prepare('SELECT permission FROM collaborators WHERE repo_id = ? AND user_id = ?').get(repo.id, user.id) as { permission: Role } | undefined;
+  const collaborator = db.prepare('SELECT permission FROM collaborators WHERE repo_id = ? AND user_id = ?').get(repo.id, user.id) as
+    | { permission: Role }
+    | undefined;
   if (collaborator) roles.push(collaborator.permission);
   if (!repo.private) roles.push('read');
   return roles.sort((a, b) => ROLES.indexOf(b) - ROLES.indexOf(a))[0];

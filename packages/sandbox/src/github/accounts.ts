@@ -51,16 +51,16 @@ export function tokenFor(db: Database.Database, login: string, now: number, toke
 }
 
 /** The token of an `Authorization: Bearer …` or `token …` header, or undefined. */
-export const readToken = (headers: Record<string, string>): string | undefined =>
-  /^(?:bearer|token)\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+export const readToken = (headers: Record<string, string>): string | undefined => /^(?:bearer|token)\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
 
 /** GitHub's 401s: "Requires authentication" without a token, "Bad credentials" for one it did not issue. */
-export const unauthorized = (token: string | undefined) =>
-  new GithubError(401, token === undefined ? 'Requires authentication' : 'Bad credentials');
+export const unauthorized = (token: string | undefined) => new GithubError(401, token === undefined ? 'Requires authentication' : 'Bad credentials');
 
 /** The user an issued token acts as: the login it was issued for, else the next of user1, user2, ... */
 export function userOfToken(db: Database.Database, token: string, now: number): GithubUser {
-  const known = db.prepare('SELECT users.id, users.login FROM tokens JOIN users ON users.id = tokens.user_id WHERE token = ?').get(token) as GithubUser | undefined;
+  const known = db.prepare('SELECT users.id, users.login FROM tokens JOIN users ON users.id = tokens.user_id WHERE token = ?').get(token) as
+    | GithubUser
+    | undefined;
   if (known) return known;
   let number = (db.prepare('SELECT COUNT(*) AS n FROM tokens WHERE seen = 1').get() as { n: number }).n + 1;
   while (findAccount(db, `user${number}`)) number += 1;

@@ -43,11 +43,16 @@ describe('check runs', () => {
   it('keeps annotations across updates and lists them', () => {
     const annotation = { path: 'src/a.ts', start_line: 3, end_line: 3, start_column: 1, end_column: 4, annotation_level: 'warning', message: 'unused' };
     const run = create({ output: { title: 'Lint', summary: '1 warning', annotations: [annotation] } });
-    update(run, { output: { title: 'Lint', summary: '2 warnings', annotations: [{ ...annotation, start_line: 5, end_line: 9, annotation_level: 'failure' }] } });
+    update(run, {
+      output: { title: 'Lint', summary: '2 warnings', annotations: [{ ...annotation, start_line: 5, end_line: 9, annotation_level: 'failure' }] },
+    });
     const got = call('checks/get', { params: { ...repo, check_run_id: String(run.id) } }).body;
     expect(got.output).toMatchObject({ title: 'Lint', summary: '2 warnings', annotations_count: 2 });
     const annotations = call('checks/list-annotations', { params: { ...repo, check_run_id: String(run.id) } }).body;
-    expect(annotations.map((a: { start_line: number; start_column: number | null }) => [a.start_line, a.start_column])).toEqual([[3, 1], [5, null]]);
+    expect(annotations.map((a: { start_line: number; start_column: number | null }) => [a.start_line, a.start_column])).toEqual([
+      [3, 1],
+      [5, null],
+    ]);
   });
 
   it('lists runs for a ref and for a suite, latest per name unless filter=all', () => {
@@ -98,6 +103,9 @@ describe('check suites', () => {
     expect(call.fails('checks/rerequest-suite', { params: { ...repo, check_suite_id: '999' } }).status).toBe(404);
     call('checks/set-suites-preferences', { params: repo, body: { auto_trigger_checks: [{ app_id: 4, setting: false }] } });
     const prefs = call('checks/set-suites-preferences', { params: repo, body: { auto_trigger_checks: [{ app_id: 2, setting: true }] } }).body;
-    expect(prefs.preferences.auto_trigger_checks).toEqual([{ app_id: 2, setting: true }, { app_id: 4, setting: false }]);
+    expect(prefs.preferences.auto_trigger_checks).toEqual([
+      { app_id: 2, setting: true },
+      { app_id: 4, setting: false },
+    ]);
   });
 });

@@ -139,13 +139,13 @@ function headCommit(ctx: GithubContext, repo: Repository, given: string): string
 
 function suiteFor(ctx: GithubContext, repo: Repository, sha: string): { suite: CheckSuite; created: boolean } {
   const find = () =>
-    ctx.db.prepare('SELECT * FROM check_suites WHERE repo_id = ? AND head_sha = ? AND app_id = ?').get(repo.id, sha, EMULATOR_APP_ID) as
-      | CheckSuite
-      | undefined;
+    ctx.db.prepare('SELECT * FROM check_suites WHERE repo_id = ? AND head_sha = ? AND app_id = ?').get(repo.id, sha, EMULATOR_APP_ID) as CheckSuite | undefined;
   const existing = find();
   if (existing) return { suite: existing, created: false };
   const now = ctx.clock.now();
-  ctx.db.prepare('INSERT INTO check_suites (repo_id, head_sha, app_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(repo.id, sha, EMULATOR_APP_ID, now, now);
+  ctx.db
+    .prepare('INSERT INTO check_suites (repo_id, head_sha, app_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+    .run(repo.id, sha, EMULATOR_APP_ID, now, now);
   return { suite: find()!, created: true };
 }
 
@@ -288,11 +288,22 @@ function addAnnotations(db: Database.Database, runId: number, annotations: Annot
   for (const a of annotations) {
     // Columns only make sense within one line; GitHub drops them otherwise.
     const sameLine = a.start_line === a.end_line;
-    insert.run(runId, a.path, a.start_line, a.end_line, sameLine ? (a.start_column ?? null) : null, sameLine ? (a.end_column ?? null) : null, a.annotation_level, a.title ?? null, a.message, a.raw_details ?? null);
+    insert.run(
+      runId,
+      a.path,
+      a.start_line,
+      a.end_line,
+      sameLine ? (a.start_column ?? null) : null,
+      sameLine ? (a.end_column ?? null) : null,
+      a.annotation_level,
+      a.title ?? null,
+      a.message,
+      a.raw_details ?? null,
+    );
   }
 }
 
-function saveRun(ctx: GithubContext, repo: Repository, run: CheckRun, input: RunInput): CheckRun {
+function saveRun(ctx: GithubContext, _repo: Repository, run: CheckRun, input: RunInput): CheckRun {
   const state = nextState(run, input, ctx.clock.now());
   ctx.db
     .prepare(

@@ -46,7 +46,6 @@ interface InvitationRow {
   created_at: number;
 }
 
-
 const isOrgMember = (db: Database.Database, row: RepositoryRow, user: GithubUser) => {
   const org = findOrganization(db, row.owner);
   return Boolean(org && membershipOf(db, org, user)?.state === 'active');
@@ -57,18 +56,21 @@ function invitationView(ctx: GithubContext, invitation: InvitationRow, viewer: G
   const repo = ctx.db.prepare('SELECT * FROM repos WHERE id = ?').get(invitation.repo_id) as RepositoryRow;
   const [sample] = ctx.sample('repos/list-invitations') as Array<Record<string, unknown>>;
   // `expired` is optional in the schema and absent from the sample, but GitHub always says it.
-  return overlay({ ...sample!, expired: false }, {
-    id: invitation.id,
-    node_id: nodeId('RepositoryInvitation', invitation.id),
-    repository: repositoryView(ctx, repo, viewer, 'repos/list-for-org'),
-    invitee: simpleUser({ id: invitation.invitee_id, login: invitation.invitee }),
-    inviter: simpleUser({ id: invitation.inviter_id, login: invitation.inviter }),
-    permissions: invitation.permission,
-    created_at: iso(invitation.created_at),
-    expired: false,
-    url: `${API}/user/repository_invitations/${invitation.id}`,
-    html_url: `${WEB}/${repo.full_name}/invitations`,
-  });
+  return overlay(
+    { ...sample!, expired: false },
+    {
+      id: invitation.id,
+      node_id: nodeId('RepositoryInvitation', invitation.id),
+      repository: repositoryView(ctx, repo, viewer, 'repos/list-for-org'),
+      invitee: simpleUser({ id: invitation.invitee_id, login: invitation.invitee }),
+      inviter: simpleUser({ id: invitation.inviter_id, login: invitation.inviter }),
+      permissions: invitation.permission,
+      created_at: iso(invitation.created_at),
+      expired: false,
+      url: `${API}/user/repository_invitations/${invitation.id}`,
+      html_url: `${WEB}/${repo.full_name}/invitations`,
+    },
+  );
 }
 
 /** The `collaborator` shape: the account, its permissions on the repository, and its role's name. */
@@ -116,7 +118,9 @@ function addCollaborator(req: GithubRequest<{ permission?: string } | undefined>
   requireRole(ctx.db, row, req.user, 'admin');
   const user = ctx.user(req.params.username ?? '');
   if (user.login.toLowerCase() === row.owner.toLowerCase()) {
-    throw new GithubError(422, 'Validation Failed', [{ resource: 'Repository', code: 'custom', field: 'collaborator', message: 'Repository owner cannot be a collaborator' }]);
+    throw new GithubError(422, 'Validation Failed', [
+      { resource: 'Repository', code: 'custom', field: 'collaborator', message: 'Repository owner cannot be a collaborator' },
+    ]);
   }
   const organizationOwned = findOrganization(ctx.db, row.owner) !== undefined;
   const role = organizationOwned ? roleFromPermission(req.body?.permission ?? 'push') : 'write';
@@ -156,19 +160,24 @@ function permissionLevel(req: GithubRequest, ctx: GithubContext) {
   return { status: 200, body: { permission, role_name: role ?? 'none', user: collaboratorView(ctx, row, user) } };
 }
 
-const invitationsOf = (db: Database.Database, row: RepositoryRow) => db.prepare('SELECT * FROM invitations WHERE repo_id = ? ORDER BY id').all(row.id) as InvitationRow[];
+const invitationsOf = (db: Database.Database, row: RepositoryRow) =>
+  db.prepare('SELECT * FROM invitations WHERE repo_id = ? ORDER BY id').all(row.id) as InvitationRow[];
 
 function findInvitation(req: GithubRequest, ctx: GithubContext): { row: RepositoryRow; invitation: InvitationRow } {
   const row = requestedRepository(req, ctx);
   requireRole(ctx.db, row, req.user, 'admin');
-  const invitation = ctx.db.prepare('SELECT * FROM invitations WHERE id = ? AND repo_id = ?').get(Number(req.params.invitation_id), row.id) as InvitationRow | undefined;
+  const invitation = ctx.db.prepare('SELECT * FROM invitations WHERE id = ? AND repo_id = ?').get(Number(req.params.invitation_id), row.id) as
+    | InvitationRow
+    | undefined;
   if (!invitation) throw notFound();
   return { row, invitation };
 }
 
 /** An invitation of the caller's: to anyone else it does not exist. */
 function ownInvitation(req: GithubRequest, ctx: GithubContext): InvitationRow {
-  const invitation = ctx.db.prepare('SELECT * FROM invitations WHERE id = ? AND invitee_id = ?').get(Number(req.params.invitation_id), req.user.id) as InvitationRow | undefined;
+  const invitation = ctx.db.prepare('SELECT * FROM invitations WHERE id = ? AND invitee_id = ?').get(Number(req.params.invitation_id), req.user.id) as
+    | InvitationRow
+    | undefined;
   if (!invitation) throw notFound();
   return invitation;
 }
@@ -187,7 +196,8 @@ export const collaboratorHandlers: Record<string, Handler> = {
   },
   'repos/update-invitation': (req: GithubRequest<{ permissions?: string } | undefined>, ctx) => {
     const { invitation } = findInvitation(req, ctx);
-    if (req.body?.permissions) ctx.db.prepare('UPDATE invitations SET permission = ? WHERE id = ?').run(roleFromPermission(req.body.permissions), invitation.id);
+    if (req.body?.permissions)
+      ctx.db.prepare('UPDATE invitations SET permission = ? WHERE id = ?').run(roleFromPermission(req.body.permissions), invitation.id);
     return { status: 200, body: invitationView(ctx, ctx.db.prepare('SELECT * FROM invitations WHERE id = ?').get(invitation.id) as InvitationRow, req.user) };
   },
   'repos/delete-invitation': (req, ctx) => {
@@ -202,7 +212,9 @@ export const collaboratorHandlers: Record<string, Handler> = {
   },
   'repos/accept-invitation-for-authenticated-user': (req, ctx) => {
     const invitation = ownInvitation(req, ctx);
-    ctx.db.prepare('INSERT OR REPLACE INTO collaborators (repo_id, user_id, login, permission) VALUES (?, ?, ?, ?)').run(invitation.repo_id, req.user.id, req.user.login, invitation.permission);
+    ctx.db
+      .prepare('INSERT OR REPLACE INTO collaborators (repo_id, user_id, login, permission) VALUES (?, ?, ?, ?)')
+      .run(invitation.repo_id, req.user.id, req.user.login, invitation.permission);
     ctx.db.prepare('DELETE FROM invitations WHERE id = ?').run(invitation.id);
     return { status: 204 };
   },

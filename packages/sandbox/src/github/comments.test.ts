@@ -40,7 +40,14 @@ describe('pull requests', () => {
     await hub.call('POST', `${repo}/issues`, { body: { title: 'An issue first' } });
     const pull = await openPull();
     expect(pull.status).toBe(201);
-    expect(pull.body).toMatchObject({ number: 2, title: 'Add feature', state: 'open', merged: false, head: { ref: 'feature', sha, label: 'octocat:feature' }, base: { ref: 'main', sha } });
+    expect(pull.body).toMatchObject({
+      number: 2,
+      title: 'Add feature',
+      state: 'open',
+      merged: false,
+      head: { ref: 'feature', sha, label: 'octocat:feature' },
+      base: { ref: 'main', sha },
+    });
     expect(pull.body.head.repo.full_name).toBe('octocat/hello-world');
     expect((await hub.call('GET', `${repo}/pulls/2`)).body.id).toBe(pull.body.id);
     const asIssue = await hub.call('GET', `${repo}/issues/2`);
@@ -50,7 +57,10 @@ describe('pull requests', () => {
   });
 
   it('are refused for a branch that does not exist, a second open one for the same branches, and without write access', async () => {
-    expect((await hub.call('POST', `${repo}/pulls`, { body: { title: 'x', head: 'nowhere', base: 'main' } })).body.errors[0]).toMatchObject({ field: 'head', code: 'invalid' });
+    expect((await hub.call('POST', `${repo}/pulls`, { body: { title: 'x', head: 'nowhere', base: 'main' } })).body.errors[0]).toMatchObject({
+      field: 'head',
+      code: 'invalid',
+    });
     await openPull();
     expect((await openPull()).status).toBe(422);
     expect((await hub.as('mona')('POST', `${repo}/pulls`, { body: { title: 'x', head: 'feature', base: 'main' } })).status).toBe(403);
@@ -92,9 +102,13 @@ describe('review comments', () => {
     const nested = await hub.call('POST', `${repo}/pulls/1/comments/${reply.body.id}/replies`, { body: { body: 'Deeper' } });
     expect(nested.status).toBe(404);
     expect(nested.body.message).toMatch(/replies to replies are not supported/);
-    const viaInReplyTo = await hub.call('POST', `${repo}/pulls/1/comments`, { body: { body: 'Deeper', commit_id: sha, path: 'README.md', in_reply_to: reply.body.id } });
+    const viaInReplyTo = await hub.call('POST', `${repo}/pulls/1/comments`, {
+      body: { body: 'Deeper', commit_id: sha, path: 'README.md', in_reply_to: reply.body.id },
+    });
     expect(viaInReplyTo.status).toBe(422);
-    const topViaInReplyTo = await hub.call('POST', `${repo}/pulls/1/comments`, { body: { body: 'Also', commit_id: sha, path: 'README.md', in_reply_to: top.id } });
+    const topViaInReplyTo = await hub.call('POST', `${repo}/pulls/1/comments`, {
+      body: { body: 'Also', commit_id: sha, path: 'README.md', in_reply_to: top.id },
+    });
     expect(topViaInReplyTo.body.in_reply_to_id).toBe(top.id);
     expect((await hub.call('POST', `${repo}/pulls/1/comments/999/replies`, { body: { body: 'x' } })).status).toBe(404);
   });

@@ -33,7 +33,10 @@ export function findComment<Row extends CommentRow>(ctx: GithubContext, kind: Co
 }
 
 /** The get, update (of the body) and delete handlers of one kind of comment, under their operation labels. */
-export function commentHandlers<Row extends CommentRow>(kind: CommentKind<Row>, labels: { get: string; update: string; delete: string }): Record<string, Handler> {
+export function commentHandlers<Row extends CommentRow>(
+  kind: CommentKind<Row>,
+  labels: { get: string; update: string; delete: string },
+): Record<string, Handler> {
   const changeable = (req: GithubRequest, ctx: GithubContext): { repo: RepositoryRow; comment: Row } => {
     const repo = requestedRepository(req, ctx);
     const comment = findComment(ctx, kind, repo, Number(req.params.comment_id));

@@ -82,7 +82,9 @@ export const commitCommentHandlers: Record<string, Handler> = {
     const sha = commitOf(ctx, repo, req.params.commit_sha ?? '');
     const now = ctx.clock.now();
     const { lastInsertRowid } = ctx.db
-      .prepare('INSERT INTO commit_comments (repo_id, commit_id, path, position, line, body, user_id, login, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO commit_comments (repo_id, commit_id, path, position, line, body, user_id, login, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(repo.id, sha, req.body.path ?? null, req.body.position ?? null, req.body.line ?? null, req.body.body, req.user.id, req.user.login, now, now);
     return { status: 201, body: commentView(ctx, repo, findComment(ctx, comments, repo, Number(lastInsertRowid))) };
   },

@@ -25,7 +25,16 @@ const states = (deployment: { id: number }) =>
 describe('deployments', () => {
   it('deploys a ref with GitHub defaults', () => {
     const deployment = deploy();
-    expect(deployment).toMatchObject({ sha, ref: 'main', task: 'deploy', environment: 'production', original_environment: 'production', payload: '', production_environment: true, transient_environment: false });
+    expect(deployment).toMatchObject({
+      sha,
+      ref: 'main',
+      task: 'deploy',
+      environment: 'production',
+      original_environment: 'production',
+      payload: '',
+      production_environment: true,
+      transient_environment: false,
+    });
     expect(deploy({ environment: 'staging', payload: { a: 1 } })).toMatchObject({ production_environment: false, payload: { a: 1 } });
     expect(call.fails('repos/create-deployment', { params: repo, body: { ref: 'nope' } }).status).toBe(422);
   });
@@ -72,7 +81,12 @@ describe('deployment statuses', () => {
     for (const state of ['queued', 'pending', 'in_progress', 'error', 'failure', 'inactive', 'success']) setState(deployment, state);
     expect(states(deployment)).toEqual(['success', 'inactive', 'failure', 'error', 'in_progress', 'pending', 'queued']);
     const status = setState(deployment, 'success', { log_url: 'https://ci.example.com/1', environment_url: 'https://staging.example.com' });
-    expect(status).toMatchObject({ target_url: 'https://ci.example.com/1', log_url: 'https://ci.example.com/1', environment_url: 'https://staging.example.com', environment: 'staging' });
+    expect(status).toMatchObject({
+      target_url: 'https://ci.example.com/1',
+      log_url: 'https://ci.example.com/1',
+      environment_url: 'https://staging.example.com',
+      environment: 'staging',
+    });
     const got = call('repos/get-deployment-status', { params: { ...repo, deployment_id: String(deployment.id), status_id: String(status.id) } }).body;
     expect(got.id).toBe(status.id);
     expect(call.fails('repos/get-deployment-status', { params: { ...repo, deployment_id: String(deployment.id), status_id: '999' } }).status).toBe(404);
@@ -81,7 +95,10 @@ describe('deployment statuses', () => {
   it('moves the deployment to the environment a status names', () => {
     const deployment = deploy({ environment: 'staging' });
     setState(deployment, 'success', { environment: 'qa' });
-    expect(call('repos/get-deployment', { params: { ...repo, deployment_id: String(deployment.id) } }).body).toMatchObject({ environment: 'qa', original_environment: 'staging' });
+    expect(call('repos/get-deployment', { params: { ...repo, deployment_id: String(deployment.id) } }).body).toMatchObject({
+      environment: 'qa',
+      original_environment: 'staging',
+    });
   });
 
   it('marks earlier successful non-transient, non-production deployments of the environment inactive on success', () => {
@@ -115,7 +132,12 @@ describe('deployment statuses', () => {
 
   it('refuses descriptions longer than 140 characters', () => {
     const deployment = deploy();
-    expect(call.fails('repos/create-deployment-status', { params: { ...repo, deployment_id: String(deployment.id) }, body: { state: 'success', description: 'x'.repeat(141) } }).status).toBe(422);
+    expect(
+      call.fails('repos/create-deployment-status', {
+        params: { ...repo, deployment_id: String(deployment.id) },
+        body: { state: 'success', description: 'x'.repeat(141) },
+      }).status,
+    ).toBe(422);
   });
 });
 
@@ -137,15 +159,28 @@ describe('deployment branch policies', () => {
     const created = call('repos/create-deployment-branch-policy', { params: env, body: { name: 'release/*' } });
     expect(created).toMatchObject({ status: 200, body: { name: 'release/*' } });
     const repeated = deploymentsHandlers['repos/create-deployment-branch-policy']!(
-      { operation: 'repos/create-deployment-branch-policy', path: '', params: env, query: {}, headers: {}, body: { name: 'release/*' }, user: ctx.user('octocat') },
+      {
+        operation: 'repos/create-deployment-branch-policy',
+        path: '',
+        params: env,
+        query: {},
+        headers: {},
+        body: { name: 'release/*' },
+        user: ctx.user('octocat'),
+      },
       ctx,
     );
     expect(repeated.status).toBe(303);
     expect(repeated.headers?.Location).toContain(`/deployment-branch-policies/${created.body.id}`);
     call('repos/create-deployment-branch-policy', { params: env, body: { name: 'main' } });
-    expect(call('repos/list-deployment-branch-policies', { params: env }).body).toMatchObject({ total_count: 2, branch_policies: [{ name: 'release/*' }, { name: 'main' }] });
+    expect(call('repos/list-deployment-branch-policies', { params: env }).body).toMatchObject({
+      total_count: 2,
+      branch_policies: [{ name: 'release/*' }, { name: 'main' }],
+    });
     const id = String(created.body.id);
-    expect(call('repos/update-deployment-branch-policy', { params: { ...env, branch_policy_id: id }, body: { name: 'releases/*' } }).body.name).toBe('releases/*');
+    expect(call('repos/update-deployment-branch-policy', { params: { ...env, branch_policy_id: id }, body: { name: 'releases/*' } }).body.name).toBe(
+      'releases/*',
+    );
     expect(call('repos/get-deployment-branch-policy', { params: { ...env, branch_policy_id: id } }).body.name).toBe('releases/*');
     expect(call('repos/delete-deployment-branch-policy', { params: { ...env, branch_policy_id: id } }).status).toBe(204);
     expect(call.fails('repos/get-deployment-branch-policy', { params: { ...env, branch_policy_id: id } }).status).toBe(404);

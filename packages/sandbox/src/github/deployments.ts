@@ -105,17 +105,15 @@ function repositoryOf(req: GithubRequest, ctx: GithubContext): Repository {
 
 function deploymentOf(req: GithubRequest, ctx: GithubContext): { repo: Repository; deployment: Deployment } {
   const repo = repositoryOf(req, ctx);
-  const deployment = ctx.db
-    .prepare('SELECT * FROM deployments WHERE id = ? AND repo_id = ?')
-    .get(idParam(req, 'deployment_id'), repo.id) as Deployment | undefined;
+  const deployment = ctx.db.prepare('SELECT * FROM deployments WHERE id = ? AND repo_id = ?').get(idParam(req, 'deployment_id'), repo.id) as
+    | Deployment
+    | undefined;
   if (!deployment) throw notFound();
   return { repo, deployment };
 }
 
 function latestStatus(db: Database.Database, deploymentId: number): DeploymentStatus | undefined {
-  return db.prepare('SELECT * FROM deployment_statuses WHERE deployment_id = ? ORDER BY id DESC LIMIT 1').get(deploymentId) as
-    | DeploymentStatus
-    | undefined;
+  return db.prepare('SELECT * FROM deployment_statuses WHERE deployment_id = ? ORDER BY id DESC LIMIT 1').get(deploymentId) as DeploymentStatus | undefined;
 }
 
 const isActive = (db: Database.Database, deployment: Deployment) => latestStatus(db, deployment.id)?.state === 'success';
@@ -286,7 +284,18 @@ function insertStatus(ctx: GithubContext, deployment: Deployment, creator: { id:
          creator_id, creator_login, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(deployment.id, input.state, input.description ?? '', deployment.environment, url, url, input.environment_url ?? '', creator.id, creator.login, ctx.clock.now());
+    .run(
+      deployment.id,
+      input.state,
+      input.description ?? '',
+      deployment.environment,
+      url,
+      url,
+      input.environment_url ?? '',
+      creator.id,
+      creator.login,
+      ctx.clock.now(),
+    );
   ctx.db.prepare('UPDATE deployments SET updated_at = ? WHERE id = ?').run(ctx.clock.now(), deployment.id);
   return ctx.db.prepare('SELECT * FROM deployment_statuses WHERE id = ?').get(result.lastInsertRowid) as DeploymentStatus;
 }
@@ -330,9 +339,9 @@ function listStatuses(req: GithubRequest, ctx: GithubContext) {
 
 function getStatus(req: GithubRequest, ctx: GithubContext) {
   const { repo, deployment } = deploymentOf(req, ctx);
-  const status = ctx.db
-    .prepare('SELECT * FROM deployment_statuses WHERE id = ? AND deployment_id = ?')
-    .get(idParam(req, 'status_id'), deployment.id) as DeploymentStatus | undefined;
+  const status = ctx.db.prepare('SELECT * FROM deployment_statuses WHERE id = ? AND deployment_id = ?').get(idParam(req, 'status_id'), deployment.id) as
+    | DeploymentStatus
+    | undefined;
   if (!status) throw notFound();
   return { status: 200, body: statusView(repo, status) };
 }
@@ -362,7 +371,10 @@ export function branchMatches(pattern: string, branch: string): boolean {
       const end = pattern.indexOf(']', i + 2);
       if (end === -1) source += '\\[';
       else {
-        const body = pattern.slice(i + 1, end).replace(/^[!^]/, '^').replace(/\\/g, '\\\\');
+        const body = pattern
+          .slice(i + 1, end)
+          .replace(/^[!^]/, '^')
+          .replace(/\\/g, '\\\\');
         source += `(?!/)[${body}]`;
         i = end;
       }
@@ -404,9 +416,7 @@ function createPolicy(req: GithubRequest, ctx: GithubContext) {
   const { name } = req.body as { name: string };
   const existing = samePattern(ctx.db, repo, environment, name);
   if (existing) return seeOther(repo, existing);
-  const result = ctx.db
-    .prepare('INSERT INTO deployment_branch_policies (repo_id, environment, name) VALUES (?, ?, ?)')
-    .run(repo.id, environment, name);
+  const result = ctx.db.prepare('INSERT INTO deployment_branch_policies (repo_id, environment, name) VALUES (?, ?, ?)').run(repo.id, environment, name);
   const policy = ctx.db.prepare('SELECT * FROM deployment_branch_policies WHERE id = ?').get(result.lastInsertRowid) as BranchPolicy;
   return { status: 200, body: policyView(policy) };
 }

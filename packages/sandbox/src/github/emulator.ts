@@ -114,7 +114,8 @@ export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, Git
   fallback: (request, ctx) => genericAnswer(ctx.samples, githubOperations.table.operations[request.operation]!, request),
   createTables,
   context({ db, clock }) {
-    const known = (samples ??= createSamples(githubOperations));
+    samples ??= createSamples(githubOperations);
+    const known = samples;
     return {
       db,
       clock,

@@ -31,7 +31,7 @@ export function renderGithubError(error: unknown, tags: Record<string, string>):
     if (error.issue?.code === 'INVALID_JSON') return answer(400, 'Problems parsing JSON');
     if (error.status === 404 || error.status === 405) return answer(404, 'Not Found');
     if (!error.issue) return answer(error.status, error.message);
-    const tag = error.label ? tags[error.label] ?? '' : '';
+    const tag = error.label ? (tags[error.label] ?? '') : '';
     const resource = RESOURCES[tag] ?? (tag ? tag.charAt(0).toUpperCase() + tag.slice(1) : 'Request');
     return answer(422, 'Validation Failed', [
       {

@@ -13,12 +13,18 @@ beforeEach(() => {
   call = caller(ctx, gitDataHandlers);
 });
 
-const gitSha = (type: string, content: Buffer) => createHash('sha1').update(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])).digest('hex');
+const gitSha = (type: string, content: Buffer) =>
+  createHash('sha1')
+    .update(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]))
+    .digest('hex');
 
 const mainTip = () => call('git/get-ref', { params: { ...repo, ref: 'heads/main' } }).body.object.sha as string;
 
 function commitFiles(files: Record<string, string>, parents: string[]) {
-  const tree = call('git/create-tree', { params: repo, body: { tree: Object.entries(files).map(([path, content]) => ({ path, mode: '100644', type: 'blob', content })) } });
+  const tree = call('git/create-tree', {
+    params: repo,
+    body: { tree: Object.entries(files).map(([path, content]) => ({ path, mode: '100644', type: 'blob', content })) },
+  });
   return call('git/create-commit', { params: repo, body: { message: 'Change', tree: tree.body.sha, parents } }).body.sha as string;
 }
 
@@ -58,7 +64,12 @@ describe('trees and commits', () => {
   it('builds nested trees, keeps base_tree entries, and deletes with a null sha', () => {
     const first = call('git/create-tree', {
       params: repo,
-      body: { tree: [{ path: 'src/a.ts', mode: '100644', type: 'blob', content: 'a' }, { path: 'b.md', mode: '100644', type: 'blob', content: 'b' }] },
+      body: {
+        tree: [
+          { path: 'src/a.ts', mode: '100644', type: 'blob', content: 'a' },
+          { path: 'b.md', mode: '100644', type: 'blob', content: 'b' },
+        ],
+      },
     }).body;
     const recursive = call('git/get-tree', { params: { ...repo, tree_sha: first.sha }, query: { recursive: '1' } }).body;
     expect(recursive.tree.map((e: { path: string; type: string }) => `${e.type} ${e.path}`)).toEqual(['blob b.md', 'tree src', 'blob src/a.ts']);
@@ -66,9 +77,17 @@ describe('trees and commits', () => {
 
     const second = call('git/create-tree', {
       params: repo,
-      body: { base_tree: first.sha, tree: [{ path: 'src/c.ts', mode: '100644', type: 'blob', content: 'c' }, { path: 'b.md', mode: '100644', type: 'blob', sha: null }] },
+      body: {
+        base_tree: first.sha,
+        tree: [
+          { path: 'src/c.ts', mode: '100644', type: 'blob', content: 'c' },
+          { path: 'b.md', mode: '100644', type: 'blob', sha: null },
+        ],
+      },
     }).body;
-    const paths = call('git/get-tree', { params: { ...repo, tree_sha: second.sha }, query: { recursive: 'false' } }).body.tree.map((e: { path: string }) => e.path);
+    const paths = call('git/get-tree', { params: { ...repo, tree_sha: second.sha }, query: { recursive: 'false' } }).body.tree.map(
+      (e: { path: string }) => e.path,
+    );
     expect(paths).toEqual(['src', 'src/a.ts', 'src/c.ts']);
   });
 
@@ -94,7 +113,9 @@ describe('trees and commits', () => {
     const missing = 'f'.repeat(40);
     expect(call.fails('git/create-tree', { params: repo, body: { tree: [{ path: 'a', mode: '100644', type: 'blob', sha: missing }] } }).status).toBe(422);
     expect(call.fails('git/create-tree', { params: repo, body: { base_tree: missing, tree: [] } }).status).toBe(422);
-    expect(call.fails('git/create-tree', { params: repo, body: { tree: [{ path: 'a', mode: '100644', type: 'blob', sha: missing, content: 'x' }] } }).status).toBe(422);
+    expect(
+      call.fails('git/create-tree', { params: repo, body: { tree: [{ path: 'a', mode: '100644', type: 'blob', sha: missing, content: 'x' }] } }).status,
+    ).toBe(422);
     expect(call.fails('git/create-commit', { params: repo, body: { message: 'm', tree: missing } }).status).toBe(422);
     const tree = call('git/create-tree', { params: repo, body: { tree: [{ path: 'a', mode: '100644', type: 'blob', content: 'a' }] } }).body.sha;
     expect(call.fails('git/create-commit', { params: repo, body: { message: 'm', tree, parents: [missing] } }).status).toBe(422);

@@ -99,9 +99,7 @@ const sortKey = (entry: TreeEntry) => (entry.type === 'tree' ? `${entry.name}/` 
 
 function writeTree(db: Database.Database, repo: Repository, entries: TreeEntry[]): string {
   const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(sortKey(a)), Buffer.from(sortKey(b))));
-  const body = Buffer.concat(
-    sorted.flatMap((e) => [Buffer.from(`${storedMode(e.mode)} ${e.name}\0`), Buffer.from(e.sha, 'hex')]),
-  );
+  const body = Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${storedMode(e.mode)} ${e.name}\0`), Buffer.from(e.sha, 'hex')]));
   return writeObject(db, repo, 'tree', body);
 }
 
@@ -284,7 +282,7 @@ const objectUrl = (repo: Repository, kind: string, sha: string) => `${repoUrl(re
 
 function blobView(repo: Repository, object: GitObject) {
   return {
-    content: (object.body.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n',
+    content: `${(object.body.toString('base64').match(/.{1,60}/g) ?? []).join('\n')}\n`,
     encoding: 'base64',
     url: objectUrl(repo, 'blobs', object.sha),
     sha: object.sha,
@@ -359,8 +357,7 @@ function tagView(repo: Repository, tag: Tag) {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-const invalid = (message: string, field?: string) =>
-  new GithubError(422, message, field ? [{ resource: 'Git', field, code: 'invalid', message }] : []);
+const invalid = (message: string, field?: string) => new GithubError(422, message, field ? [{ resource: 'Git', field, code: 'invalid', message }] : []);
 
 /** An existing object of one of `types`, or 422 as GitHub answers for dangling SHAs in a request. */
 function existing(db: Database.Database, repo: Repository, sha: unknown, types: ObjectType[], field: string): GitObject {
@@ -612,4 +609,3 @@ export const gitDataHandlers: Record<string, Handler> = {
   'git/create-tag': createTag,
   'git/get-tag': getTag,
 };
-

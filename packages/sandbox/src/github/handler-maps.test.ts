@@ -13,10 +13,18 @@ import { githubOperations } from './table.js';
 const operationIds = new Set(Object.keys(githubOperations.table.operations));
 
 describe('handler maps', () => {
-  it.each(Object.entries({ checksHandlers, deploymentsHandlers, gitDataHandlers, orgMembershipHandlers, repoSettingsHandlers, runnersHandlers, secretsHandlers, statusesHandlers }))(
-    '%s names only ghes-3.8 operations',
-    (_, handlers) => {
-      expect(Object.keys(handlers).filter((id) => !operationIds.has(id))).toEqual([]);
-    },
-  );
+  it.each(
+    Object.entries({
+      checksHandlers,
+      deploymentsHandlers,
+      gitDataHandlers,
+      orgMembershipHandlers,
+      repoSettingsHandlers,
+      runnersHandlers,
+      secretsHandlers,
+      statusesHandlers,
+    }),
+  )('%s names only ghes-3.8 operations', (_, handlers) => {
+    expect(Object.keys(handlers).filter((id) => !operationIds.has(id))).toEqual([]);
+  });
 });

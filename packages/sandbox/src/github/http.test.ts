@@ -45,7 +45,10 @@ describe('auth', () => {
 
 describe('routing', () => {
   it('answers 404 Not Found for an unknown path and for a method the path does not take, as GitHub does', async () => {
-    for (const [method, path] of [['GET', '/no/such/thing'], ['DELETE', '/user']] as const) {
+    for (const [method, path] of [
+      ['GET', '/no/such/thing'],
+      ['DELETE', '/user'],
+    ] as const) {
       const reply = await hub.call(method, path);
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ message: 'Not Found', documentation_url: DOCUMENTATION_URL });
@@ -121,7 +124,10 @@ describe('request validation', () => {
 
   it('names an unknown query parameter, a bad enum value and a query value of the wrong type', async () => {
     await createRepo();
-    expect(errorOf(await hub.call('GET', '/repos/octocat/hello-world/issues', { query: { colour: 'red' } }))).toMatchObject({ field: 'colour', code: 'invalid' });
+    expect(errorOf(await hub.call('GET', '/repos/octocat/hello-world/issues', { query: { colour: 'red' } }))).toMatchObject({
+      field: 'colour',
+      code: 'invalid',
+    });
     const state = errorOf(await hub.call('GET', '/repos/octocat/hello-world/issues', { query: { state: 'sleeping' } }));
     expect(state).toMatchObject({ field: 'state', code: 'invalid' });
     expect(state.message).toMatch(/open, closed, all/);
@@ -135,8 +141,15 @@ describe('request validation', () => {
       field: 'name',
       code: 'missing_field',
     });
-    expect(errorOf(await hub.call('POST', '/repos/octocat/hello-world/labels', { body: { name: 'x', colour: 'ff0000' } }))).toMatchObject({ field: 'colour', code: 'invalid' });
-    expect(errorOf(await hub.call('POST', '/user/repos', { body: { name: 'x', private: 'yes' } }))).toMatchObject({ resource: 'Repository', field: 'private', code: 'invalid' });
+    expect(errorOf(await hub.call('POST', '/repos/octocat/hello-world/labels', { body: { name: 'x', colour: 'ff0000' } }))).toMatchObject({
+      field: 'colour',
+      code: 'invalid',
+    });
+    expect(errorOf(await hub.call('POST', '/user/repos', { body: { name: 'x', private: 'yes' } }))).toMatchObject({
+      resource: 'Repository',
+      field: 'private',
+      code: 'invalid',
+    });
   });
 
   it('names the content type when it is not the one the operation takes', async () => {

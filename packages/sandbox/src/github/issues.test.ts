@@ -10,14 +10,17 @@ beforeEach(async () => {
 });
 
 describe('labels', () => {
-  it('start with GitHub\'s defaults, and are created, read (any casing), renamed and deleted', async () => {
+  it("start with GitHub's defaults, and are created, read (any casing), renamed and deleted", async () => {
     expect(names((await hub.call('GET', `${repo}/labels`, { query: { per_page: 100 } })).body)).toContain('good first issue');
     const created = await hub.call('POST', `${repo}/labels`, { body: { name: 'Needs Review', color: '#FBCA04', description: 'Waiting' } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'Needs Review', color: 'fbca04', description: 'Waiting', default: false });
     expect((await hub.call('GET', `${repo}/labels/needs%20review`)).body.id).toBe(created.body.id);
     expect((await hub.call('POST', `${repo}/labels`, { body: { name: 'needs review' } })).body.errors[0].code).toBe('already_exists');
-    expect((await hub.call('POST', `${repo}/labels`, { body: { name: 'bad', color: 'blue' } })).body.errors[0]).toMatchObject({ field: 'color', code: 'invalid' });
+    expect((await hub.call('POST', `${repo}/labels`, { body: { name: 'bad', color: 'blue' } })).body.errors[0]).toMatchObject({
+      field: 'color',
+      code: 'invalid',
+    });
     const renamed = await hub.call('PATCH', `${repo}/labels/Needs%20Review`, { body: { new_name: 'reviewing', color: '000000' } });
     expect(renamed.body).toMatchObject({ name: 'reviewing', color: '000000', description: 'Waiting' });
     expect((await hub.call('DELETE', `${repo}/labels/reviewing`)).status).toBe(204);
@@ -31,7 +34,9 @@ describe('labels', () => {
 
 describe('issues', () => {
   it('are created with labels (missing ones created, grey) and assignees, and read back', async () => {
-    const created = await hub.call('POST', `${repo}/issues`, { body: { title: 'Found a bug', body: 'It breaks', labels: ['bug', 'brand-new'], assignees: ['octocat'] } });
+    const created = await hub.call('POST', `${repo}/issues`, {
+      body: { title: 'Found a bug', body: 'It breaks', labels: ['bug', 'brand-new'], assignees: ['octocat'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ number: 1, title: 'Found a bug', body: 'It breaks', state: 'open', comments: 0, author_association: 'OWNER' });
     expect(names(created.body.labels)).toEqual(['brand-new', 'bug']);

@@ -72,7 +72,12 @@ export function findIssue(db: Database.Database, repo: RepositoryRow, number: nu
 }
 
 /** Opens an issue (or the issue half of a pull request) under the repository's next number. */
-export function insertIssue(ctx: GithubContext, repo: RepositoryRow, user: GithubUser, fields: { title: string; body?: string | null; isPull?: boolean }): IssueRow {
+export function insertIssue(
+  ctx: GithubContext,
+  repo: RepositoryRow,
+  user: GithubUser,
+  fields: { title: string; body?: string | null; isPull?: boolean },
+): IssueRow {
   const number = (ctx.db.prepare('SELECT COALESCE(MAX(number), 0) + 1 AS n FROM issues WHERE repo_id = ?').get(repo.id) as { n: number }).n;
   const now = ctx.clock.now();
   ctx.db
@@ -82,7 +87,9 @@ export function insertIssue(ctx: GithubContext, repo: RepositoryRow, user: Githu
 }
 
 export const labelsOn = (db: Database.Database, issue: IssueRow) =>
-  db.prepare('SELECT labels.* FROM issue_labels JOIN labels ON labels.id = issue_labels.label_id WHERE issue_id = ? ORDER BY labels.name COLLATE NOCASE').all(issue.id) as LabelRow[];
+  db
+    .prepare('SELECT labels.* FROM issue_labels JOIN labels ON labels.id = issue_labels.label_id WHERE issue_id = ? ORDER BY labels.name COLLATE NOCASE')
+    .all(issue.id) as LabelRow[];
 
 export const assigneesOf = (issue: IssueRow) => JSON.parse(issue.assignees) as GithubUser[];
 
@@ -124,7 +131,8 @@ export function issueView(ctx: GithubContext, repo: RepositoryRow, issue: IssueR
   // Optional in the schema and absent from the sample, but GitHub always sends the summary.
   Object.assign(view, { reactions: reactionRollup(ctx.db, subjectKey('issue', issue.id), url) });
   // Fields the emulator keeps no state for, which would otherwise show the sample's.
-  for (const key of ['repository', 'performed_via_github_app', 'body_html', 'body_text', 'draft', 'pull_request']) delete (view as Record<string, unknown>)[key];
+  for (const key of ['repository', 'performed_via_github_app', 'body_html', 'body_text', 'draft', 'pull_request'])
+    delete (view as Record<string, unknown>)[key];
   if (issue.is_pull) {
     const pull = `${API}/repos/${repo.full_name}/pulls/${issue.number}`;
     const html = `${WEB}/${repo.full_name}/pull/${issue.number}`;
@@ -139,7 +147,8 @@ const issueOf = (req: GithubRequest, ctx: GithubContext, repo: RepositoryRow) =>
 function assignable(ctx: GithubContext, repo: RepositoryRow, logins: string[]): GithubUser[] {
   return [...new Set(logins.map((login) => login.toLowerCase()))].map((login) => {
     const user = ctx.user(login);
-    if (!hasRole(ctx.db, repo, user, 'write')) throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'assignees', message: `${login} cannot be assigned` }]);
+    if (!hasRole(ctx.db, repo, user, 'write'))
+      throw validationFailed([{ resource: 'Issue', code: 'invalid', field: 'assignees', message: `${login} cannot be assigned` }]);
     return user;
   });
 }
@@ -206,7 +215,17 @@ function updateIssue(req: GithubRequest<IssueInput | undefined>, ctx: GithubCont
       : issue.assignees;
   ctx.db
     .prepare('UPDATE issues SET title = ?, body = ?, state = ?, state_reason = ?, closed_at = ?, closed_by = ?, assignees = ?, updated_at = ? WHERE id = ?')
-    .run(body.title === undefined ? issue.title : String(body.title), body.body === undefined ? issue.body : body.body, state, reason, closedAt, closedBy, assignees, now, issue.id);
+    .run(
+      body.title === undefined ? issue.title : String(body.title),
+      body.body === undefined ? issue.body : body.body,
+      state,
+      reason,
+      closedAt,
+      closedBy,
+      assignees,
+      now,
+      issue.id,
+    );
   if (body.labels !== undefined) setLabels(ctx.db, repo, issue, labelNames(body.labels), true);
   return { status: 200, body: issueView(ctx, repo, findIssue(ctx.db, repo, issue.number)) };
 }
@@ -214,7 +233,10 @@ function updateIssue(req: GithubRequest<IssueInput | undefined>, ctx: GithubCont
 function listIssues(req: GithubRequest, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   const state = textParam(req.query.state) ?? 'open';
-  const wantedLabels = (textParam(req.query.labels) ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const wantedLabels = (textParam(req.query.labels) ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
   const assignee = textParam(req.query.assignee);
   const creator = textParam(req.query.creator)?.toLowerCase();
   const milestone = textParam(req.query.milestone);
@@ -235,7 +257,11 @@ function listIssues(req: GithubRequest, ctx: GithubContext) {
     return wantedLabels.every((name) => names.includes(name));
   });
   const key = (issue: IssueRow) =>
-    sort === 'updated' ? issue.updated_at : sort === 'comments' ? (ctx.db.prepare('SELECT COUNT(*) AS n FROM issue_comments WHERE issue_id = ?').get(issue.id) as { n: number }).n : issue.created_at;
+    sort === 'updated'
+      ? issue.updated_at
+      : sort === 'comments'
+        ? (ctx.db.prepare('SELECT COUNT(*) AS n FROM issue_comments WHERE issue_id = ?').get(issue.id) as { n: number }).n
+        : issue.created_at;
   rows.sort((a, b) => key(a) - key(b) || a.number - b.number);
   if (direction === 'desc') rows.reverse();
   return { status: 200, body: page(rows, req.query).map((issue) => issueView(ctx, repo, issue)) };

@@ -94,7 +94,6 @@ function color(value: string): string {
   return hex.toLowerCase();
 }
 
-
 function existingLabel(ctx: GithubContext, repo: RepositoryRow, name: string): LabelRow {
   const label = findLabel(ctx.db, repo, name);
   if (!label) throw notFound();
@@ -113,7 +112,9 @@ export const labelHandlers: Record<string, Handler> = {
     requireRole(ctx.db, repo, req.user, 'write');
     const name = String(req.body.name).trim();
     if (findLabel(ctx.db, repo, name)) throw validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
-    ctx.db.prepare('INSERT INTO labels (repo_id, name, color, description) VALUES (?, ?, ?, ?)').run(repo.id, name, color(req.body.color ?? 'ededed'), req.body.description ?? null);
+    ctx.db
+      .prepare('INSERT INTO labels (repo_id, name, color, description) VALUES (?, ?, ?, ?)')
+      .run(repo.id, name, color(req.body.color ?? 'ededed'), req.body.description ?? null);
     return { status: 201, body: labelView(repo, findLabel(ctx.db, repo, name)!) };
   },
 

@@ -156,7 +156,9 @@ function listMyMemberships(req: GithubRequest, ctx: GithubContext) {
   createOrgMembershipTables(ctx.db);
   const state = textParam(req.query.state);
   const rows = ctx.db
-    .prepare('SELECT m.*, o.login AS org_login, o.created_at AS org_created_at FROM org_memberships m JOIN organizations o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.login')
+    .prepare(
+      'SELECT m.*, o.login AS org_login, o.created_at AS org_created_at FROM org_memberships m JOIN organizations o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.login',
+    )
     .all(req.user.id) as Array<Membership & { org_login: string; org_created_at: number }>;
   const body = rows
     .filter((m) => state === undefined || m.state === state)
@@ -228,7 +230,10 @@ function convertToOutsideCollaborator(req: GithubRequest, ctx: GithubContext) {
 
 function listOutsideCollaborators(req: GithubRequest, ctx: GithubContext) {
   const org = orgOf(req, ctx);
-  const rows = ctx.db.prepare('SELECT * FROM org_outside_collaborators WHERE org_id = ? ORDER BY login').all(org.id) as Array<{ login: string; user_id: number }>;
+  const rows = ctx.db.prepare('SELECT * FROM org_outside_collaborators WHERE org_id = ? ORDER BY login').all(org.id) as Array<{
+    login: string;
+    user_id: number;
+  }>;
   return { status: 200, body: page(rows, req.query).map(userOfMembership) };
 }
 

@@ -62,7 +62,9 @@ function branchTip(ctx: GithubContext, repo: RepositoryRow, branch: string, fiel
 function end(ctx: GithubContext, repo: RepositoryRow, sample: Record<string, any>, ref: string, sha: string, viewer: GithubRequest['user']) {
   const owner = simpleUser(ctx.user(repo.owner));
   // The nested repository is a smaller object than any repository shape: only its plain fields and owner are written.
-  const plain = Object.fromEntries(Object.entries(repositoryView(ctx, repo, viewer, 'repos/create-for-authenticated-user')).filter(([, value]) => value === null || typeof value !== 'object'));
+  const plain = Object.fromEntries(
+    Object.entries(repositoryView(ctx, repo, viewer, 'repos/create-for-authenticated-user')).filter(([, value]) => value === null || typeof value !== 'object'),
+  );
   return overlay(sample, {
     label: `${repo.owner}:${ref}`,
     ref,
@@ -140,7 +142,6 @@ export function pullView(ctx: GithubContext, repo: RepositoryRow, pull: PullRow,
   });
 }
 
-
 /** `owner:branch` names a branch of `owner`'s repository; only this repository's own branches are known here. */
 function branchName(repo: RepositoryRow, head: string): string {
   const [owner, branch] = head.includes(':') ? head.split(/:(.*)/s) : [repo.owner, head];
@@ -167,7 +168,9 @@ function createPull(req: GithubRequest<PullInput>, ctx: GithubContext) {
   const headSha = branchTip(ctx, repo, head, 'head');
   const baseSha = branchTip(ctx, repo, base, 'base');
   const open = ctx.db
-    .prepare("SELECT 1 FROM pulls JOIN issues ON issues.id = pulls.issue_id WHERE pulls.repo_id = ? AND head_ref = ? AND base_ref = ? AND issues.state = 'open'")
+    .prepare(
+      "SELECT 1 FROM pulls JOIN issues ON issues.id = pulls.issue_id WHERE pulls.repo_id = ? AND head_ref = ? AND base_ref = ? AND issues.state = 'open'",
+    )
     .get(repo.id, head, base);
   if (open) throw validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` }]);
   let issue: IssueRow;
@@ -181,7 +184,9 @@ function createPull(req: GithubRequest<PullInput>, ctx: GithubContext) {
     issue = insertIssue(ctx, repo, req.user, { title: req.body.title, body: req.body.body, isPull: true });
   }
   ctx.db
-    .prepare('INSERT INTO pulls (issue_id, repo_id, number, head_ref, head_sha, base_ref, base_sha, draft, maintainer_can_modify) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    .prepare(
+      'INSERT INTO pulls (issue_id, repo_id, number, head_ref, head_sha, base_ref, base_sha, draft, maintainer_can_modify) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    )
     .run(issue.id, repo.id, issue.number, head, headSha, base, baseSha, req.body.draft ? 1 : 0, req.body.maintainer_can_modify ? 1 : 0);
   return { status: 201, body: pullView(ctx, repo, findPull(ctx.db, repo, issue.number), req.user) };
 }
@@ -213,7 +218,8 @@ function updatePull(
   if (body.base !== undefined) {
     ctx.db.prepare('UPDATE pulls SET base_ref = ?, base_sha = ? WHERE issue_id = ?').run(body.base, branchTip(ctx, repo, body.base, 'base'), pull.issue_id);
   }
-  if (body.maintainer_can_modify !== undefined) ctx.db.prepare('UPDATE pulls SET maintainer_can_modify = ? WHERE issue_id = ?').run(body.maintainer_can_modify ? 1 : 0, pull.issue_id);
+  if (body.maintainer_can_modify !== undefined)
+    ctx.db.prepare('UPDATE pulls SET maintainer_can_modify = ? WHERE issue_id = ?').run(body.maintainer_can_modify ? 1 : 0, pull.issue_id);
   return { status: 200, body: pullView(ctx, repo, findPull(ctx.db, repo, pull.number), req.user) };
 }
 
@@ -222,8 +228,18 @@ function listPulls(req: GithubRequest, ctx: GithubContext) {
   const state = textParam(req.query.state) ?? 'open';
   const head = textParam(req.query.head);
   const base = textParam(req.query.base);
-  const rows = (ctx.db.prepare('SELECT pulls.*, issues.state AS state, issues.created_at AS created_at, issues.updated_at AS updated_at FROM pulls JOIN issues ON issues.id = pulls.issue_id WHERE pulls.repo_id = ?').all(repo.id) as Array<PullRow & { state: string; created_at: number; updated_at: number }>)
-    .filter((pull) => (state === 'all' || pull.state === state) && (!head || `${repo.owner}:${pull.head_ref}`.toLowerCase() === head.toLowerCase()) && (!base || pull.base_ref === base));
+  const rows = (
+    ctx.db
+      .prepare(
+        'SELECT pulls.*, issues.state AS state, issues.created_at AS created_at, issues.updated_at AS updated_at FROM pulls JOIN issues ON issues.id = pulls.issue_id WHERE pulls.repo_id = ?',
+      )
+      .all(repo.id) as Array<PullRow & { state: string; created_at: number; updated_at: number }>
+  ).filter(
+    (pull) =>
+      (state === 'all' || pull.state === state) &&
+      (!head || `${repo.owner}:${pull.head_ref}`.toLowerCase() === head.toLowerCase()) &&
+      (!base || pull.base_ref === base),
+  );
   const sort = textParam(req.query.sort) ?? 'created';
   rows.sort((a, b) => (sort === 'updated' ? a.updated_at - b.updated_at : a.created_at - b.created_at) || a.number - b.number);
   if ((textParam(req.query.direction) ?? 'desc') === 'desc') rows.reverse();

@@ -58,7 +58,11 @@ export class RateLimits {
     if (this.setting.kind !== 'off') {
       if (this.allowance <= 0) {
         if (this.setting.kind === 'primary') {
-          throw new RateLimited(403, `API rate limit exceeded for user ID ${userId}.`, { ...this.headers(), 'x-ratelimit-remaining': '0', 'x-ratelimit-used': String(LIMIT) });
+          throw new RateLimited(403, `API rate limit exceeded for user ID ${userId}.`, {
+            ...this.headers(),
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-used': String(LIMIT),
+          });
         }
         throw new RateLimited(429, 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', {
           ...this.headers(),

@@ -46,7 +46,10 @@ export const subjectKey = (kind: string, id: number | string) => `${kind}:${id}`
 /** The `reaction-rollup` summary that issues and comments carry. */
 export function reactionRollup(db: Database.Database, subject: string, url: string) {
   const counts = Object.fromEntries(CONTENTS.map((content) => [content, 0])) as Record<(typeof CONTENTS)[number], number>;
-  const rows = db.prepare('SELECT content, COUNT(*) AS n FROM reactions WHERE subject = ? GROUP BY content').all(subject) as Array<{ content: (typeof CONTENTS)[number]; n: number }>;
+  const rows = db.prepare('SELECT content, COUNT(*) AS n FROM reactions WHERE subject = ? GROUP BY content').all(subject) as Array<{
+    content: (typeof CONTENTS)[number];
+    n: number;
+  }>;
   for (const row of rows) counts[row.content] = row.n;
   return { url: `${url}/reactions`, total_count: rows.reduce((sum, row) => sum + row.n, 0), ...counts };
 }
@@ -74,7 +77,9 @@ type Locate = (req: GithubRequest, ctx: GithubContext) => Subject;
 function stored(kind: string, table: string, column: string, param: string): Locate {
   return (req, ctx) => {
     const repo = requestedRepository(req, ctx);
-    const row = ctx.db.prepare(`SELECT id FROM ${table} WHERE repo_id = ? AND ${column} = ?`).get(repo.id, Number(req.params[param])) as { id: number } | undefined;
+    const row = ctx.db.prepare(`SELECT id FROM ${table} WHERE repo_id = ? AND ${column} = ?`).get(repo.id, Number(req.params[param])) as
+      | { id: number }
+      | undefined;
     if (!row) throw notFound();
     return { repoId: repo.id, key: subjectKey(kind, row.id) };
   };
@@ -86,31 +91,43 @@ const release: Locate = (req, ctx) => {
 };
 
 /** Team discussions by organization and team slug, or (the legacy routes) by team id. */
-const discussion = (withComment: boolean): Locate => (req) => {
-  const team = req.params.team_id ? `team-${req.params.team_id}` : `${req.params.org}/${req.params.team_slug}`.toLowerCase();
-  const path = `${team}/${req.params.discussion_number}${withComment ? `/${req.params.comment_number}` : ''}`;
-  return { repoId: 0, key: subjectKey(withComment ? 'team_discussion_comment' : 'team_discussion', path) };
-};
+const discussion =
+  (withComment: boolean): Locate =>
+  (req) => {
+    const team = req.params.team_id ? `team-${req.params.team_id}` : `${req.params.org}/${req.params.team_slug}`.toLowerCase();
+    const path = `${team}/${req.params.discussion_number}${withComment ? `/${req.params.comment_number}` : ''}`;
+    return { repoId: 0, key: subjectKey(withComment ? 'team_discussion_comment' : 'team_discussion', path) };
+  };
 
 function reactionsOn(locate: Locate) {
   const list: Handler = (req, ctx) => {
     const { key } = locate(req, ctx);
     const content = textParam(req.query.content);
     const rows = ctx.db.prepare('SELECT * FROM reactions WHERE subject = ? ORDER BY id').all(key) as ReactionRow[];
-    return { status: 200, body: page(rows.filter((row) => !content || row.content === content), req.query).map(reactionView) };
+    return {
+      status: 200,
+      body: page(
+        rows.filter((row) => !content || row.content === content),
+        req.query,
+      ).map(reactionView),
+    };
   };
 
   /** `repeatStatus` is what a repeat answers: 200 where documented, else the creation status. */
-  const create = (repeatStatus: number): Handler => (req: GithubRequest<{ content: string }>, ctx) => {
-    const { repoId, key } = locate(req, ctx);
-    const content = String(req.body.content);
-    const existing = ctx.db.prepare('SELECT * FROM reactions WHERE subject = ? AND user_id = ? AND content = ?').get(key, req.user.id, content) as ReactionRow | undefined;
-    if (existing) return { status: repeatStatus, body: reactionView(existing) };
-    const { lastInsertRowid } = ctx.db
-      .prepare('INSERT INTO reactions (repo_id, subject, user_id, login, content, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(repoId, key, req.user.id, req.user.login, content, ctx.clock.now());
-    return { status: 201, body: reactionView(ctx.db.prepare('SELECT * FROM reactions WHERE id = ?').get(lastInsertRowid) as ReactionRow) };
-  };
+  const create =
+    (repeatStatus: number): Handler =>
+    (req: GithubRequest<{ content: string }>, ctx) => {
+      const { repoId, key } = locate(req, ctx);
+      const content = String(req.body.content);
+      const existing = ctx.db.prepare('SELECT * FROM reactions WHERE subject = ? AND user_id = ? AND content = ?').get(key, req.user.id, content) as
+        | ReactionRow
+        | undefined;
+      if (existing) return { status: repeatStatus, body: reactionView(existing) };
+      const { lastInsertRowid } = ctx.db
+        .prepare('INSERT INTO reactions (repo_id, subject, user_id, login, content, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(repoId, key, req.user.id, req.user.login, content, ctx.clock.now());
+      return { status: 201, body: reactionView(ctx.db.prepare('SELECT * FROM reactions WHERE id = ?').get(lastInsertRowid) as ReactionRow) };
+    };
 
   const remove: Handler = (req, ctx) => {
     const { key } = locate(req, ctx);

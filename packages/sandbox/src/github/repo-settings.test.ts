@@ -18,7 +18,9 @@ describe('autolinks', () => {
     const created = call('repos/create-autolink', { params: repo, body: { key_prefix: 'TICKET-', url_template: 'https://example.com/TICKET?query=<num>' } });
     expect(created).toMatchObject({ status: 201, body: { key_prefix: 'TICKET-', is_alphanumeric: true } });
     call('repos/create-autolink', { params: repo, body: { key_prefix: 'JIRA-', url_template: 'https://jira.example.com/<num>', is_alphanumeric: false } });
-    expect(call('repos/list-autolinks', { params: repo }).body.map((a: { key_prefix: string; is_alphanumeric: boolean }) => [a.key_prefix, a.is_alphanumeric])).toEqual([
+    expect(
+      call('repos/list-autolinks', { params: repo }).body.map((a: { key_prefix: string; is_alphanumeric: boolean }) => [a.key_prefix, a.is_alphanumeric]),
+    ).toEqual([
       ['TICKET-', true],
       ['JIRA-', false],
     ]);
@@ -33,7 +35,9 @@ describe('autolinks', () => {
     const missing = call.fails('repos/create-autolink', { params: repo, body: { key_prefix: 'T-', url_template: 'https://example.com/' } });
     expect(missing).toMatchObject({ status: 422, errors: [{ field: 'url_template' }] });
     call('repos/create-autolink', { params: repo, body: { key_prefix: 'T-', url_template: 'https://example.com/<num>' } });
-    expect(call.fails('repos/create-autolink', { params: repo, body: { key_prefix: 't-', url_template: 'https://example.com/<num>' } }).errors[0]?.code).toBe('already_exists');
+    expect(call.fails('repos/create-autolink', { params: repo, body: { key_prefix: 't-', url_template: 'https://example.com/<num>' } }).errors[0]?.code).toBe(
+      'already_exists',
+    );
   });
 });
 

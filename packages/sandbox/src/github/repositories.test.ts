@@ -7,7 +7,14 @@ describe('repositories', () => {
   it('creates one for the caller and reads it back with any casing of owner and name', async () => {
     const created = await hub.call('POST', '/user/repos', { body: { name: 'Hello-World', description: 'First', private: false, has_wiki: false } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Hello-World', full_name: 'octocat/Hello-World', private: false, visibility: 'public', description: 'First', has_wiki: false });
+    expect(created.body).toMatchObject({
+      name: 'Hello-World',
+      full_name: 'octocat/Hello-World',
+      private: false,
+      visibility: 'public',
+      description: 'First',
+      has_wiki: false,
+    });
     expect(created.body.owner).toMatchObject({ login: 'octocat', type: 'User' });
     expect(created.body.permissions).toEqual({ admin: true, maintain: true, push: true, triage: true, pull: true });
     const read = await hub.call('GET', '/repos/OCTOCAT/hello-world');
@@ -76,7 +83,9 @@ describe('repositories', () => {
   it('updates (renaming included) for admins only, and deletes', async () => {
     await hub.call('POST', '/user/repos', { body: { name: 'old-name' } });
     expect((await hub.as('mona')('PATCH', '/repos/octocat/old-name', { body: { description: 'mine now' } })).status).toBe(403);
-    const updated = await hub.call('PATCH', '/repos/octocat/old-name', { body: { name: 'new-name', description: 'Renamed', private: true, allow_squash_merge: false } });
+    const updated = await hub.call('PATCH', '/repos/octocat/old-name', {
+      body: { name: 'new-name', description: 'Renamed', private: true, allow_squash_merge: false },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'new-name', full_name: 'octocat/new-name', description: 'Renamed', private: true, allow_squash_merge: false });
     expect((await hub.call('GET', '/repos/octocat/old-name')).status).toBe(404);
@@ -84,7 +93,7 @@ describe('repositories', () => {
     expect((await hub.call('GET', '/repos/octocat/new-name')).status).toBe(404);
   });
 
-  it('lists the caller\'s repositories by affiliation, visibility and name', async () => {
+  it("lists the caller's repositories by affiliation, visibility and name", async () => {
     await hub.call('POST', '/user/repos', { body: { name: 'b-public' } });
     await hub.call('POST', '/user/repos', { body: { name: 'a-private', private: true } });
     await hub.as('mona')('POST', '/user/repos', { body: { name: 'monas' } });

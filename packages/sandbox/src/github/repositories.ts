@@ -82,17 +82,45 @@ export const rowOf = (db: Database.Database, repo: Repository): RepositoryRow =>
 
 /** Settings fields that a create or update body may carry, shown back under the same names. */
 const SETTINGS = [
-  'has_issues', 'has_projects', 'has_wiki', 'has_downloads', 'has_discussions', 'allow_squash_merge', 'allow_merge_commit',
-  'allow_rebase_merge', 'allow_auto_merge', 'delete_branch_on_merge', 'allow_update_branch', 'use_squash_pr_title_as_default',
-  'squash_merge_commit_title', 'squash_merge_commit_message', 'merge_commit_title', 'merge_commit_message', 'allow_forking',
+  'has_issues',
+  'has_projects',
+  'has_wiki',
+  'has_downloads',
+  'has_discussions',
+  'allow_squash_merge',
+  'allow_merge_commit',
+  'allow_rebase_merge',
+  'allow_auto_merge',
+  'delete_branch_on_merge',
+  'allow_update_branch',
+  'use_squash_pr_title_as_default',
+  'squash_merge_commit_title',
+  'squash_merge_commit_message',
+  'merge_commit_title',
+  'merge_commit_message',
+  'allow_forking',
   'web_commit_signoff_required',
 ];
 
 const DEFAULT_SETTINGS: Record<string, unknown> = {
-  has_issues: true, has_projects: true, has_wiki: true, has_downloads: true, has_discussions: false, allow_squash_merge: true,
-  allow_merge_commit: true, allow_rebase_merge: true, allow_auto_merge: false, delete_branch_on_merge: false, allow_update_branch: false,
-  use_squash_pr_title_as_default: false, squash_merge_commit_title: 'COMMIT_OR_PR_TITLE', squash_merge_commit_message: 'COMMIT_MESSAGES',
-  merge_commit_title: 'MERGE_MESSAGE', merge_commit_message: 'PR_TITLE', allow_forking: true, web_commit_signoff_required: false,
+  has_issues: true,
+  has_projects: true,
+  has_wiki: true,
+  has_downloads: true,
+  has_discussions: false,
+  allow_squash_merge: true,
+  allow_merge_commit: true,
+  allow_rebase_merge: true,
+  allow_auto_merge: false,
+  delete_branch_on_merge: false,
+  allow_update_branch: false,
+  use_squash_pr_title_as_default: false,
+  squash_merge_commit_title: 'COMMIT_OR_PR_TITLE',
+  squash_merge_commit_message: 'COMMIT_MESSAGES',
+  merge_commit_title: 'MERGE_MESSAGE',
+  merge_commit_message: 'PR_TITLE',
+  allow_forking: true,
+  web_commit_signoff_required: false,
 };
 
 const pickSettings = (body: Record<string, unknown>) => Object.fromEntries(SETTINGS.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]));
@@ -114,8 +142,18 @@ const REPOSITORY_SHAPE = 'repos/create-for-authenticated-user';
 
 /** Fields of `repository` that the smaller object nested as a repository's own template_repository lacks. */
 const NOT_IN_NESTED_TEMPLATE = [
-  'allow_forking', 'anonymous_access_enabled', 'forks', 'has_discussions', 'license', 'master_branch', 'open_issues',
-  'organization', 'starred_at', 'template_repository', 'watchers', 'web_commit_signoff_required',
+  'allow_forking',
+  'anonymous_access_enabled',
+  'forks',
+  'has_discussions',
+  'license',
+  'master_branch',
+  'open_issues',
+  'organization',
+  'starred_at',
+  'template_repository',
+  'watchers',
+  'web_commit_signoff_required',
 ];
 
 /**
@@ -172,7 +210,8 @@ export function repositoryView(ctx: GithubContext, row: RepositoryRow, viewer: G
   delete view.parent;
   delete view.source;
   if (shape !== 'minimal') {
-    const template = row.template_id === null ? undefined : (ctx.db.prepare('SELECT * FROM repos WHERE id = ?').get(row.template_id) as RepositoryRow | undefined);
+    const template =
+      row.template_id === null ? undefined : (ctx.db.prepare('SELECT * FROM repos WHERE id = ?').get(row.template_id) as RepositoryRow | undefined);
     const nested: Record<string, unknown> | undefined = template && { ...repositoryView(ctx, template, viewer, REPOSITORY_SHAPE), template_repository: null };
     if (nested && shape === 'repository') {
       // That smaller object requires nothing and admits no nulls: what is unknown is left out.
@@ -200,9 +239,12 @@ interface NewRepository {
 
 function insertRepository(ctx: GithubContext, fields: NewRepository): RepositoryRow {
   const name = cleanName(fields.name);
-  if (!name || name === '.' || name === '..') throw new GithubError(422, 'Repository creation failed.', [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name is invalid' }]);
+  if (!name || name === '.' || name === '..')
+    throw new GithubError(422, 'Repository creation failed.', [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name is invalid' }]);
   if (findRepositoryRow(ctx.db, fields.owner, name)) {
-    throw new GithubError(422, 'Repository creation failed.', [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }]);
+    throw new GithubError(422, 'Repository creation failed.', [
+      { resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' },
+    ]);
   }
   const now = ctx.clock.now();
   const { lastInsertRowid } = ctx.db
@@ -282,7 +324,9 @@ const fieldsOf = (body: RepositoryInput & { name: string }) => ({
 function createFromTemplate(req: GithubRequest<RepositoryInput & { name: string }>, ctx: GithubContext) {
   const template = visibleRepositoryRow(ctx.db, req.params.template_owner ?? '', req.params.template_repo ?? '', req.user);
   if (template.is_template !== 1) {
-    throw new GithubError(422, 'Validation Failed', [{ resource: 'Repository', field: 'template', code: 'invalid', message: `${template.full_name} is not a template repository` }]);
+    throw new GithubError(422, 'Validation Failed', [
+      { resource: 'Repository', field: 'template', code: 'invalid', message: `${template.full_name} is not a template repository` },
+    ]);
   }
   const owner = ownerFor(ctx, req.body.owner ?? req.user.login, req.user);
   const row = insertRepository(ctx, {
@@ -307,7 +351,9 @@ function updateRepository(req: GithubRequest<RepositoryInput | undefined>, ctx: 
   const body = req.body ?? {};
   const name = body.name === undefined ? row.name : cleanName(body.name);
   if (name.toLowerCase() !== row.name.toLowerCase() && findRepositoryRow(ctx.db, row.owner, name)) {
-    throw new GithubError(422, 'Validation Failed', [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }]);
+    throw new GithubError(422, 'Validation Failed', [
+      { resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' },
+    ]);
   }
   const visibility = body.visibility ?? (body.private === undefined ? row.visibility : body.private ? 'private' : 'public');
   ctx.db
@@ -334,7 +380,18 @@ function updateRepository(req: GithubRequest<RepositoryInput | undefined>, ctx: 
 }
 
 /** Tables of this side of the emulator that hang off a repository; deleting it removes their rows. */
-const DEPENDENT_TABLES = ['collaborators', 'invitations', 'issues', 'labels', 'issue_labels', 'issue_comments', 'commit_comments', 'pulls', 'review_comments', 'reactions'];
+const DEPENDENT_TABLES = [
+  'collaborators',
+  'invitations',
+  'issues',
+  'labels',
+  'issue_labels',
+  'issue_comments',
+  'commit_comments',
+  'pulls',
+  'review_comments',
+  'reactions',
+];
 
 function deleteRepository(req: GithubRequest, ctx: GithubContext) {
   const row = requestedRepository(req, ctx);
@@ -360,15 +417,21 @@ function listForAuthenticatedUser(req: GithubRequest, ctx: GithubContext) {
   const visibility = textParam(req.query.visibility) ?? 'all';
   const affiliations = (textParam(req.query.affiliation) ?? 'owner,collaborator,organization_member').split(',').map((a) => a.trim());
   const isOwner = (row: RepositoryRow) => row.owner.toLowerCase() === req.user.login.toLowerCase();
-  const isCollaborator = (row: RepositoryRow) => ctx.db.prepare('SELECT 1 FROM collaborators WHERE repo_id = ? AND user_id = ?').get(row.id, req.user.id) !== undefined;
-  const isOrgMember = (row: RepositoryRow) => isOrganization(ctx.db, row.owner) && roleOf(ctx.db, { ...row, private: 1 }, req.user) !== undefined && !isCollaborator(row);
+  const isCollaborator = (row: RepositoryRow) =>
+    ctx.db.prepare('SELECT 1 FROM collaborators WHERE repo_id = ? AND user_id = ?').get(row.id, req.user.id) !== undefined;
+  const isOrgMember = (row: RepositoryRow) =>
+    isOrganization(ctx.db, row.owner) && roleOf(ctx.db, { ...row, private: 1 }, req.user) !== undefined && !isCollaborator(row);
   const rows = allRows(ctx.db).filter((row) => {
     if (type === 'owner' && !isOwner(row)) return false;
     if (type === 'member' && isOwner(row)) return false;
     if (type === 'public' && row.private === 1) return false;
     if (type === 'private' && row.private === 0) return false;
     if (visibility !== 'all' && (visibility === 'private') !== (row.private === 1)) return false;
-    return (affiliations.includes('owner') && isOwner(row)) || (affiliations.includes('collaborator') && isCollaborator(row)) || (affiliations.includes('organization_member') && isOrgMember(row));
+    return (
+      (affiliations.includes('owner') && isOwner(row)) ||
+      (affiliations.includes('collaborator') && isCollaborator(row)) ||
+      (affiliations.includes('organization_member') && isOrgMember(row))
+    );
   });
   return { status: 200, body: page(sorted(rows, req.query, 'full_name'), req.query).map((row) => repositoryView(ctx, row, req.user, req.operation)) };
 }

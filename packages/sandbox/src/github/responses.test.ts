@@ -27,7 +27,8 @@ function validatorFor(label: string, status: number, schema: JsonSchema): Valida
   let validate = validators.get(key);
   if (!validate) {
     const pointed = JSON.parse(JSON.stringify(closeObjects(schema)).replaceAll('"#/$defs/', '"defs#/$defs/')) as JsonSchema;
-    validators.set(key, (validate = ajv.compile(pointed)));
+    validate = ajv.compile(pointed);
+    validators.set(key, validate);
   }
   return validate;
 }
@@ -54,7 +55,8 @@ function encode(operation: Operation, body: unknown): { rawBody: string; headers
   const type = operation.requestContentType ?? 'application/json';
   if (type.includes('json')) return { rawBody: JSON.stringify(body), headers: { 'content-type': type } };
   const fields = Object.entries((body ?? {}) as Record<string, unknown>).map(([name, value]) => [name, String(value)] as const);
-  if (type === 'application/x-www-form-urlencoded') return { rawBody: String(new URLSearchParams(fields.map(([n, v]) => [n, v]))), headers: { 'content-type': type } };
+  if (type === 'application/x-www-form-urlencoded')
+    return { rawBody: String(new URLSearchParams(fields.map(([n, v]) => [n, v]))), headers: { 'content-type': type } };
   if (type === 'multipart/form-data') {
     const parts = fields.map(([name, value]) => `--sample\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
     return { rawBody: `${parts.join('')}--sample--\r\n`, headers: { 'content-type': 'multipart/form-data; boundary=sample' } };
@@ -71,7 +73,9 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 
 describe('generic answers', () => {
-  it(`answers all ${generic.length} operations without state with their success status and a body valid against their schema`, { timeout: 120_000 }, async () => {
+  it(`answers all ${generic.length} operations without state with their success status and a body valid against their schema`, {
+    timeout: 120_000,
+  }, async () => {
     const call = clientFor(emulator.url, emulator.tokenFor('octocat'));
     const problems: string[] = [];
     for (const [label, operation] of generic) {

@@ -104,14 +104,37 @@ function commentView(ctx: GithubContext, repo: RepositoryRow, comment: CommentRo
 
 const comments: CommentKind<CommentRow> = { table: 'review_comments', subject: 'review_comment', view: commentView };
 
-function insert(ctx: GithubContext, repo: RepositoryRow, pull: PullRow, req: GithubRequest, fields: Omit<CommentRow, 'id' | 'repo_id' | 'pull_issue_id' | 'pull_number' | 'user_id' | 'login' | 'created_at' | 'updated_at'>) {
+function insert(
+  ctx: GithubContext,
+  repo: RepositoryRow,
+  pull: PullRow,
+  req: GithubRequest,
+  fields: Omit<CommentRow, 'id' | 'repo_id' | 'pull_issue_id' | 'pull_number' | 'user_id' | 'login' | 'created_at' | 'updated_at'>,
+) {
   const now = ctx.clock.now();
   const { lastInsertRowid } = ctx.db
     .prepare(
       `INSERT INTO review_comments (repo_id, pull_issue_id, pull_number, in_reply_to_id, body, path, commit_id, position, line, side, start_line, start_side, user_id, login, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(repo.id, pull.issue_id, pull.number, fields.in_reply_to_id, fields.body, fields.path, fields.commit_id, fields.position, fields.line, fields.side, fields.start_line, fields.start_side, req.user.id, req.user.login, now, now);
+    .run(
+      repo.id,
+      pull.issue_id,
+      pull.number,
+      fields.in_reply_to_id,
+      fields.body,
+      fields.path,
+      fields.commit_id,
+      fields.position,
+      fields.line,
+      fields.side,
+      fields.start_line,
+      fields.start_side,
+      req.user.id,
+      req.user.login,
+      now,
+      now,
+    );
   return { status: 201, body: commentView(ctx, repo, findComment(ctx, comments, repo, Number(lastInsertRowid))) };
 }
 
@@ -146,12 +169,24 @@ function createComment(req: GithubRequest<ReviewCommentInput>, ctx: GithubContex
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
   const body = req.body;
   if (body.in_reply_to !== undefined) {
-    const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(body.in_reply_to, pull.issue_id) as CommentRow | undefined;
-    if (!parent || parent.in_reply_to_id !== null) throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'in_reply_to', code: 'invalid', message: 'in_reply_to must be a top-level review comment of this pull request' }]);
+    const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(body.in_reply_to, pull.issue_id) as
+      | CommentRow
+      | undefined;
+    if (!parent || parent.in_reply_to_id !== null)
+      throw validationFailed([
+        {
+          resource: 'PullRequestReviewComment',
+          field: 'in_reply_to',
+          code: 'invalid',
+          message: 'in_reply_to must be a top-level review comment of this pull request',
+        },
+      ]);
     return insert(ctx, repo, pull, req, replyTo(parent, body.body));
   }
-  if (!resolveCommit(ctx, toRepository(repo), body.commit_id)) throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'commit_id', code: 'invalid' }]);
-  if (body.position === undefined && body.line === undefined) throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'line', code: 'missing_field' }]);
+  if (!resolveCommit(ctx, toRepository(repo), body.commit_id))
+    throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'commit_id', code: 'invalid' }]);
+  if (body.position === undefined && body.line === undefined)
+    throw validationFailed([{ resource: 'PullRequestReviewComment', field: 'line', code: 'missing_field' }]);
   return insert(ctx, repo, pull, req, {
     in_reply_to_id: null,
     body: body.body,
@@ -168,7 +203,9 @@ function createComment(req: GithubRequest<ReviewCommentInput>, ctx: GithubContex
 function createReply(req: GithubRequest<{ body: string }>, ctx: GithubContext) {
   const repo = requestedRepository(req, ctx);
   const pull = findPull(ctx.db, repo, Number(req.params.pull_number));
-  const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(Number(req.params.comment_id), pull.issue_id) as CommentRow | undefined;
+  const parent = ctx.db.prepare('SELECT * FROM review_comments WHERE id = ? AND pull_issue_id = ?').get(Number(req.params.comment_id), pull.issue_id) as
+    | CommentRow
+    | undefined;
   if (!parent) throw notFound();
   if (parent.in_reply_to_id !== null) throw new GithubError(404, 'Not Found: replies to replies are not supported; reply to the top-level review comment');
   return insert(ctx, repo, pull, req, replyTo(parent, req.body.body));

@@ -62,9 +62,19 @@ describe.each([
   it('adds, sets and removes custom labels, keeping the read-only ones', () => {
     const id = String(register(op('create-registration-token'), params, 'builder', ['gpu']));
     const at = { ...params, runner_id: id };
-    expect(labelNames(call(op('list-labels-for-self-hosted-runner'), { params: at }).body)).toEqual(['self-hosted:read-only', 'Linux:read-only', 'X64:read-only', 'gpu:custom']);
+    expect(labelNames(call(op('list-labels-for-self-hosted-runner'), { params: at }).body)).toEqual([
+      'self-hosted:read-only',
+      'Linux:read-only',
+      'X64:read-only',
+      'gpu:custom',
+    ]);
     expect(labelNames(call(op('add-custom-labels-to-self-hosted-runner'), { params: at, body: { labels: ['gpu', 'big'] } }).body)).toContain('big:custom');
-    expect(labelNames(call(op('set-custom-labels-for-self-hosted-runner'), { params: at, body: { labels: ['arm'] } }).body)).toEqual(['self-hosted:read-only', 'Linux:read-only', 'X64:read-only', 'arm:custom']);
+    expect(labelNames(call(op('set-custom-labels-for-self-hosted-runner'), { params: at, body: { labels: ['arm'] } }).body)).toEqual([
+      'self-hosted:read-only',
+      'Linux:read-only',
+      'X64:read-only',
+      'arm:custom',
+    ]);
     expect(call.fails(op('remove-custom-label-from-self-hosted-runner'), { params: { ...at, name: 'Linux' } }).status).toBe(422);
     expect(call.fails(op('remove-custom-label-from-self-hosted-runner'), { params: { ...at, name: 'none' } }).status).toBe(404);
     expect(call(op('remove-custom-label-from-self-hosted-runner'), { params: { ...at, name: 'arm' } }).body.total_count).toBe(3);
@@ -88,7 +98,8 @@ describe('organization runner groups', () => {
     const runner = orgRunner('builder');
     const created = call('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'Build', runners: [runner] } });
     expect(created).toMatchObject({ status: 201, body: { name: 'Build', visibility: 'all', default: false, inherited: false } });
-    const inGroup = () => call('actions/list-self-hosted-runners-in-group-for-org', { params: group(created.body.id) }).body.runners.map((r: { id: number }) => r.id);
+    const inGroup = () =>
+      call('actions/list-self-hosted-runners-in-group-for-org', { params: group(created.body.id) }).body.runners.map((r: { id: number }) => r.id);
     expect(inGroup()).toEqual([runner]);
     expect(call.fails('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'build' } }).status).toBe(422);
     call('actions/remove-self-hosted-runner-from-group-for-org', { params: { ...group(created.body.id), runner_id: String(runner) } });
@@ -101,11 +112,22 @@ describe('organization runner groups', () => {
   });
 
   it('keeps a repository access list only while visibility is selected', () => {
-    expect(call.fails('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'G', visibility: 'all', selected_repository_ids: [repoIds[0]] } }).status).toBe(422);
-    const id = call('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'G', visibility: 'selected', selected_repository_ids: [repoIds[0]] } }).body.id;
-    const access = () => call('actions/list-repo-access-to-self-hosted-runner-group-in-org', { params: group(id) }).body.repositories.map((r: { name: string }) => r.name);
+    expect(
+      call.fails('actions/create-self-hosted-runner-group-for-org', {
+        params: org,
+        body: { name: 'G', visibility: 'all', selected_repository_ids: [repoIds[0]] },
+      }).status,
+    ).toBe(422);
+    const id = call('actions/create-self-hosted-runner-group-for-org', {
+      params: org,
+      body: { name: 'G', visibility: 'selected', selected_repository_ids: [repoIds[0]] },
+    }).body.id;
+    const access = () =>
+      call('actions/list-repo-access-to-self-hosted-runner-group-in-org', { params: group(id) }).body.repositories.map((r: { name: string }) => r.name);
     expect(access()).toEqual(['api']);
-    expect(call('actions/get-self-hosted-runner-group-for-org', { params: group(id) }).body.selected_repositories_url).toContain(`/runner-groups/${id}/repositories`);
+    expect(call('actions/get-self-hosted-runner-group-for-org', { params: group(id) }).body.selected_repositories_url).toContain(
+      `/runner-groups/${id}/repositories`,
+    );
     call('actions/add-repo-access-to-self-hosted-runner-group-in-org', { params: { ...group(id), repository_id: String(repoIds[1]) } });
     expect(access()).toEqual(['api', 'secret-sauce']);
     call('actions/remove-repo-access-to-self-hosted-runner-group-in-org', { params: { ...group(id), repository_id: String(repoIds[0]) } });
@@ -114,15 +136,24 @@ describe('organization runner groups', () => {
 
     call('actions/update-self-hosted-runner-group-for-org', { params: group(id), body: { name: 'G', visibility: 'private' } });
     expect(access()).toEqual([]);
-    expect(call.fails('actions/add-repo-access-to-self-hosted-runner-group-in-org', { params: { ...group(id), repository_id: String(repoIds[0]) } }).status).toBe(409);
-    expect(call.fails('actions/set-repo-access-to-self-hosted-runner-group-in-org', { params: group(id), body: { selected_repository_ids: repoIds } }).status).toBe(409);
+    expect(
+      call.fails('actions/add-repo-access-to-self-hosted-runner-group-in-org', { params: { ...group(id), repository_id: String(repoIds[0]) } }).status,
+    ).toBe(409);
+    expect(
+      call.fails('actions/set-repo-access-to-self-hosted-runner-group-in-org', { params: group(id), body: { selected_repository_ids: repoIds } }).status,
+    ).toBe(409);
   });
 
   it('filters groups visible to a repository: all, private for private repositories, selected by list', () => {
     call('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'Private', visibility: 'private' } });
-    call('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'ApiOnly', visibility: 'selected', selected_repository_ids: [repoIds[0]] } });
+    call('actions/create-self-hosted-runner-group-for-org', {
+      params: org,
+      body: { name: 'ApiOnly', visibility: 'selected', selected_repository_ids: [repoIds[0]] },
+    });
     const visible = (repo: string) =>
-      call('actions/list-self-hosted-runner-groups-for-org', { params: org, query: { visible_to_repository: repo } }).body.runner_groups.map((g: { name: string }) => g.name);
+      call('actions/list-self-hosted-runner-groups-for-org', { params: org, query: { visible_to_repository: repo } }).body.runner_groups.map(
+        (g: { name: string }) => g.name,
+      );
     expect(visible('api')).toEqual(['Default', 'ApiOnly']);
     expect(visible('secret-sauce')).toEqual(['Default', 'Private']);
   });
@@ -130,7 +161,10 @@ describe('organization runner groups', () => {
   it('shows allowed workflows only while restricted to workflows', () => {
     const workflows = ['octo-org/api/.github/workflows/deploy.yaml@main'];
     const id = call('actions/create-self-hosted-runner-group-for-org', { params: org, body: { name: 'W', selected_workflows: workflows } }).body.id;
-    expect(call('actions/get-self-hosted-runner-group-for-org', { params: group(id) }).body).toMatchObject({ restricted_to_workflows: false, selected_workflows: [] });
+    expect(call('actions/get-self-hosted-runner-group-for-org', { params: group(id) }).body).toMatchObject({
+      restricted_to_workflows: false,
+      selected_workflows: [],
+    });
     const updated = call('actions/update-self-hosted-runner-group-for-org', { params: group(id), body: { name: 'W', restricted_to_workflows: true } }).body;
     expect(updated).toMatchObject({ restricted_to_workflows: true, selected_workflows: workflows });
   });
@@ -142,15 +176,28 @@ describe('enterprise runner groups', () => {
   it('grants organizations access only while visibility is selected', () => {
     createOrganizationTables(ctx.db);
     const orgId = organization(ctx, 'octo-org', ctx.user('octocat')).id;
-    const created = call('enterprise-admin/create-self-hosted-runner-group-for-enterprise', { params: ent, body: { name: 'E', visibility: 'selected', selected_organization_ids: [orgId] } }).body;
+    const created = call('enterprise-admin/create-self-hosted-runner-group-for-enterprise', {
+      params: ent,
+      body: { name: 'E', visibility: 'selected', selected_organization_ids: [orgId] },
+    }).body;
     expect(created.selected_organizations_url).toContain(`/enterprises/octo-corp/actions/runner-groups/${created.id}/organizations`);
-    const orgs = () => call('enterprise-admin/list-org-access-to-self-hosted-runner-group-in-enterprise', { params: group(created.id) }).body.organizations.map((o: { login: string }) => o.login);
+    const orgs = () =>
+      call('enterprise-admin/list-org-access-to-self-hosted-runner-group-in-enterprise', { params: group(created.id) }).body.organizations.map(
+        (o: { login: string }) => o.login,
+      );
     expect(orgs()).toEqual(['octo-org']);
-    expect(call.fails('enterprise-admin/add-org-access-to-self-hosted-runner-group-in-enterprise', { params: { ...group(created.id), org_id: '424242' } }).status).toBe(422);
+    expect(
+      call.fails('enterprise-admin/add-org-access-to-self-hosted-runner-group-in-enterprise', { params: { ...group(created.id), org_id: '424242' } }).status,
+    ).toBe(422);
     call('enterprise-admin/remove-org-access-to-self-hosted-runner-group-in-enterprise', { params: { ...group(created.id), org_id: String(orgId) } });
     expect(orgs()).toEqual([]);
     call('enterprise-admin/update-self-hosted-runner-group-for-enterprise', { params: group(created.id), body: { visibility: 'all' } });
-    expect(call.fails('enterprise-admin/set-org-access-to-self-hosted-runner-group-in-enterprise', { params: group(created.id), body: { selected_organization_ids: [orgId] } }).status).toBe(409);
+    expect(
+      call.fails('enterprise-admin/set-org-access-to-self-hosted-runner-group-in-enterprise', {
+        params: group(created.id),
+        body: { selected_organization_ids: [orgId] },
+      }).status,
+    ).toBe(409);
     const runner = register('enterprise-admin/create-registration-token-for-enterprise', ent, 'e1');
     call('enterprise-admin/add-self-hosted-runner-to-group-for-enterprise', { params: { ...group(created.id), runner_id: String(runner) } });
     expect(call('enterprise-admin/list-self-hosted-runners-in-group-for-enterprise', { params: group(created.id) }).body.total_count).toBe(1);

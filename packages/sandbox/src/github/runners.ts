@@ -105,7 +105,11 @@ function scopeOf(req: GithubRequest, ctx: GithubContext): Scope {
 // Tokens and registration
 
 function issueToken(ctx: GithubContext, scope: Scope, purpose: 'registration' | 'remove') {
-  const token = randomBytes(20).toString('base64').replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 29);
+  const token = randomBytes(20)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase()
+    .slice(0, 29);
   const expiresAt = ctx.clock.now() + TOKEN_LIFETIME_MS;
   ctx.db.prepare('INSERT INTO runner_tokens (token, scope, purpose, expires_at) VALUES (?, ?, ?, ?)').run(token, scope.key, purpose, expiresAt);
   return { status: 201, body: { token, expires_at: iso(expiresAt) } };
@@ -283,9 +287,7 @@ function defaultGroup(db: Database.Database, scope: string): Group {
 function groupOf(req: GithubRequest, ctx: GithubContext): { scope: Scope; group: Group } {
   const scope = scopeOf(req, ctx);
   defaultGroup(ctx.db, scope.key);
-  const group = ctx.db.prepare('SELECT * FROM runner_groups WHERE id = ? AND scope = ?').get(idParam(req, 'runner_group_id'), scope.key) as
-    | Group
-    | undefined;
+  const group = ctx.db.prepare('SELECT * FROM runner_groups WHERE id = ? AND scope = ?').get(idParam(req, 'runner_group_id'), scope.key) as Group | undefined;
   if (!group) throw notFound();
   return { scope, group };
 }
@@ -349,7 +351,9 @@ interface GroupInput {
 function checkName(db: Database.Database, scope: Scope, name: string, except?: number): void {
   const clash = db.prepare('SELECT id FROM runner_groups WHERE scope = ? AND lower(name) = lower(?)').get(scope.key, name) as { id: number } | undefined;
   if (clash && clash.id !== except) {
-    throw new GithubError(422, 'Validation Failed', [{ resource: 'RunnerGroup', field: 'name', code: 'already_exists', message: `A runner group named ${name} already exists` }]);
+    throw new GithubError(422, 'Validation Failed', [
+      { resource: 'RunnerGroup', field: 'name', code: 'already_exists', message: `A runner group named ${name} already exists` },
+    ]);
   }
 }
 
@@ -377,7 +381,9 @@ const groupHandlers = {
   list: (req, ctx) => {
     const scope = scopeOf(req, ctx);
     defaultGroup(ctx.db, scope.key);
-    const groups = (ctx.db.prepare('SELECT * FROM runner_groups WHERE scope = ? ORDER BY id').all(scope.key) as Group[]).filter((g) => visibleTo(ctx, scope, g, req.query));
+    const groups = (ctx.db.prepare('SELECT * FROM runner_groups WHERE scope = ? ORDER BY id').all(scope.key) as Group[]).filter((g) =>
+      visibleTo(ctx, scope, g, req.query),
+    );
     return { status: 200, body: { total_count: groups.length, runner_groups: page(groups, req.query).map((g) => groupView(scope, g)) } };
   },
 
@@ -398,7 +404,14 @@ const groupHandlers = {
           `INSERT INTO runner_groups (scope, name, visibility, is_default, allows_public_repositories, restricted_to_workflows, selected_workflows)
            VALUES (?, ?, ?, 0, ?, ?, ?)`,
         )
-        .run(scope.key, input.name, visibility, input.allows_public_repositories ? 1 : 0, input.restricted_to_workflows ? 1 : 0, JSON.stringify(input.selected_workflows ?? []));
+        .run(
+          scope.key,
+          input.name,
+          visibility,
+          input.allows_public_repositories ? 1 : 0,
+          input.restricted_to_workflows ? 1 : 0,
+          JSON.stringify(input.selected_workflows ?? []),
+        );
       const created = ctx.db.prepare('SELECT * FROM runner_groups WHERE id = ?').get(result.lastInsertRowid) as Group;
       setAccess(ctx.db, created, accessTargets(ctx, scope, ids ?? [], field));
       moveRunners(ctx, scope, created, input.runners ?? []);
@@ -426,7 +439,9 @@ const groupHandlers = {
     };
     ctx.db.transaction(() => {
       ctx.db
-        .prepare('UPDATE runner_groups SET name = ?, visibility = ?, allows_public_repositories = ?, restricted_to_workflows = ?, selected_workflows = ? WHERE id = ?')
+        .prepare(
+          'UPDATE runner_groups SET name = ?, visibility = ?, allows_public_repositories = ?, restricted_to_workflows = ?, selected_workflows = ? WHERE id = ?',
+        )
         .run(next.name, next.visibility, next.allows_public_repositories, next.restricted_to_workflows, next.selected_workflows, group.id);
       // Leaving `selected` ends the access list.
       if (next.visibility !== 'selected') setAccess(ctx.db, group, []);
@@ -489,7 +504,7 @@ const groupHandlers = {
   setRunners: (req, ctx) => {
     const { scope, group } = groupOf(req, ctx);
     const ids = (req.body as { runners: number[] }).runners;
-    ids.forEach((id) => runnerIn(ctx.db, scope, id));
+    for (const id of ids) runnerIn(ctx.db, scope, id);
     ctx.db.transaction(() => {
       ctx.db.prepare('UPDATE runners SET group_id = ? WHERE group_id = ?').run(defaultGroup(ctx.db, scope.key).id, group.id);
       moveRunners(ctx, scope, group, ids);

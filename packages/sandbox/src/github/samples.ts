@@ -52,7 +52,10 @@ export function createSamples({ table, examples }: GithubOperations): Samples {
   function validatorFor(label: string, status: number, schema: JsonSchema): ValidateFunction {
     const key = `${label} ${status}`;
     let validate = validators.get(key);
-    if (!validate) validators.set(key, (validate = ajv.compile(pointAtDefinitions(closeObjects(schema)))));
+    if (!validate) {
+      validate = ajv.compile(pointAtDefinitions(closeObjects(schema)));
+      validators.set(key, validate);
+    }
     return validate;
   }
 
@@ -105,7 +108,13 @@ function repair(example: unknown, validate: ValidateFunction, synthesize: (schem
 const isUnion = (error: ErrorObject) => error.keyword === 'anyOf' || error.keyword === 'oneOf';
 
 function fix(holder: { root: unknown }, error: ErrorObject, synthesize: (schema: JsonSchema) => unknown): void {
-  const path = ['root', ...error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))];
+  const path = [
+    'root',
+    ...error.instancePath
+      .split('/')
+      .slice(1)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')),
+  ];
   let parent: any = holder;
   for (const key of path.slice(0, -1)) {
     parent = parent?.[key];
@@ -196,7 +205,10 @@ class Synthesizer {
     const minLength = Number(schema.minLength ?? 0);
     const maxLength = Number(schema.maxLength ?? Infinity);
     const fits = (value: unknown): value is string =>
-      typeof value === 'string' && value.length >= minLength && value.length <= maxLength && (!schema.pattern || new RegExp(schema.pattern as string).test(value));
+      typeof value === 'string' &&
+      value.length >= minLength &&
+      value.length <= maxLength &&
+      (!schema.pattern || new RegExp(schema.pattern as string).test(value));
     switch (schema.format) {
       case 'date-time':
         return SAMPLE_TIME;

@@ -35,7 +35,8 @@ describe.each(['actions', 'dependabot'])('%s repository secrets', (kind) => {
   });
 
   it('refuses a wrong key_id, a missing value and bad names with 422', () => {
-    const fails = (name: string, body: Record<string, unknown>) => call.fails(`${kind}/create-or-update-repo-secret`, { params: { ...repo, secret_name: name }, body });
+    const fails = (name: string, body: Record<string, unknown>) =>
+      call.fails(`${kind}/create-or-update-repo-secret`, { params: { ...repo, secret_name: name }, body });
     const { key_id } = call(`${kind}/get-repo-public-key`, { params: repo }).body;
     expect(fails('A', { encrypted_value: sealed, key_id: '1' }).status).toBe(422);
     expect(fails('A', {}).status).toBe(422);
@@ -64,9 +65,19 @@ describe.each(['actions', 'dependabot'])('%s organization secrets', (kind) => {
   });
 
   it('takes selected_repository_ids only with visibility selected', () => {
-    expect(call.fails(`${kind}/create-or-update-org-secret`, { params: { ...org, secret_name: 'X' }, body: { visibility: 'all', selected_repository_ids: [repoIds[0]] } }).status).toBe(422);
+    expect(
+      call.fails(`${kind}/create-or-update-org-secret`, {
+        params: { ...org, secret_name: 'X' },
+        body: { visibility: 'all', selected_repository_ids: [repoIds[0]] },
+      }).status,
+    ).toBe(422);
     const other = ctx.repository('someone', 'else').id;
-    expect(call.fails(`${kind}/create-or-update-org-secret`, { params: { ...org, secret_name: 'X' }, body: { visibility: 'selected', selected_repository_ids: [other] } }).status).toBe(422);
+    expect(
+      call.fails(`${kind}/create-or-update-org-secret`, {
+        params: { ...org, secret_name: 'X' },
+        body: { visibility: 'selected', selected_repository_ids: [other] },
+      }).status,
+    ).toBe(422);
   });
 
   it('manages the repository list of a selected secret, and answers 409 for any other visibility', () => {
@@ -110,7 +121,8 @@ describe('organization variables', () => {
 
   it('shares the selected-repository rules, with 409 also for listing an unselected variable', () => {
     call('actions/create-org-variable', { params: org, body: { name: 'V', value: '1', visibility: 'selected', selected_repository_ids: [repoIds[1]] } });
-    const list = () => call('actions/list-selected-repos-for-org-variable', { params: { ...org, name: 'V' } }).body.repositories.map((r: { name: string }) => r.name);
+    const list = () =>
+      call('actions/list-selected-repos-for-org-variable', { params: { ...org, name: 'V' } }).body.repositories.map((r: { name: string }) => r.name);
     expect(list()).toEqual(['web']);
     call('actions/add-selected-repo-to-org-variable', { params: { ...org, name: 'V', repository_id: String(repoIds[0]) } });
     expect(list()).toEqual(['api', 'web']);

@@ -77,7 +77,10 @@ type Visibility = 'all' | 'private' | 'selected';
 /** A stable key per scope: tools encrypt against it and send its key_id back. */
 function publicKey(scope: string) {
   const digest = createHash('sha256').update(`quiver public key ${scope}`).digest();
-  const key_id = BigInt(`0x${digest.subarray(0, 8).toString('hex')}`).toString().padStart(18, '0').slice(0, 18);
+  const key_id = BigInt(`0x${digest.subarray(0, 8).toString('hex')}`)
+    .toString()
+    .padStart(18, '0')
+    .slice(0, 18);
   return { key_id, key: digest.toString('base64') };
 }
 
@@ -142,7 +145,11 @@ interface RepoSecret {
   updated_at: number;
 }
 
-const secretView = (s: { name: string; created_at: number; updated_at: number }) => ({ name: s.name, created_at: iso(s.created_at), updated_at: iso(s.updated_at) });
+const secretView = (s: { name: string; created_at: number; updated_at: number }) => ({
+  name: s.name,
+  created_at: iso(s.created_at),
+  updated_at: iso(s.updated_at),
+});
 
 function repositoryOf(req: GithubRequest, ctx: GithubContext): Repository {
   const repo = ctx.repository(req.params.owner ?? '', req.params.repo ?? '');
@@ -216,7 +223,9 @@ function orgOf(req: GithubRequest, ctx: GithubContext): Organization {
 }
 
 function selectedIds(db: Database.Database, tag: string, org: Organization, name: string): number[] {
-  const rows = db.prepare('SELECT repo_id FROM org_selected_repositories WHERE owner_kind = ? AND org_id = ? AND name = ? ORDER BY repo_id').all(tag, org.id, name) as Array<{
+  const rows = db
+    .prepare('SELECT repo_id FROM org_selected_repositories WHERE owner_kind = ? AND org_id = ? AND name = ? ORDER BY repo_id')
+    .all(tag, org.id, name) as Array<{
     repo_id: number;
   }>;
   return rows.map((r) => r.repo_id);
@@ -264,7 +273,9 @@ function selectionHandlers<T extends Shared>(
     [operations.add]: (req, ctx) => {
       const { org, item } = selectedTarget(req, ctx);
       const [repo] = organizationRepositories(ctx, org, [Number(req.params.repository_id)], 'repository_id');
-      ctx.db.prepare('INSERT OR IGNORE INTO org_selected_repositories (owner_kind, org_id, name, repo_id) VALUES (?, ?, ?, ?)').run(owner.tag, org.id, item.name, repo!.id);
+      ctx.db
+        .prepare('INSERT OR IGNORE INTO org_selected_repositories (owner_kind, org_id, name, repo_id) VALUES (?, ?, ?, ?)')
+        .run(owner.tag, org.id, item.name, repo!.id);
       return { status: 204 };
     },
     [operations.remove]: (req, ctx) => {

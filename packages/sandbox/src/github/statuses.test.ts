@@ -43,7 +43,11 @@ describe('commit statuses', () => {
     expect(post('success', 'CI').status).toBe(201);
     const refused = call.fails('repos/create-commit-status', { params: { ...repo, sha }, body: { state: 'success', context: 'ci' } });
     expect(refused.status).toBe(422);
-    expect(refused.errors[0]).toMatchObject({ resource: 'Status', field: 'context', message: 'This SHA and context has reached the maximum number of statuses.' });
+    expect(refused.errors[0]).toMatchObject({
+      resource: 'Status',
+      field: 'context',
+      message: 'This SHA and context has reached the maximum number of statuses.',
+    });
     // Another context of the same SHA is unaffected.
     expect(post('success', 'lint').status).toBe(201);
   });
@@ -66,7 +70,11 @@ describe('combined status', () => {
     post('failure', 'build');
     post('pending', 'lint');
     expect(combined('main').state).toBe('failure');
-    expect(combined().statuses.map((s: { context: string; state: string }) => `${s.context}:${s.state}`)).toEqual(['deploy:success', 'build:failure', 'lint:pending']);
+    expect(combined().statuses.map((s: { context: string; state: string }) => `${s.context}:${s.state}`)).toEqual([
+      'deploy:success',
+      'build:failure',
+      'lint:pending',
+    ]);
   });
 
   it('answers 404 for a ref that names no commit', () => {

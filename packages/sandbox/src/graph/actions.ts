@@ -43,13 +43,16 @@ function quoted(original: Message, comment: string): Message['body'] {
   const sender = from ? `${from.name ?? ''} <${from.address ?? ''}>`.trim() : '';
   const sent = original.sentDateTime ?? original.receivedDateTime;
   if (original.body.contentType === 'html') {
-    const escape = (text: string) => text.replace(/[<>&]/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp' }[c]};`);
+    const escapeHtml = (text: string) => text.replace(/[<>&]/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp' }[c]};`);
     return {
       contentType: 'html',
-      content: `<div>${escape(comment)}</div><hr><div><b>From:</b> ${escape(sender)}<br><b>Sent:</b> ${sent}<br><b>Subject:</b> ${escape(original.subject)}</div>${original.body.content}`,
+      content: `<div>${escapeHtml(comment)}</div><hr><div><b>From:</b> ${escapeHtml(sender)}<br><b>Sent:</b> ${sent}<br><b>Subject:</b> ${escapeHtml(original.subject)}</div>${original.body.content}`,
     };
   }
-  return { contentType: 'text', content: `${comment}\n\n________________________________\nFrom: ${sender}\nSent: ${sent}\nSubject: ${original.subject}\n\n${original.body.content}` };
+  return {
+    contentType: 'text',
+    content: `${comment}\n\n________________________________\nFrom: ${sender}\nSent: ${sent}\nSubject: ${original.subject}\n\n${original.body.content}`,
+  };
 }
 
 function prefixed(prefix: 'RE' | 'FW', subject: string): string {

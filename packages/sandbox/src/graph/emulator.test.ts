@@ -26,7 +26,8 @@ beforeEach(() => {
   emulator.addMailbox('grace', { displayName: 'Grace', mail: 'grace@contoso.example' });
 });
 
-const send = (call: Call, message: Record<string, unknown>, extra: Record<string, unknown> = {}) => call('POST', '/me/sendMail', { body: { Message: message, ...extra } });
+const send = (call: Call, message: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  call('POST', '/me/sendMail', { body: { Message: message, ...extra } });
 const to = (...addresses: string[]) => addresses.map((address) => ({ emailAddress: { address } }));
 const inbox = async (call: Call) => (await call('GET', '/me/mailFolders/inbox/messages')).body.value;
 

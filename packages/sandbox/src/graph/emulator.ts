@@ -1,23 +1,9 @@
-/**
- * The Microsoft Graph mail emulator: the operation table generated from Graph's published description,
- * Graph's tokens and error shape, mailboxes, folders and messages, OData query options and the mail
- * actions, over the shared emulator layer.
- */
-import type Database from 'better-sqlite3';
 import { bearerToken, defineEmulator, type Emulator, type EmulatorOptions } from '../emulator/define.js';
 import { combineHandlers } from '../emulator/handlers.js';
 import { actionHandlers } from './actions.js';
 import type { GraphCaller, GraphContext, Handler, Mailbox } from './context.js';
 import { renderGraphError } from './errors.js';
-import {
-  createMailbox,
-  defaultSettings,
-  mailboxFor,
-  mailboxHandlers,
-  unauthorized,
-  updateSettings,
-  type MailboxProfile,
-} from './mailboxes.js';
+import { createMailbox, type defaultSettings, mailboxFor, mailboxHandlers, unauthorized, updateSettings, type MailboxProfile } from './mailboxes.js';
 import { folderOf, insertMessage, messageHandlers, newMessage, type Message } from './messages.js';
 import { createTables } from './store.js';
 import { operationTable } from './table.js';

@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { GraphError } from './context.js';
 
-const CODE_BY_STATUS: Record<number, string> = { 400: 'BadRequest', 401: 'InvalidAuthenticationToken', 404: 'ResourceNotFound', 405: 'MethodNotAllowed', 415: 'UnsupportedMediaType' };
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'InvalidAuthenticationToken',
+  404: 'ResourceNotFound',
+  405: 'MethodNotAllowed',
+  415: 'UnsupportedMediaType',
+};
 
 export function renderGraphError(error: unknown, now: () => number): EmulatorResponse {
   if (error instanceof GraphError) return errorResponse(error.status, error.code, error.message, now);

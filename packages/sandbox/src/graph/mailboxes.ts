@@ -74,7 +74,13 @@ export const unauthorized = (token: string | undefined) =>
 
 export function createMailbox(db: Database.Database, token: string, profile: MailboxProfile): Mailbox {
   const id = userId();
-  db.prepare('INSERT INTO mailboxes (id, token, mail, profile, settings) VALUES (?, ?, ?, ?, ?)').run(id, token, profile.mail, JSON.stringify(profile), JSON.stringify(defaultSettings()));
+  db.prepare('INSERT INTO mailboxes (id, token, mail, profile, settings) VALUES (?, ?, ?, ?, ?)').run(
+    id,
+    token,
+    profile.mail,
+    JSON.stringify(profile),
+    JSON.stringify(defaultSettings()),
+  );
   const insert = db.prepare('INSERT INTO folders (id, mailbox_id, well_known, display_name) VALUES (?, ?, ?, ?)');
   for (const [name, displayName] of Object.entries(WELL_KNOWN_FOLDERS)) insert.run(folderId(), id, name, displayName);
   return { id, displayName: profile.displayName, mail: profile.mail };

@@ -43,7 +43,17 @@ export interface Message {
 }
 
 /** The fields a client may set on a draft (PATCH, or the body of a new message). */
-export const DRAFT_FIELDS = ['subject', 'body', 'toRecipients', 'ccRecipients', 'bccRecipients', 'replyTo', 'importance', 'isDeliveryReceiptRequested', 'isReadReceiptRequested'] as const;
+export const DRAFT_FIELDS = [
+  'subject',
+  'body',
+  'toRecipients',
+  'ccRecipients',
+  'bccRecipients',
+  'replyTo',
+  'importance',
+  'isDeliveryReceiptRequested',
+  'isReadReceiptRequested',
+] as const;
 /** The fields a client may still change once a message is sent or received. */
 export const STATE_FIELDS = ['isRead', 'categories', 'flag', 'inferenceClassification'] as const;
 
@@ -94,7 +104,12 @@ export function newMessage(ctx: GraphContext, owner: Mailbox, folderId: string, 
 }
 
 export function insertMessage(db: Database.Database, mailboxId: string, message: Message): Message {
-  db.prepare('INSERT INTO messages (id, mailbox_id, folder_id, data) VALUES (?, ?, ?, ?)').run(message.id, mailboxId, message.parentFolderId, JSON.stringify(message));
+  db.prepare('INSERT INTO messages (id, mailbox_id, folder_id, data) VALUES (?, ?, ?, ?)').run(
+    message.id,
+    mailboxId,
+    message.parentFolderId,
+    JSON.stringify(message),
+  );
   return message;
 }
 
@@ -120,7 +135,9 @@ export function folderOf(db: Database.Database, me: Mailbox, wellKnown: string):
 /** A folder by id or well-known name; `starred` selects flagged messages wherever they are. */
 function folderFilter(db: Database.Database, me: Mailbox, idOrName: string): (message: Message) => boolean {
   if (idOrName.toLowerCase() === 'starred') return (message) => message.flag.flagStatus === 'flagged';
-  const id = db.prepare('SELECT id FROM folders WHERE mailbox_id = ? AND (id = ? OR well_known = ?)').pluck().get(me.id, idOrName, idOrName.toLowerCase()) as string | undefined;
+  const id = db.prepare('SELECT id FROM folders WHERE mailbox_id = ? AND (id = ? OR well_known = ?)').pluck().get(me.id, idOrName, idOrName.toLowerCase()) as
+    | string
+    | undefined;
   if (!id) throw itemNotFound();
   return (message) => message.parentFolderId === id;
 }
@@ -172,7 +189,10 @@ export const messageHandlers: Record<string, Handler> = {
 
   'me.mailFolders.ListMessages': (request, ctx) => list(request, ctx, folderFilter(ctx.db, request.me, request.params['mailFolder-id']!)),
 
-  'me.GetMessages': ({ params, query, me }, { db }) => ({ status: 200, body: select({ ...messageOf(db, me, params['message-id']!) }, query.$select as string[] | undefined) }),
+  'me.GetMessages': ({ params, query, me }, { db }) => ({
+    status: 200,
+    body: select({ ...messageOf(db, me, params['message-id']!) }, query.$select as string[] | undefined),
+  }),
 
   'me.CreateMessages': ({ body, me }, ctx) => {
     const fields = pick<Message>(body as Record<string, unknown>, [...DRAFT_FIELDS, ...STATE_FIELDS]);

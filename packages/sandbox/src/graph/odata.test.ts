@@ -30,9 +30,12 @@ describe('$filter', () => {
     expect(matches(parseFilter(filter), message)).toBe(expected);
   });
 
-  it.each(["subject eq 'open", 'subject eq', "subject like 'x'", "contains(subject)", "(subject eq 'a'", "'a' eq 'a'", "subject eq 'a' extra"])('refuses %s', (filter) => {
-    expect(() => parseFilter(filter)).toThrow(/Invalid filter clause/);
-  });
+  it.each(["subject eq 'open", 'subject eq', "subject like 'x'", 'contains(subject)', "(subject eq 'a'", "'a' eq 'a'", "subject eq 'a' extra"])(
+    'refuses %s',
+    (filter) => {
+      expect(() => parseFilter(filter)).toThrow(/Invalid filter clause/);
+    },
+  );
 });
 
 describe('$orderby and $select', () => {

@@ -173,10 +173,16 @@ export function matches(expression: Expression, record: unknown): boolean {
 
 /** -1, 0 or 1; undefined when the two cannot be ordered (a missing value, or different kinds). */
 export function compareValues(a: unknown, b: unknown): number | undefined {
-  const instant = (value: unknown) => (value && typeof value === 'object' && 'dateTime' in value ? (value as { dateTime: number }).dateTime : typeof value === 'string' && DATE_TIME.test(value) ? Date.parse(value) : undefined);
+  const instant = (value: unknown) =>
+    value && typeof value === 'object' && 'dateTime' in value
+      ? (value as { dateTime: number }).dateTime
+      : typeof value === 'string' && DATE_TIME.test(value)
+        ? Date.parse(value)
+        : undefined;
   const [ta, tb] = [instant(a), instant(b)];
   if (ta !== undefined && tb !== undefined) return Math.sign(ta - tb);
-  if (a === null || a === undefined || b === null || b === undefined) return a == b ? 0 : undefined;
+  // null and a missing value are the same to OData: both are equal to null.
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null) ? 0 : undefined;
   if (typeof a === 'string' && typeof b === 'string') return Math.sign(a.toLowerCase().localeCompare(b.toLowerCase()));
   if (typeof a === typeof b && (typeof a === 'number' || typeof a === 'boolean')) return Math.sign(Number(a) - Number(b));
   return undefined;

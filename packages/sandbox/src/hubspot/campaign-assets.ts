@@ -21,7 +21,9 @@ export interface Asset {
 
 function requireAssetType(type: string): void {
   if (!ASSET_TYPES.includes(type)) {
-    throw badRequest(`assetType must be one of ${ASSET_TYPES.join(', ')}`, [{ message: `unsupported asset type '${type}'`, in: 'path', code: 'INVALID_VALUE' }]);
+    throw badRequest(`assetType must be one of ${ASSET_TYPES.join(', ')}`, [
+      { message: `unsupported asset type '${type}'`, in: 'path', code: 'INVALID_VALUE' },
+    ]);
   }
 }
 

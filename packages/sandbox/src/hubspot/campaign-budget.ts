@@ -36,17 +36,15 @@ const render = (row: ItemRow) => ({
 });
 
 function itemsOf(ctx: HubspotContext, campaignId: string, kind: Kind): ItemRow[] {
-  return ctx.db
-    .prepare('SELECT * FROM campaign_items WHERE campaign_id = ? AND kind = ? ORDER BY item_order, id')
-    .all(campaignId, kind) as ItemRow[];
+  return ctx.db.prepare('SELECT * FROM campaign_items WHERE campaign_id = ? AND kind = ? ORDER BY item_order, id').all(campaignId, kind) as ItemRow[];
 }
 
 /** An item of this kind on this campaign: another campaign's item is not found here. */
 function requireItem(ctx: HubspotContext, campaignId: string, kind: Kind, id: string): ItemRow {
   requireCampaign(ctx.db, campaignId);
-  const row = ctx.db
-    .prepare('SELECT * FROM campaign_items WHERE id = ? AND campaign_id = ? AND kind = ?')
-    .get(Number(id), campaignId, kind) as ItemRow | undefined;
+  const row = ctx.db.prepare('SELECT * FROM campaign_items WHERE id = ? AND campaign_id = ? AND kind = ?').get(Number(id), campaignId, kind) as
+    | ItemRow
+    | undefined;
   if (!row) throw notFound(`${kind} item ${id} of campaign ${campaignId}`);
   return row;
 }

@@ -15,7 +15,17 @@ import { dateWindow, text } from './query.js';
 const CONTACT_TYPES = ['contactFirstTouch', 'contactLastTouch', 'influencedContacts'] as const;
 type ContactType = (typeof CONTACT_TYPES)[number];
 
-const ATTRIBUTION_MODELS = ['LINEAR', 'FIRST_INTERACTION', 'LAST_INTERACTION', 'FULL_PATH', 'U_SHAPED', 'W_SHAPED', 'TIME_DECAY', 'J_SHAPED', 'INVERSE_J_SHAPED'];
+const ATTRIBUTION_MODELS = [
+  'LINEAR',
+  'FIRST_INTERACTION',
+  'LAST_INTERACTION',
+  'FULL_PATH',
+  'U_SHAPED',
+  'W_SHAPED',
+  'TIME_DECAY',
+  'J_SHAPED',
+  'INVERSE_J_SHAPED',
+];
 
 /** Contact vids of each kind, in the order they first qualified. */
 function contactsOf(ctx: HubspotContext, campaignId: string, query: HubspotRequest['query']): Record<ContactType, number[]> {
@@ -41,10 +51,19 @@ export const campaignReportHandlers: Record<string, Handler> = {
     const campaign = requireCampaign(ctx.db, params.campaignGuid!);
     const contactType = params.contactType as ContactType;
     if (!CONTACT_TYPES.includes(contactType)) {
-      throw badRequest(`contactType must be one of ${CONTACT_TYPES.join(', ')}`, [{ message: `unknown contact type '${contactType}'`, in: 'path', code: 'INVALID_VALUE' }]);
+      throw badRequest(`contactType must be one of ${CONTACT_TYPES.join(', ')}`, [
+        { message: `unknown contact type '${contactType}'`, in: 'path', code: 'INVALID_VALUE' },
+      ]);
     }
     const vids = contactsOf(ctx, campaign.id, query)[contactType];
-    return { status: 200, body: page(vids.map((vid) => ({ id: String(vid) })), query, 100) };
+    return {
+      status: 200,
+      body: page(
+        vids.map((vid) => ({ id: String(vid) })),
+        query,
+        100,
+      ),
+    };
   },
 
   'get-/marketing/v3/campaigns/{campaignGuid}/reports/metrics': ({ params, query }, ctx) => {
@@ -65,7 +84,9 @@ export const campaignReportHandlers: Record<string, Handler> = {
     const campaign = requireCampaign(ctx.db, params.campaignGuid!);
     const model = text(query, 'attributionModel');
     if (model !== undefined && !ATTRIBUTION_MODELS.includes(model)) {
-      throw badRequest(`attributionModel must be one of ${ATTRIBUTION_MODELS.join(', ')}`, [{ message: `unknown attribution model '${model}'`, in: 'query', code: 'INVALID_VALUE' }]);
+      throw badRequest(`attributionModel must be one of ${ATTRIBUTION_MODELS.join(', ')}`, [
+        { message: `unknown attribution model '${model}'`, in: 'query', code: 'INVALID_VALUE' },
+      ]);
     }
     return {
       status: 200,

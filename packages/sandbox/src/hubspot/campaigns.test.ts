@@ -86,7 +86,9 @@ describe('campaign batches', () => {
     expect(fifty.body.results).toHaveLength(50);
 
     for (const operation of ['create', 'read', 'update', 'archive']) {
-      const body = inputs(51, (i) => (operation === 'create' ? { properties: { hs_name: `D${i}` } } : operation === 'update' ? { id: 'x', properties: {} } : { id: 'x' }));
+      const body = inputs(51, (i) =>
+        operation === 'create' ? { properties: { hs_name: `D${i}` } } : operation === 'update' ? { id: 'x', properties: {} } : { id: 'x' },
+      );
       const reply = await hub.call('POST', `/marketing/v3/campaigns/batch/${operation}`, { body });
       expect(reply.status, operation).toBe(400);
       expect(reply.body.message).toBe('inputs may hold at most 50 campaigns per batch; got 51');
@@ -97,7 +99,10 @@ describe('campaign batches', () => {
   it('reads a batch, leaving out unknown ids', async () => {
     const a = await createCampaign({ hs_name: 'A', hs_goal: 'g' });
     const b = await createCampaign({ hs_name: 'B' });
-    const reply = await hub.call('POST', '/marketing/v3/campaigns/batch/read', { body: { inputs: [{ id: b }, { id: 'missing' }, { id: a }] }, query: { properties: 'hs_name' } });
+    const reply = await hub.call('POST', '/marketing/v3/campaigns/batch/read', {
+      body: { inputs: [{ id: b }, { id: 'missing' }, { id: a }] },
+      query: { properties: 'hs_name' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.results.map((c: any) => [c.id, c.properties])).toEqual([
       [b, { hs_name: 'B' }],
@@ -109,13 +114,23 @@ describe('campaign batches', () => {
     const a = await createCampaign({ hs_name: 'A', hs_goal: 'g' });
     const b = await createCampaign({ hs_name: 'B' });
     const updated = await hub.call('POST', '/marketing/v3/campaigns/batch/update', {
-      body: { inputs: [{ id: a, properties: { hs_goal: '' } }, { id: b, properties: { hs_goal: 'new' } }] },
+      body: {
+        inputs: [
+          { id: a, properties: { hs_goal: '' } },
+          { id: b, properties: { hs_goal: 'new' } },
+        ],
+      },
     });
     expect(updated.status).toBe(200);
     expect(updated.body.results.map((c: any) => c.properties)).toEqual([{ hs_name: 'A' }, { hs_name: 'B', hs_goal: 'new' }]);
 
     const refused = await hub.call('POST', '/marketing/v3/campaigns/batch/update', {
-      body: { inputs: [{ id: a, properties: { hs_goal: 'changed' } }, { id: 'missing', properties: {} }] },
+      body: {
+        inputs: [
+          { id: a, properties: { hs_goal: 'changed' } },
+          { id: 'missing', properties: {} },
+        ],
+      },
     });
     expect(refused.status).toBe(404);
     expect((await hub.call('GET', campaignPath(a))).body.properties).toEqual({ hs_name: 'A' });
@@ -165,7 +180,12 @@ describe('budget and spend items', () => {
     expect((await hub.call('GET', `${campaignPath(id)}/spend/${spend.id}`)).body).toMatchObject({ name: 'Venue', amount: 500 });
     const updated = await hub.call('PUT', `${campaignPath(id)}/spend/${spend.id}`, { body: { name: 'Venue', amount: 650, order: 1, description: 'deposit' } });
     expect(updated.body).toMatchObject({ amount: 650, description: 'deposit' });
-    expect((await hub.call('GET', `${campaignPath(id)}/budget/totals`)).body).toMatchObject({ spendTotal: 650, budgetTotal: 0, remainingBudget: -650, currencyCode: 'USD' });
+    expect((await hub.call('GET', `${campaignPath(id)}/budget/totals`)).body).toMatchObject({
+      spendTotal: 650,
+      budgetTotal: 0,
+      remainingBudget: -650,
+      currencyCode: 'USD',
+    });
     expect((await hub.call('DELETE', `${campaignPath(id)}/spend/${spend.id}`)).status).toBe(204);
     expect((await hub.call('GET', `${campaignPath(id)}/budget/totals`)).body.spendItems).toEqual([]);
   });
@@ -232,7 +252,8 @@ describe('campaign reports', () => {
     hub.emulator.submitForm(otherForm, { email: 'alan.turing@example.com' });
     hub.emulator.submitForm(campaignForm, { email: 'new.visitor@example.com' });
 
-    const ids = async (type: string, query = {}) => (await hub.call('GET', `${campaignPath(id)}/reports/contacts/${type}`, { query })).body.results.map((r: any) => r.id);
+    const ids = async (type: string, query = {}) =>
+      (await hub.call('GET', `${campaignPath(id)}/reports/contacts/${type}`, { query })).body.results.map((r: any) => r.id);
     expect(await ids('influencedContacts')).toEqual(['1001', '1002', '1003', '1006']);
     expect(await ids('contactFirstTouch')).toEqual(['1002', '1003', '1006']);
     expect(await ids('contactLastTouch')).toEqual(['1001', '1002', '1006']);
@@ -254,7 +275,12 @@ describe('campaign reports', () => {
 
   it('reports zeros and no contacts for a campaign with nothing recorded', async () => {
     const id = await createCampaign({ hs_name: 'Quiet' });
-    expect((await hub.call('GET', `${campaignPath(id)}/reports/metrics`)).body).toEqual({ sessions: 0, influencedContacts: 0, newContactsFirstTouch: 0, newContactsLastTouch: 0 });
+    expect((await hub.call('GET', `${campaignPath(id)}/reports/metrics`)).body).toEqual({
+      sessions: 0,
+      influencedContacts: 0,
+      newContactsFirstTouch: 0,
+      newContactsLastTouch: 0,
+    });
     expect((await hub.call('GET', `${campaignPath(id)}/reports/contacts/influencedContacts`)).body).toEqual({ results: [] });
     expect((await hub.call('GET', `${campaignPath('missing')}/reports/metrics`)).status).toBe(404);
   });

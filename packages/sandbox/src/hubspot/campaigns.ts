@@ -51,7 +51,8 @@ function update(ctx: HubspotContext, row: CampaignRow, changes: Properties, fiel
     if (value === '') delete properties[name];
     else properties[name] = value;
   }
-  if (!properties.hs_name) throw badRequest(`${field}.hs_name cannot be reset`, [{ message: `${field}.hs_name cannot be reset`, in: 'body', code: 'INVALID_VALUE' }]);
+  if (!properties.hs_name)
+    throw badRequest(`${field}.hs_name cannot be reset`, [{ message: `${field}.hs_name cannot be reset`, in: 'body', code: 'INVALID_VALUE' }]);
   ctx.db.prepare('UPDATE campaigns SET properties = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(properties), ctx.clock.now(), row.id);
   return findCampaign(ctx.db, row.id)!;
 }
@@ -73,7 +74,9 @@ function sortRows(rows: CampaignRow[], sort: string | undefined): CampaignRow[] 
   const descending = sort.startsWith('-');
   const key = descending ? sort.slice(1) : sort;
   if (!SORTABLE.includes(key)) {
-    throw badRequest(`sort must be one of ${SORTABLE.join(', ')}, optionally prefixed with '-'`, [{ message: `cannot sort by '${key}'`, in: 'query', code: 'INVALID_VALUE' }]);
+    throw badRequest(`sort must be one of ${SORTABLE.join(', ')}, optionally prefixed with '-'`, [
+      { message: `cannot sort by '${key}'`, in: 'query', code: 'INVALID_VALUE' },
+    ]);
   }
   const value = (row: CampaignRow): string | number =>
     key === 'createdAt' ? row.created_at : key === 'updatedAt' ? row.updated_at : (propertiesOf(row).hs_name ?? '').toLowerCase();
@@ -135,7 +138,13 @@ export const campaignHandlers: Record<string, Handler> = {
     const { inputs } = body;
     checkBatchSize(inputs);
     const rows = [...new Set(inputs.map((input) => input.id))].map((id) => findCampaign(ctx.db, id)).filter((row) => row !== undefined);
-    return { status: 200, body: batchResult(ctx, rows.map((row) => renderWithAssets(ctx, row, query))) };
+    return {
+      status: 200,
+      body: batchResult(
+        ctx,
+        rows.map((row) => renderWithAssets(ctx, row, query)),
+      ),
+    };
   },
 
   // All or nothing: one unknown id fails the batch before anything changes.

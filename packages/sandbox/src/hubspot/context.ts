@@ -31,5 +31,4 @@ export class HubspotError extends Error {
 }
 
 export const notFound = (what: string) => new HubspotError(404, 'OBJECT_NOT_FOUND', `${what} not found`);
-export const badRequest = (message: string, errors?: HubspotError['errors']) =>
-  new HubspotError(400, 'VALIDATION_ERROR', message, errors);
+export const badRequest = (message: string, errors?: HubspotError['errors']) => new HubspotError(400, 'VALIDATION_ERROR', message, errors);

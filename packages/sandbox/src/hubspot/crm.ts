@@ -104,9 +104,7 @@ export function findContact(db: Database.Database, identifier: string): Contact 
 export function createContact(db: Database.Database, email: string, properties: Record<string, string> = {}): Contact {
   // The email column is the one source of truth for the address.
   const { email: _ignored, ...rest } = properties;
-  const result = db
-    .prepare('INSERT INTO contacts (email, properties) VALUES (?, ?)')
-    .run(normalizeEmail(email), JSON.stringify(rest));
+  const result = db.prepare('INSERT INTO contacts (email, properties) VALUES (?, ?)').run(normalizeEmail(email), JSON.stringify(rest));
   return getContact(db, Number(result.lastInsertRowid))!;
 }
 

@@ -84,7 +84,10 @@ export const emailSendHandlers: Record<string, Handler> = {
       const email = findEmail(ctx.db, send.email_id);
       return email ? String((JSON.parse(email.live) as { campaign?: string }).campaign ?? '') : '';
     };
-    const byCampaign = countBy(all.filter((send) => campaignOf(send) !== ''), campaignOf);
+    const byCampaign = countBy(
+      all.filter((send) => campaignOf(send) !== ''),
+      campaignOf,
+    );
     return {
       status: 200,
       body: {

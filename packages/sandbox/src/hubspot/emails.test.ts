@@ -19,7 +19,9 @@ const revisionIds = async (id: string) => (await get(`${emails}/${id}/revisions`
 
 describe('marketing emails', () => {
   it('creates an unpublished draft email, lists and reads it', async () => {
-    const created = await hub.call('POST', `${emails}/`, { body: { name: 'Welcome', subject: 'Hello', businessUnitId: 7, content: { plainTextVersion: 'Hi' } } });
+    const created = await hub.call('POST', `${emails}/`, {
+      body: { name: 'Welcome', subject: 'Hello', businessUnitId: 7, content: { plainTextVersion: 'Hi' } },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^\d+$/), name: 'Welcome', state: 'DRAFT', isPublished: false, businessUnitId: '7' });
     expect(await get(`${emails}/${created.body.id}`)).toEqual(created.body);
@@ -151,7 +153,9 @@ describe('sending', () => {
 
   it('sends a transactional email asynchronously, for emails that exist', async () => {
     const id = await createEmail();
-    const sent = await hub.call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: Number(id), message: message('ada@example.com') } });
+    const sent = await hub.call('POST', '/marketing/v3/transactional/single-email/send', {
+      body: { emailId: Number(id), message: message('ada@example.com') },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ statusId: expect.stringMatching(UUID), status: 'PENDING' });
     const missing = await hub.call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: 999, message: message('ada@example.com') } });
@@ -179,7 +183,8 @@ describe('sending', () => {
     const welcome = await createEmail({ campaign: 'campaign-1' });
     const other = await createEmail({ name: 'Other' });
     await post(`${emails}/${welcome}/publish`);
-    const send = (emailId: string, path = '/marketing/v4/email/single-send') => hub.call('POST', path, { body: { emailId: Number(emailId), message: message('x@example.com') } });
+    const send = (emailId: string, path = '/marketing/v4/email/single-send') =>
+      hub.call('POST', path, { body: { emailId: Number(emailId), message: message('x@example.com') } });
     await send(welcome);
     hub.emulator.clock.advance(2 * DAY);
     await send(welcome);

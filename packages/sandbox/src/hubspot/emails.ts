@@ -141,7 +141,9 @@ function insertEmail(ctx: HubspotContext, appId: number, fields: Fields, state =
 /** The request schemas take any language string; the answers only HubSpot's codes. */
 function checkLanguage(language: unknown, field: string): void {
   if (language !== undefined && !LANGUAGES.has(String(language))) {
-    throw badRequest(`${field} must be a language code such as en or pt-br`, [{ message: `unknown language '${String(language)}'`, in: 'body', code: 'INVALID_VALUE' }]);
+    throw badRequest(`${field} must be a language code such as en or pt-br`, [
+      { message: `unknown language '${String(language)}'`, in: 'body', code: 'INVALID_VALUE' },
+    ]);
   }
 }
 

@@ -107,12 +107,7 @@ function attendanceTimes(state: SubscriberState, properties: Record<string, stri
  * contact. All or nothing: a missing contact or a bad input leaves no trace.
  * Returns the contacts affected, one per contact even when inputs repeat it (the last input wins).
  */
-function recordAttendance(
-  req: HubspotRequest,
-  { db, clock }: HubspotContext,
-  event: MarketingEvent,
-  find: ContactFinder,
-): Contact[] {
+function recordAttendance(req: HubspotRequest, { db, clock }: HubspotContext, event: MarketingEvent, find: ContactFinder): Contact[] {
   const state = subscriberState(req);
   const inputs = inputsOf<AttendanceInput>(req);
   const now = clock.now();
@@ -136,12 +131,7 @@ function recordAttendance(
       }
     });
     if (missing.length) {
-      throw new HubspotError(
-        404,
-        'OBJECT_NOT_FOUND',
-        `Contacts not found: ${missing.join(', ')}; this endpoint records existing contacts only`,
-        errors,
-      );
+      throw new HubspotError(404, 'OBJECT_NOT_FOUND', `Contacts not found: ${missing.join(', ')}; this endpoint records existing contacts only`, errors);
     }
     const upsert = db.prepare(
       `INSERT INTO marketing_event_attendance (event_id, contact_vid, state, occurred_at, joined_at, left_at, created_at)
@@ -273,25 +263,45 @@ export const eventAttendanceHandlers: Record<string, Handler> = {
   // RecordEventAttendance
   'post-/marketing/v3/marketing-events/{objectId}/attendance/{subscriberState}/create_recordByContactId': (req, ctx) => {
     const contacts = recordAttendance(req, ctx, eventById(ctx.db, req.params.objectId), byVid);
-    return ok(batchResult(ctx.clock.now(), contacts.map((c) => ({ vid: c.vid }))));
+    return ok(
+      batchResult(
+        ctx.clock.now(),
+        contacts.map((c) => ({ vid: c.vid })),
+      ),
+    );
   },
 
   // RegisterEventParticipation: unknown emails become new contacts.
   'post-/marketing/v3/marketing-events/{objectId}/attendance/{subscriberState}/email-create_recordByEmail': (req, ctx) => {
     const contacts = recordAttendance(req, ctx, eventById(ctx.db, req.params.objectId), byEmailCreating);
-    return ok(batchResult(ctx.clock.now(), contacts.map((c) => ({ vid: c.vid, email: c.email }))));
+    return ok(
+      batchResult(
+        ctx.clock.now(),
+        contacts.map((c) => ({ vid: c.vid, email: c.email })),
+      ),
+    );
   },
 
   // RecordMarketingEventAttendance
   'post-/marketing/v3/marketing-events/attendance/{externalEventId}/{subscriberState}/create_recordByContactIds': (req, ctx) => {
     const contacts = recordAttendance(req, ctx, ownEvent(req, ctx.db), byVid);
-    return ok(batchResult(ctx.clock.now(), contacts.map((c) => ({ vid: c.vid }))));
+    return ok(
+      batchResult(
+        ctx.clock.now(),
+        contacts.map((c) => ({ vid: c.vid })),
+      ),
+    );
   },
 
   // RecordEventParticipationCrm: unknown emails become new contacts.
   'post-/marketing/v3/marketing-events/attendance/{externalEventId}/{subscriberState}/email-create_recordByContactEmails': (req, ctx) => {
     const contacts = recordAttendance(req, ctx, ownEvent(req, ctx.db), byEmailCreating);
-    return ok(batchResult(ctx.clock.now(), contacts.map((c) => ({ vid: c.vid, email: c.email }))));
+    return ok(
+      batchResult(
+        ctx.clock.now(),
+        contacts.map((c) => ({ vid: c.vid, email: c.email })),
+      ),
+    );
   },
 
   // RecordCrmSubscriberState: contacts must exist.
@@ -311,20 +321,16 @@ export const eventAttendanceHandlers: Record<string, Handler> = {
     ok(participationCounts(db, eventById(db, req.params.marketingEventId), clock.now())),
 
   // GetEventParticipationCounters
-  'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}_getParticipationsCountersByEventExternalId': (
-    req,
-    { db, clock },
-  ) => ok(participationCounts(db, ownEvent(req, db, req.params.externalAccountId), clock.now())),
+  'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}_getParticipationsCountersByEventExternalId': (req, { db, clock }) =>
+    ok(participationCounts(db, ownEvent(req, db, req.params.externalAccountId), clock.now())),
 
   // GetMarketingEventParticipationsBreakdown
   'get-/marketing/v3/marketing-events/participations/{marketingEventId}/breakdown_getParticipationsBreakdownByMarketingEventId': (req, ctx) =>
     ok(breakdown(req, ctx, { event: eventById(ctx.db, req.params.marketingEventId) })),
 
   // GetMarketingEventParticipationBreakdown
-  'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}/breakdown_getParticipationsBreakdownByExternalEventId': (
-    req,
-    ctx,
-  ) => ok(breakdown(req, ctx, { event: ownEvent(req, ctx.db, req.params.externalAccountId) })),
+  'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}/breakdown_getParticipationsBreakdownByExternalEventId': (req, ctx) =>
+    ok(breakdown(req, ctx, { event: ownEvent(req, ctx.db, req.params.externalAccountId) })),
 
   // GetContactParticipationsBreakdown: the contact is named by vid or by email.
   'get-/marketing/v3/marketing-events/participations/contacts/{contactIdentifier}/breakdown_getParticipationsBreakdownByContactId': (req, ctx) => {

@@ -43,10 +43,8 @@ export const eventListHandlers: Record<string, Handler> = {
     eventLists(db, eventById(db, req.params.marketingEventId)),
 
   // LinkListToEvent
-  'put-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists/{listId}_associateByExternalAccountAndEventIds': (
-    req,
-    { db },
-  ) => associateList(db, ownEvent(req, db, req.params.externalAccountId), req.params.listId),
+  'put-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists/{listId}_associateByExternalAccountAndEventIds': (req, { db }) =>
+    associateList(db, ownEvent(req, db, req.params.externalAccountId), req.params.listId),
 
   // DisassociateMarketingEventList
   'delete-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists/{listId}_disassociateByExternalAccountAndEventIds': (
@@ -55,8 +53,6 @@ export const eventListHandlers: Record<string, Handler> = {
   ) => disassociateList(db, ownEvent(req, db, req.params.externalAccountId), req.params.listId),
 
   // GetMarketingEventAssociatedLists
-  'get-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists_getAllByExternalAccountAndEventIds': (
-    req,
-    { db },
-  ) => eventLists(db, ownEvent(req, db, req.params.externalAccountId)),
+  'get-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists_getAllByExternalAccountAndEventIds': (req, { db }) =>
+    eventLists(db, ownEvent(req, db, req.params.externalAccountId)),
 };

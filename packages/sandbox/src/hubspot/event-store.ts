@@ -216,11 +216,7 @@ export function insertEvent(db: Database.Database, appId: number, input: EventIn
 }
 
 export function saveDetails(db: Database.Database, event: MarketingEvent, details: EventDetails, now: number): MarketingEvent {
-  db.prepare('UPDATE marketing_events SET details = ?, updated_at = ? WHERE object_id = ?').run(
-    JSON.stringify(details),
-    now,
-    Number(event.objectId),
-  );
+  db.prepare('UPDATE marketing_events SET details = ?, updated_at = ? WHERE object_id = ?').run(JSON.stringify(details), now, Number(event.objectId));
   return eventById(db, event.objectId);
 }
 

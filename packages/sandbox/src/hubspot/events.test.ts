@@ -36,19 +36,15 @@ const OP = {
   attendById: 'post-/marketing/v3/marketing-events/{objectId}/attendance/{subscriberState}/create_recordByContactId',
   attendEmailById: 'post-/marketing/v3/marketing-events/{objectId}/attendance/{subscriberState}/email-create_recordByEmail',
   attendByExternal: 'post-/marketing/v3/marketing-events/attendance/{externalEventId}/{subscriberState}/create_recordByContactIds',
-  attendEmailByExternal:
-    'post-/marketing/v3/marketing-events/attendance/{externalEventId}/{subscriberState}/email-create_recordByContactEmails',
+  attendEmailByExternal: 'post-/marketing/v3/marketing-events/attendance/{externalEventId}/{subscriberState}/email-create_recordByContactEmails',
   upsertState: 'post-/marketing/v3/marketing-events/events/{externalEventId}/{subscriberState}/upsert_upsertByContactId',
   emailUpsertState: 'post-/marketing/v3/marketing-events/events/{externalEventId}/{subscriberState}/email-upsert_upsertByContactEmail',
   counters: 'get-/marketing/v3/marketing-events/participations/{marketingEventId}_getParticipationsCountersByMarketingEventId',
-  countersByExternal:
-    'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}_getParticipationsCountersByEventExternalId',
-  breakdown:
-    'get-/marketing/v3/marketing-events/participations/{marketingEventId}/breakdown_getParticipationsBreakdownByMarketingEventId',
+  countersByExternal: 'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}_getParticipationsCountersByEventExternalId',
+  breakdown: 'get-/marketing/v3/marketing-events/participations/{marketingEventId}/breakdown_getParticipationsBreakdownByMarketingEventId',
   breakdownByExternal:
     'get-/marketing/v3/marketing-events/participations/{externalAccountId}/{externalEventId}/breakdown_getParticipationsBreakdownByExternalEventId',
-  contactBreakdown:
-    'get-/marketing/v3/marketing-events/participations/contacts/{contactIdentifier}/breakdown_getParticipationsBreakdownByContactId',
+  contactBreakdown: 'get-/marketing/v3/marketing-events/participations/contacts/{contactIdentifier}/breakdown_getParticipationsBreakdownByContactId',
   linkList: 'put-/marketing/v3/marketing-events/associations/{marketingEventId}/lists/{listId}_associateByMarketingEventId',
   unlinkList: 'delete-/marketing/v3/marketing-events/associations/{marketingEventId}/lists/{listId}_disassociateByMarketingEventId',
   lists: 'get-/marketing/v3/marketing-events/associations/{marketingEventId}/lists_getAllByMarketingEventId',
@@ -56,8 +52,7 @@ const OP = {
     'put-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists/{listId}_associateByExternalAccountAndEventIds',
   unlinkListByExternal:
     'delete-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists/{listId}_disassociateByExternalAccountAndEventIds',
-  listsByExternal:
-    'get-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists_getAllByExternalAccountAndEventIds',
+  listsByExternal: 'get-/marketing/v3/marketing-events/associations/{externalAccountId}/{externalEventId}/lists_getAllByExternalAccountAndEventIds',
 } as const;
 
 const APP = 7001;
@@ -306,7 +301,14 @@ describe('events', () => {
     expect(result.results.map((e: { objectId: string }) => e.objectId)).toEqual([a.objectId, b.objectId]);
     expect(call(OP.fetch, { params: { objectId: b.objectId } }).body.eventUrl).toBe('https://example.com/b');
 
-    const error = failure(OP.batchUpdate, { body: { inputs: [{ objectId: a.objectId, eventName: 'Never', customProperties: [] }, { objectId: '999', customProperties: [] }] } });
+    const error = failure(OP.batchUpdate, {
+      body: {
+        inputs: [
+          { objectId: a.objectId, eventName: 'Never', customProperties: [] },
+          { objectId: '999', customProperties: [] },
+        ],
+      },
+    });
     expect(error.status).toBe(404);
     expect(error.message).toContain('999');
     expect(call(OP.fetch, { params: { objectId: a.objectId } }).body.eventName).toBe('A!');

@@ -168,9 +168,7 @@ export const eventHandlers: Record<string, Handler> = {
   // FindCrmMarketingEvents: external event ids starting with q, across apps so a caller can see who owns what.
   'get-/marketing/v3/marketing-events/events/search_doSearch': (req, { db }) => {
     const q = requiredQuery(req, 'q');
-    const rows = db
-      .prepare('SELECT * FROM marketing_events WHERE substr(external_event_id, 1, length(?)) = ? ORDER BY object_id')
-      .all(q, q) as EventRow[];
+    const rows = db.prepare('SELECT * FROM marketing_events WHERE substr(external_event_id, 1, length(?)) = ? ORDER BY object_id').all(q, q) as EventRow[];
     return ok({
       results: rows.map(toEvent).map((e) => ({
         objectId: e.objectId,

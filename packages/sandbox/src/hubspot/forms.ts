@@ -144,14 +144,18 @@ export function submissionsTo(ctx: HubspotContext, formIds: string[]): Submissio
   purgeExpired(ctx);
   if (formIds.length === 0) return [];
   return ctx.db
-    .prepare(`SELECT form_id AS formId, contact_vid AS contactVid, submitted_at AS submittedAt FROM form_submissions WHERE form_id IN (${formIds.map(() => '?').join(', ')}) ORDER BY id`)
+    .prepare(
+      `SELECT form_id AS formId, contact_vid AS contactVid, submitted_at AS submittedAt FROM form_submissions WHERE form_id IN (${formIds.map(() => '?').join(', ')}) ORDER BY id`,
+    )
     .all(...formIds) as SubmissionRecord[];
 }
 
 /** Every submission, oldest first: first and last touches are judged across all forms. */
 export function allSubmissions(ctx: HubspotContext): SubmissionRecord[] {
   purgeExpired(ctx);
-  return ctx.db.prepare('SELECT form_id AS formId, contact_vid AS contactVid, submitted_at AS submittedAt FROM form_submissions ORDER BY id').all() as SubmissionRecord[];
+  return ctx.db
+    .prepare('SELECT form_id AS formId, contact_vid AS contactVid, submitted_at AS submittedAt FROM form_submissions ORDER BY id')
+    .all() as SubmissionRecord[];
 }
 
 export const formName = (row: FormRow): string => String((JSON.parse(row.definition) as Definition).name ?? '');
@@ -172,9 +176,7 @@ export const formHandlers: Record<string, Handler> = {
   [OP.create]: ({ body }: HubspotRequest<FormInput>, ctx) => {
     const id = randomUUID();
     const now = ctx.clock.now();
-    ctx.db
-      .prepare('INSERT INTO forms (id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)')
-      .run(id, JSON.stringify(definitionOf(body)), now, now);
+    ctx.db.prepare('INSERT INTO forms (id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, JSON.stringify(definitionOf(body)), now, now);
     if (body.archived === true) setArchived(ctx, id, true);
     return { status: 201, body: render(findForm(ctx, id)!) };
   },
@@ -185,7 +187,8 @@ export const formHandlers: Record<string, Handler> = {
     purgeExpired(ctx);
     const formTypes = texts(query, 'formTypes');
     for (const type of formTypes ?? []) {
-      if (!FORM_TYPES.includes(type)) throw badRequest(`formTypes must be among: ${FORM_TYPES.join(', ')}`, [{ message: `unknown form type '${type}'`, in: 'query', code: 'INVALID_VALUE' }]);
+      if (!FORM_TYPES.includes(type))
+        throw badRequest(`formTypes must be among: ${FORM_TYPES.join(', ')}`, [{ message: `unknown form type '${type}'`, in: 'query', code: 'INVALID_VALUE' }]);
     }
     // Every form this emulator makes is a HubSpot form.
     const wanted = !formTypes || formTypes.includes('hubspot') || formTypes.includes('all');
@@ -200,7 +203,8 @@ export const formHandlers: Record<string, Handler> = {
 
   [OP.replace]: ({ params, body }: HubspotRequest<FormInput>, ctx) => {
     const row = requireForm(ctx, params.formId!, true);
-    if (body.id !== row.id) throw badRequest(`id must be the form id in the path (${row.id})`, [{ message: 'id does not match the path', in: 'body', code: 'INVALID_VALUE' }]);
+    if (body.id !== row.id)
+      throw badRequest(`id must be the form id in the path (${row.id})`, [{ message: 'id does not match the path', in: 'body', code: 'INVALID_VALUE' }]);
     return { status: 200, body: render(save(ctx, row.id, definitionOf(body), body.archived)) };
   },
 

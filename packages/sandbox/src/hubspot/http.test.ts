@@ -62,10 +62,13 @@ describe('routing', () => {
     // fetch would resolve %2E%2E itself, so this request goes out through node:http untouched.
     const status = await new Promise<number>((resolve, reject) => {
       const { hostname, port } = new URL(hub.emulator.url);
-      request({ hostname, port, method: 'DELETE', path: `/marketing/v3/campaigns/${id}/assets/FORM/%2E%2E`, headers: { authorization: 'Bearer test-token' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode!);
-      })
+      request(
+        { hostname, port, method: 'DELETE', path: `/marketing/v3/campaigns/${id}/assets/FORM/%2E%2E`, headers: { authorization: 'Bearer test-token' } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      )
         .on('error', reject)
         .end();
     });

@@ -39,7 +39,10 @@ async function call(method: string, path: string, options?: CallOptions): Promis
   expect(reply.status, `${label}: ${JSON.stringify(reply.body)}`).toBe(operation.successStatus);
   if (operation.responseBody) {
     let validate = validators.get(label);
-    if (!validate) validators.set(label, (validate = ajv.compile({ $defs, ...closeObjects(operation.responseBody) })));
+    if (!validate) {
+      validate = ajv.compile({ $defs, ...closeObjects(operation.responseBody) });
+      validators.set(label, validate);
+    }
     expect(validate(reply.body), `${label}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   } else {
     expect(reply.body, label).toBeUndefined();
@@ -91,7 +94,9 @@ describe('every response matches its schema', () => {
     await call('GET', `${forms}/${form.id}`);
     await call('GET', `${forms}/`, { query: { limit: 10, formTypes: ['hubspot'] } });
     await call('PUT', `${forms}/${form.id}`, { body: { ...formDefinition('Signup v2'), id: form.id } });
-    await call('PATCH', `${forms}/${form.id}`, { body: { name: 'Signup v3', legalConsentOptions: { type: 'legitimate_interest', lawfulBasis: 'lead', privacyText: 'p', subscriptionTypeIds: [1] } } });
+    await call('PATCH', `${forms}/${form.id}`, {
+      body: { name: 'Signup v3', legalConsentOptions: { type: 'legitimate_interest', lawfulBasis: 'lead', privacyText: 'p', subscriptionTypeIds: [1] } },
+    });
     await call('DELETE', `${forms}/${form.id}`);
     await call('GET', `${forms}/${form.id}`, { query: { archived: true } });
     await call('GET', `${forms}/`, { query: { archived: true } });
@@ -126,8 +131,12 @@ describe('every response matches its schema', () => {
     await call('POST', `${emails}/${id}/revisions/1/restore-to-draft`);
     await call('POST', `${emails}/${id}/revisions/1/restore`);
     await call('POST', `${emails}/${id}/publish`);
-    await call('POST', '/marketing/v4/email/single-send', { body: { emailId: Number(id), message: { to: 'ada@example.com', cc: ['b@example.com'] }, customProperties: { plan: {} } } });
-    await call('POST', '/marketing/v3/transactional/single-email/send', { body: { emailId: Number(id), message: { to: 'grace@example.com', sendId: 's-1' }, contactProperties: { firstname: 'Grace' } } });
+    await call('POST', '/marketing/v4/email/single-send', {
+      body: { emailId: Number(id), message: { to: 'ada@example.com', cc: ['b@example.com'] }, customProperties: { plan: {} } },
+    });
+    await call('POST', '/marketing/v3/transactional/single-email/send', {
+      body: { emailId: Number(id), message: { to: 'grace@example.com', sendId: 's-1' }, contactProperties: { firstname: 'Grace' } },
+    });
     await call('GET', `${emails}/statistics/list`);
     await call('GET', `${emails}/statistics/histogram`);
     await call('POST', `${emails}/${id}/unpublish`);

@@ -90,7 +90,8 @@ export const smtpTokenHandlers: Record<string, Handler> = {
     const campaignName = text(query, 'campaignName');
     const emailCampaignId = text(query, 'emailCampaignId');
     const rows = (db.prepare('SELECT * FROM smtp_tokens ORDER BY seq').all() as TokenRow[]).filter(
-      (row) => (campaignName === undefined || row.campaign_name === campaignName) && (emailCampaignId === undefined || row.email_campaign_id === emailCampaignId),
+      (row) =>
+        (campaignName === undefined || row.campaign_name === campaignName) && (emailCampaignId === undefined || row.email_campaign_id === emailCampaignId),
     );
     const { results, paging } = page(rows, query, 20);
     return { status: 200, body: { results: results.map((row) => render(row)), ...(paging && { paging }) } };

@@ -8,7 +8,9 @@ import type Database from 'better-sqlite3';
 import { ok, PylonError, type Handler, type ServiceAccount } from './context.js';
 
 export function createAccountTables(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS service_accounts (seq INTEGER PRIMARY KEY AUTOINCREMENT, token_digest TEXT NOT NULL UNIQUE, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS service_accounts (seq INTEGER PRIMARY KEY AUTOINCREMENT, token_digest TEXT NOT NULL UNIQUE, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL)',
+  );
 }
 
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -28,10 +30,7 @@ export function serviceAccountFor(db: Database.Database, token: string, name?: s
 
 /** Pylon's 401, in its error body: without a bearer token, or with one it did not issue. */
 export const unauthorized = (token: string | undefined) =>
-  new PylonError(
-    401,
-    token === undefined ? 'Unauthorized: send the API token as "Authorization: Bearer <token>"' : 'Unauthorized: invalid API token',
-  );
+  new PylonError(401, token === undefined ? 'Unauthorized: send the API token as "Authorization: Bearer <token>"' : 'Unauthorized: invalid API token');
 
 export const accountHandlers: Record<string, Handler> = {
   GetMe: ({ account }) => ok({ id: account.id, name: account.name }),

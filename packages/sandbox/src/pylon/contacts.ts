@@ -62,7 +62,13 @@ function renderContact(row: ContactRow) {
   };
 }
 
-const fieldsOf = (row: ContactRow): ContactFields => ({ id: row.id, name: row.name, email: row.email, emails: JSON.parse(row.emails) as string[], account_id: row.account_id });
+const fieldsOf = (row: ContactRow): ContactFields => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  emails: JSON.parse(row.emails) as string[],
+  account_id: row.account_id,
+});
 
 export const contactHandlers: Record<string, Handler> = {
   GetContacts: ({ query }, { db }) => {

@@ -3,7 +3,8 @@ import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { PylonError, requestId } from './context.js';
 
 export function renderPylonError(error: unknown): EmulatorResponse {
-  if (error instanceof PylonError || error instanceof EmulatorError) return { status: error.status, body: { errors: [error.message], request_id: requestId() } };
+  if (error instanceof PylonError || error instanceof EmulatorError)
+    return { status: error.status, body: { errors: [error.message], request_id: requestId() } };
   // A fault in the emulator itself; say so plainly rather than pass it off as Pylon's.
   return { status: 500, body: { errors: [`emulator fault: ${error instanceof Error ? error.message : String(error)}`], request_id: requestId() } };
 }

@@ -71,7 +71,21 @@ export function addIssue(db: Database.Database, now: number, input: IssueInput) 
   db.prepare(
     `INSERT INTO issues (id, number, title, body_html, state, source, tags, assignee_id, team_id, requester_id, account_id, custom_fields, customer_portal_visible, created_at, latest_message_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', 0, ?, ?)`,
-  ).run(id, next, input.title, input.body_html, input.state ?? 'new', input.source ?? 'email', JSON.stringify(input.tags ?? []), input.assignee_id ?? null, input.team_id ?? null, input.requester_id ?? null, input.account_id ?? null, created, created);
+  ).run(
+    id,
+    next,
+    input.title,
+    input.body_html,
+    input.state ?? 'new',
+    input.source ?? 'email',
+    JSON.stringify(input.tags ?? []),
+    input.assignee_id ?? null,
+    input.team_id ?? null,
+    input.requester_id ?? null,
+    input.account_id ?? null,
+    created,
+    created,
+  );
   return renderIssue(db, requireIssue(db, id));
 }
 
@@ -86,7 +100,9 @@ function requireIssue(db: Database.Database, idOrNumber: string): IssueRow {
 
 function renderIssue(db: Database.Database, row: IssueRow) {
   const assignee = row.assignee_id ? (db.prepare('SELECT id, email FROM users WHERE id = ?').get(row.assignee_id) as { id: string; email: string }) : undefined;
-  const requester = row.requester_id ? (db.prepare('SELECT id, email FROM contacts WHERE id = ?').get(row.requester_id) as { id: string; email: string | null } | undefined) : undefined;
+  const requester = row.requester_id
+    ? (db.prepare('SELECT id, email FROM contacts WHERE id = ?').get(row.requester_id) as { id: string; email: string | null } | undefined)
+    : undefined;
   return {
     id: row.id,
     number: row.number,
@@ -142,7 +158,16 @@ export const issueHandlers: Record<string, Handler> = {
          ORDER BY created_at DESC, number DESC LIMIT ?`,
       )
       .all(start, end, createdAt, createdAt, number, limit + 1) as IssueRow[];
-    return ok(...spread(page(rows, limit, (row) => [row.created_at, row.number], (row) => renderIssue(db, row))));
+    return ok(
+      ...spread(
+        page(
+          rows,
+          limit,
+          (row) => [row.created_at, row.number],
+          (row) => renderIssue(db, row),
+        ),
+      ),
+    );
   },
 
   GetIssue: ({ params }, { db }) => ok(renderIssue(db, requireIssue(db, params.id!))),
@@ -177,7 +202,13 @@ export const issueHandlers: Record<string, Handler> = {
   CreateIssueNote: ({ params, body, account }: PylonRequest<{ body_html: string; user_id?: string }>, { db, clock }) => {
     const issue = requireIssue(db, params.id!);
     const id = randomUUID();
-    db.prepare('INSERT INTO issue_notes (id, issue_id, body_html, author_id, created_at) VALUES (?, ?, ?, ?, ?)').run(id, issue.id, body.body_html, body.user_id ? requireUser(db, body.user_id).id : account.id, clock.now());
+    db.prepare('INSERT INTO issue_notes (id, issue_id, body_html, author_id, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      issue.id,
+      body.body_html,
+      body.user_id ? requireUser(db, body.user_id).id : account.id,
+      clock.now(),
+    );
     return ok({ id, issue_id: issue.id });
   },
 };

@@ -136,7 +136,10 @@ describe('one issue', () => {
     const account = emulator.serviceAccountFor('test-token');
     const note = await call('POST', `/issues/${issue.number}/note`, { body: { body_html: '<p>Checked the logs.</p>' } });
     expect(note.body.data).toEqual({ id: expect.any(String), issue_id: issue.id });
-    expect(emulator.db.prepare('SELECT body_html, author_id FROM issue_notes WHERE id = ?').get(note.body.data.id)).toEqual({ body_html: '<p>Checked the logs.</p>', author_id: account.id });
+    expect(emulator.db.prepare('SELECT body_html, author_id FROM issue_notes WHERE id = ?').get(note.body.data.id)).toEqual({
+      body_html: '<p>Checked the logs.</p>',
+      author_id: account.id,
+    });
     expectPylonError(await call('POST', `/issues/${issue.id}/note`, { body: {} }), 400, /body_html is required/);
     expectPylonError(await call('POST', `/issues/${issue.id}/note`, { body: { body_html: 'x', user_id: 'ghost' } }), 404, /User ghost/);
     expectPylonError(await call('POST', '/issues/4040/note', { body: { body_html: 'x' } }), 404, /Issue 4040/);
@@ -164,7 +167,14 @@ describe('users, teams and contacts', () => {
     const rest = await call('GET', '/teams', { query: { cursor: first.body.pagination.cursor } });
     expect(rest.body.data.map((team: any) => team.name)).toEqual([`Team ${TEAM_PAGE_SIZE}`]);
     const team = emulator.addTeam('Escalations', [alan.id, ada.id]);
-    expect((await call('GET', `/teams/${team.id}`)).body.data).toEqual({ id: team.id, name: 'Escalations', users: [{ id: alan.id, email: 'alan@example.test' }, { id: ada.id, email: 'ada@example.test' }] });
+    expect((await call('GET', `/teams/${team.id}`)).body.data).toEqual({
+      id: team.id,
+      name: 'Escalations',
+      users: [
+        { id: alan.id, email: 'alan@example.test' },
+        { id: ada.id, email: 'ada@example.test' },
+      ],
+    });
     expectPylonError(await call('GET', '/teams/nope'), 404, /Team nope/);
   });
 
@@ -182,20 +192,54 @@ describe('users, teams and contacts', () => {
     expect(await names({ field: 'name', operator: 'string_contains', value: 'garc' })).toEqual([maria.name]);
     expect(await names({ field: 'email', operator: 'is_unset' })).toEqual([lone.name]);
     expect(await names({ field: 'id', operator: 'in', values: [maria.id, lone.id] })).toEqual([maria.name, lone.name]);
-    expect(await names({ field: 'name', operator: 'or', subfilters: [{ field: 'account_id', operator: 'equals', value: 'acct-1' }, { field: 'name', operator: 'equals', value: 'wei chen' }] })).toEqual([maria.name, wei.name]);
-    expect(await names({ field: 'name', operator: 'and', subfilters: [{ field: 'email', operator: 'is_set' }, { field: 'name', operator: 'string_does_not_contain', value: 'maria' }] })).toEqual([wei.name]);
-    expectPylonError(await call('POST', '/contacts/search', { body: { filter: { field: 'name', operator: 'time_is_after', value: '2025-01-01T00:00:00Z' } } }), 400, /time field/);
-    expectPylonError(await call('POST', '/contacts/search', { body: { filter: { field: 'phone', operator: 'equals', value: '1' } } }), 400, /phone is not supported/);
-    expectPylonError(await call('POST', '/contacts/search', { body: { filter: { field: 'name', operator: 'like', value: '1' } } }), 400, /operator must be one of/);
+    expect(
+      await names({
+        field: 'name',
+        operator: 'or',
+        subfilters: [
+          { field: 'account_id', operator: 'equals', value: 'acct-1' },
+          { field: 'name', operator: 'equals', value: 'wei chen' },
+        ],
+      }),
+    ).toEqual([maria.name, wei.name]);
+    expect(
+      await names({
+        field: 'name',
+        operator: 'and',
+        subfilters: [
+          { field: 'email', operator: 'is_set' },
+          { field: 'name', operator: 'string_does_not_contain', value: 'maria' },
+        ],
+      }),
+    ).toEqual([wei.name]);
+    expectPylonError(
+      await call('POST', '/contacts/search', { body: { filter: { field: 'name', operator: 'time_is_after', value: '2025-01-01T00:00:00Z' } } }),
+      400,
+      /time field/,
+    );
+    expectPylonError(
+      await call('POST', '/contacts/search', { body: { filter: { field: 'phone', operator: 'equals', value: '1' } } }),
+      400,
+      /phone is not supported/,
+    );
+    expectPylonError(
+      await call('POST', '/contacts/search', { body: { filter: { field: 'name', operator: 'like', value: '1' } } }),
+      400,
+      /operator must be one of/,
+    );
   });
 
   it('pages contacts and contact searches', async () => {
     for (let i = 0; i < 30; i++) emulator.addContact({ name: `Contact ${i}`, email: `c${i}@example.test` });
     const page = await call('GET', '/contacts');
     expect(page.body.data).toHaveLength(20);
-    const found = await call('POST', '/contacts/search', { body: { filter: { field: 'email', operator: 'string_contains', value: 'example.test' }, limit: 25 } });
+    const found = await call('POST', '/contacts/search', {
+      body: { filter: { field: 'email', operator: 'string_contains', value: 'example.test' }, limit: 25 },
+    });
     expect(found.body.data).toHaveLength(25);
-    const more = await call('POST', '/contacts/search', { body: { filter: { field: 'email', operator: 'string_contains', value: 'example.test' }, limit: 25, cursor: found.body.pagination.cursor } });
+    const more = await call('POST', '/contacts/search', {
+      body: { filter: { field: 'email', operator: 'string_contains', value: 'example.test' }, limit: 25, cursor: found.body.pagination.cursor },
+    });
     expect(more.body.data.map((contact: any) => contact.name)).toEqual(['Contact 25', 'Contact 26', 'Contact 27', 'Contact 28', 'Contact 29']);
   });
 });

@@ -48,7 +48,16 @@ export const teamHandlers: Record<string, Handler> = {
   GetTeams: ({ query }, { db }) => {
     const after = cursorKey(query, 1)?.[0] ?? 0;
     const rows = db.prepare('SELECT * FROM teams WHERE seq > ? ORDER BY seq LIMIT ?').all(after, TEAM_PAGE_SIZE + 1) as TeamRow[];
-    return ok(...spread(page(rows, TEAM_PAGE_SIZE, (row) => [row.seq], (row) => renderTeam(db, row))));
+    return ok(
+      ...spread(
+        page(
+          rows,
+          TEAM_PAGE_SIZE,
+          (row) => [row.seq],
+          (row) => renderTeam(db, row),
+        ),
+      ),
+    );
   },
   GetTeam: ({ params }, { db }) => ok(renderTeam(db, requireTeam(db, params.id!))),
 };

@@ -66,7 +66,14 @@ const topics: Topic[] = [
   {
     tag: 'billing',
     team: 'Billing Support',
-    titles: ['Charged twice for the {plan} plan', 'Invoice {invoice} shows the wrong amount', 'Card declined when upgrading to {plan}', 'Need a copy of the invoice for {month}', 'Update the billing address for {company}', 'Question about proration after downgrading'],
+    titles: [
+      'Charged twice for the {plan} plan',
+      'Invoice {invoice} shows the wrong amount',
+      'Card declined when upgrading to {plan}',
+      'Need a copy of the invoice for {month}',
+      'Update the billing address for {company}',
+      'Question about proration after downgrading',
+    ],
     bodies: [
       'We were billed twice this month for the {plan} subscription. Please refund the extra charge to our card.',
       'The amount on invoice {invoice} does not match the quote we signed. Our finance team needs a corrected invoice.',
@@ -79,7 +86,13 @@ const topics: Topic[] = [
   {
     tag: 'login',
     team: 'Technical Support',
-    titles: ['Cannot sign in after a password reset', 'SSO sign-in loops back to the login page', 'Two-factor code is not accepted', 'Account locked after failed attempts', 'Invitation link has expired'],
+    titles: [
+      'Cannot sign in after a password reset',
+      'SSO sign-in loops back to the login page',
+      'Two-factor code is not accepted',
+      'Account locked after failed attempts',
+      'Invitation link has expired',
+    ],
     bodies: [
       'After resetting my password the login page keeps saying the credentials are wrong. I use {browser}.',
       'Our SAML single sign-on with {idp} sends users back to the login page without an error.',
@@ -91,7 +104,13 @@ const topics: Topic[] = [
   {
     tag: 'api',
     team: 'Technical Support',
-    titles: ['API returns 500 on the orders endpoint', 'Rate limit reached earlier than documented', 'Webhook deliveries fail with a timeout', 'Pagination cursor skips records', 'API token stopped working'],
+    titles: [
+      'API returns 500 on the orders endpoint',
+      'Rate limit reached earlier than documented',
+      'Webhook deliveries fail with a timeout',
+      'Pagination cursor skips records',
+      'API token stopped working',
+    ],
     bodies: [
       'Requests to the orders endpoint answer HTTP 500 since this morning; the request id is {ref}.',
       'We get 429 responses after far fewer requests than the documented limit for the {plan} plan.',
@@ -103,7 +122,13 @@ const topics: Topic[] = [
   {
     tag: 'integrations',
     team: 'Technical Support',
-    titles: ['Salesforce sync stopped updating accounts', 'Slack notifications are not arriving', 'Jira integration creates duplicate tickets', 'HubSpot contacts are not imported', 'Zapier trigger fires twice'],
+    titles: [
+      'Salesforce sync stopped updating accounts',
+      'Slack notifications are not arriving',
+      'Jira integration creates duplicate tickets',
+      'HubSpot contacts are not imported',
+      'Zapier trigger fires twice',
+    ],
     bodies: [
       'Since {month} the Salesforce sync no longer updates account owners; the log shows a permissions error.',
       'New conversations no longer post to our Slack channel, although the integration shows as connected.',
@@ -126,7 +151,12 @@ const topics: Topic[] = [
   {
     tag: 'mobile',
     team: 'Technical Support',
-    titles: ['iOS app crashes on launch', 'Android push notifications are delayed', 'Mobile app signs me out every day', 'Attachments do not open on the tablet'],
+    titles: [
+      'iOS app crashes on launch',
+      'Android push notifications are delayed',
+      'Mobile app signs me out every day',
+      'Attachments do not open on the tablet',
+    ],
     bodies: [
       'The iOS app closes right after the splash screen since the latest update.',
       'Push notifications on Android arrive hours after the message was sent.',
@@ -137,7 +167,13 @@ const topics: Topic[] = [
   {
     tag: 'data',
     team: 'Customer Success',
-    titles: ['CSV export is missing columns', 'Imported contacts show broken characters', 'Restore a deleted project', 'Merge two duplicate accounts', 'Change the workspace owner'],
+    titles: [
+      'CSV export is missing columns',
+      'Imported contacts show broken characters',
+      'Restore a deleted project',
+      'Merge two duplicate accounts',
+      'Change the workspace owner',
+    ],
     bodies: [
       'The CSV export leaves out the custom columns we added last quarter.',
       'Names with accents look garbled after importing our spreadsheet of contacts.',
@@ -169,7 +205,24 @@ const fillers: Record<string, string[]> = {
   ref: ['req-7f3a', 'req-19bc', 'req-c442', 'req-a0d9'],
 };
 
-const firstNames = ['Maria', 'James', 'Wei', 'Fatima', 'Lucas', 'Aisha', 'Noah', 'Elena', 'Kenji', 'Olivia', 'Mateo', 'Priya', 'Liam', 'Sofia', 'Omar', 'Chloe'];
+const firstNames = [
+  'Maria',
+  'James',
+  'Wei',
+  'Fatima',
+  'Lucas',
+  'Aisha',
+  'Noah',
+  'Elena',
+  'Kenji',
+  'Olivia',
+  'Mateo',
+  'Priya',
+  'Liam',
+  'Sofia',
+  'Omar',
+  'Chloe',
+];
 const lastNames = ['Garcia', 'Smith', 'Chen', 'Khan', 'Silva', 'Okafor', 'Müller', 'Rossi', 'Tanaka', 'Brown', 'Novak', 'Patel'];
 
 /** mulberry32: a small, well-spread generator; deterministic for a seed. */
@@ -197,7 +250,10 @@ export function supportWorkspace({ recentIssues = 440, olderIssues = 40, contact
     const last = lastNames[Math.floor(i / firstNames.length) % lastNames.length]!;
     const company = fillers.company![i % fillers.company!.length]!;
     const domain = `${company.toLowerCase().replace(/\W+/g, '')}.example`;
-    const local = `${first}.${last}`.toLowerCase().normalize('NFKD').replace(/[^\w.]/g, '');
+    const local = `${first}.${last}`
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^\w.]/g, '');
     people.push({ name: `${first} ${last}`, email: `${local}@${domain}`, account_id: `acct-${company.toLowerCase().replace(/\W+/g, '-')}` });
   }
 

@@ -6,7 +6,17 @@ import { randomUUID } from 'node:crypto';
 import type { Tool, ToolResult, ValidationIssue } from '@quiver/core';
 import { bodyRefused, readBody } from './body.js';
 import { customerById } from './customers.js';
-import { activeDiscountCodes, currency, deliveryTime, products, shippingRates, type Address, type Customer, type Product, type ShippingMethod } from './data.js';
+import {
+  activeDiscountCodes,
+  currency,
+  deliveryTime,
+  products,
+  shippingRates,
+  type Address,
+  type Customer,
+  type Product,
+  type ShippingMethod,
+} from './data.js';
 import type { CommerceStore } from './store.js';
 
 export type Priority = 'low' | 'normal' | 'high' | 'urgent';
@@ -78,7 +88,17 @@ export async function createOrder(tool: Tool, args: Record<string, unknown>, sto
     const customizations = item.customizations ?? {};
     for (const [pointer, message] of customizationIssues(product, customizations)) refuse(`/items/${index}/customizations${pointer}`, message);
     const unit = cents(product.price);
-    return [{ product_id: product.id, name: product.name, category: product.category, quantity: item.quantity, customizations, unit_price: dollars(unit), line_total: dollars(unit * item.quantity) }];
+    return [
+      {
+        product_id: product.id,
+        name: product.name,
+        category: product.category,
+        quantity: item.quantity,
+        customizations,
+        unit_price: dollars(unit),
+        line_total: dollars(unit * item.quantity),
+      },
+    ];
   });
 
   const destination = customer && shippingAddress(customer, body.shipping.address, refuse);
@@ -176,7 +196,10 @@ function applyDiscount(
     return null;
   }
   if (discount.min_subtotal !== undefined && subtotal < cents(discount.min_subtotal)) {
-    refuse('/discount_code', `needs an item subtotal of at least ${discount.min_subtotal.toFixed(2)} ${currency}; this order's is ${dollars(subtotal).toFixed(2)}`);
+    refuse(
+      '/discount_code',
+      `needs an item subtotal of at least ${discount.min_subtotal.toFixed(2)} ${currency}; this order's is ${dollars(subtotal).toFixed(2)}`,
+    );
     return null;
   }
   if (discount.loyalty_tier && customer.profile.loyalty_tier !== discount.loyalty_tier) {

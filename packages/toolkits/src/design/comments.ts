@@ -9,7 +9,10 @@ export const addCommentOrReply: ToolHandler = async ({ node_id, x, y, ...args },
   if (args.parent_comment_id !== undefined) return callUpstream(tool, args, context);
   if (node_id === undefined) {
     if (x === undefined && y === undefined) return callUpstream(tool, args, context);
-    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'Invalid input for AddCommentOrReply: x and y are an offset inside a node; give node_id with them, or leave them out.');
+    return toolError(
+      'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      'Invalid input for AddCommentOrReply: x and y are an offset inside a node; give node_id with them, or leave them out.',
+    );
   }
   const normalized = normalizeNodeIds('AddCommentOrReply', 'node_id', [node_id as string]);
   if ('error' in normalized) return normalized;

@@ -6,7 +6,10 @@ import { normalizeNodeIds } from './node-ids.js';
 export const exportImage: ToolHandler = async (args, context) => {
   const format = (args.image_format as string | undefined) ?? 'png';
   if (args.scale !== undefined && (format === 'svg' || format === 'pdf')) {
-    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ExportImage: scale applies only to png and jpg exports; leave it out for ${format}, which is vector output.`);
+    return toolError(
+      'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      `Invalid input for ExportImage: scale applies only to png and jpg exports; leave it out for ${format}, which is vector output.`,
+    );
   }
   const normalized = normalizeNodeIds('ExportImage', 'node_ids', args.node_ids as string[]);
   if ('error' in normalized) return normalized;

@@ -19,7 +19,10 @@ export function libraryList(toolName: string, kind: 'components' | 'component_se
   return async ({ source, source_id, page_size, after_cursor }, context) => {
     if (source === 'team') return callUpstream(fromTeam, { source_id, page_size: page_size ?? DEFAULT_PAGE_SIZE, after_cursor }, context);
     if (page_size !== undefined || after_cursor !== undefined) {
-      return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${toolName}: page_size and after_cursor page a team library; a file's ${kind.replace('_', ' ')} come all at once, so leave them out when source is file.`);
+      return toolError(
+        'TOOL_RUNTIME_BAD_INPUT_VALUE',
+        `Invalid input for ${toolName}: page_size and after_cursor page a team library; a file's ${kind.replace('_', ' ')} come all at once, so leave them out when source is file.`,
+      );
     }
     return callUpstream(fromFile, { source_id }, context);
   };

@@ -7,7 +7,10 @@ const NODE_ID = /^I?\d+[:-]\d+(;I?\d+[:-]\d+)*$/;
 export function normalizeNodeIds(tool: string, parameter: string, ids: string[]): { ids: string[] } | { error: ToolError } {
   const wrong = ids.filter((id) => !NODE_ID.test(id.trim()));
   if (wrong.length) {
-    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool}: parameter '${parameter}' has ${wrong.map((id) => `'${id}'`).join(', ')}, which is not a Figma node id (like 1:2, or 1-2 as in Figma URLs).`);
+    return toolError(
+      'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      `Invalid input for ${tool}: parameter '${parameter}' has ${wrong.map((id) => `'${id}'`).join(', ')}, which is not a Figma node id (like 1:2, or 1-2 as in Figma URLs).`,
+    );
   }
   return { ids: ids.map((id) => id.trim().replaceAll('-', ':')) };
 }

@@ -3,7 +3,17 @@
  * JSON body. Content endpoints (on the content host) take their argument as JSON in the Dropbox-API-Arg
  * header and answer the content as the body, with the metadata as JSON in the Dropbox-API-Result header.
  */
-import { buildRequest, isBinaryBody, toolError, type HttpBinding, type ToolContext, type ToolData, type ToolError, type ToolResult, type UpstreamRequest } from '@quiver/core';
+import {
+  buildRequest,
+  isBinaryBody,
+  toolError,
+  type HttpBinding,
+  type ToolContext,
+  type ToolData,
+  type ToolError,
+  type ToolResult,
+  type UpstreamRequest,
+} from '@quiver/core';
 
 /** Setting for a content host other than Dropbox's own (a proxy); declared by DownloadFile. */
 export const contentUrlSecret = 'FILE_STORE_CONTENT_URL';
@@ -15,14 +25,22 @@ const dropboxContent = 'https://content.dropboxapi.com';
 const endpointBinding = (endpoint: string): ToolData & { http: HttpBinding } => ({
   name: endpoint,
   description: `Dropbox ${endpoint}`,
-  parameters: [{ name: 'argument', description: 'The argument of a content endpoint.', required: false, schema: {}, in: 'header', upstream: 'Dropbox-API-Arg' }],
+  parameters: [
+    { name: 'argument', description: 'The argument of a content endpoint.', required: false, schema: {}, in: 'header', upstream: 'Dropbox-API-Arg' },
+  ],
   output: { description: `The answer of ${endpoint}.` },
   requirements: {},
   http: { method: 'POST', path: endpoint },
 });
 
 /** The request, with the user's token, or the builder's refusal. */
-function request(context: ToolContext, baseUrl: string, endpoint: string, input: Record<string, unknown>, body?: unknown): UpstreamRequest | { error: ToolError } {
+function request(
+  context: ToolContext,
+  baseUrl: string,
+  endpoint: string,
+  input: Record<string, unknown>,
+  body?: unknown,
+): UpstreamRequest | { error: ToolError } {
   const built = buildRequest(endpointBinding(endpoint), input, baseUrl, body);
   if (!('error' in built) && context.token) built.headers.authorization = `Bearer ${context.token}`;
   return built;

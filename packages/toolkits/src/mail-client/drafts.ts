@@ -50,7 +50,10 @@ export const updateDraftEmail: ToolHandler = async (args, context) => {
     const remove = args[list.remove] as string[] | undefined;
     if (add === undefined && remove === undefined) continue;
     const adjusted = adjust(draft[list.field] ?? [], add, remove);
-    if ('missing' in adjusted) return refuse(`${list.remove} names ${adjusted.missing.join(', ')}, which ${adjusted.missing.length > 1 ? 'are' : 'is'} not among the draft's ${list.label} recipients; nothing was changed.`);
+    if ('missing' in adjusted)
+      return refuse(
+        `${list.remove} names ${adjusted.missing.join(', ')}, which ${adjusted.missing.length > 1 ? 'are' : 'is'} not among the draft's ${list.label} recipients; nothing was changed.`,
+      );
     changes[list.field] = adjusted.list;
   }
   return callUpstream(patch, changes, context);

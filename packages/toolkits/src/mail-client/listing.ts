@@ -11,8 +11,23 @@ const DEFAULT_LIMIT = 5;
 
 /** The fields a listing shows; bodies stay behind (bodyPreview stands in for them). */
 const SUMMARY_FIELDS = [
-  'id', 'subject', 'from', 'sender', 'toRecipients', 'ccRecipients', 'receivedDateTime', 'sentDateTime', 'bodyPreview',
-  'isRead', 'isDraft', 'importance', 'conversationId', 'parentFolderId', 'hasAttachments', 'flag', 'webLink',
+  'id',
+  'subject',
+  'from',
+  'sender',
+  'toRecipients',
+  'ccRecipients',
+  'receivedDateTime',
+  'sentDateTime',
+  'bodyPreview',
+  'isRead',
+  'isDraft',
+  'importance',
+  'conversationId',
+  'parentFolderId',
+  'hasAttachments',
+  'flag',
+  'webLink',
 ].join(',');
 
 const SORT_FIELDS: Record<string, string> = {
@@ -66,7 +81,10 @@ export const listEmailsInFolder: ToolHandler = async (args, context) => {
   const { well_known_folder_name: name, folder_id: id } = args;
   if ((name === undefined) === (id === undefined)) {
     const which = name === undefined ? 'neither was given' : 'both were given';
-    return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ListEmailsInFolder: give exactly one of well_known_folder_name and folder_id (${which}).`);
+    return toolError(
+      'TOOL_RUNTIME_BAD_INPUT_VALUE',
+      `Invalid input for ListEmailsInFolder: give exactly one of well_known_folder_name and folder_id (${which}).`,
+    );
   }
   return listPage(sortedFolder, { ...args, folder_id: name ?? id, orderby: orderBy(args) }, context);
 };

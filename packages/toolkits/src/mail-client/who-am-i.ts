@@ -10,6 +10,9 @@ export const whoAmI: ToolHandler = async (_args, context) => {
   if ('error' in user) return user;
   if ('error' in mailbox) return mailbox;
   const { '@odata.context': _, ...fields } = user.value as Record<string, unknown>;
-  const { automaticRepliesSetting, ...mailboxSettings } = ((mailbox.value as { mailboxSettings?: Record<string, unknown> }).mailboxSettings ?? {}) as Record<string, unknown>;
+  const { automaticRepliesSetting, ...mailboxSettings } = ((mailbox.value as { mailboxSettings?: Record<string, unknown> }).mailboxSettings ?? {}) as Record<
+    string,
+    unknown
+  >;
   return { value: { profile: fields, mailbox_settings: mailboxSettings, automatic_replies: automaticRepliesSetting ?? null } };
 };

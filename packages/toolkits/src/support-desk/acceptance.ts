@@ -39,7 +39,8 @@ export function judgeConfidences(confidences: readonly number[], autoAccept: boo
   if (best === undefined) return { accepted: false, reason: 'Nothing matched.' };
   if (!autoAccept) return { accepted: false, reason: notAsked };
   if (best < required) return { accepted: false, reason: `The best match has ${percent(best)} confidence; ${percent(required)} is required to accept it.` };
-  if (second !== undefined && second >= required) return { accepted: false, reason: `Several candidates reach ${percent(required)} confidence, so none is accepted.` };
+  if (second !== undefined && second >= required)
+    return { accepted: false, reason: `Several candidates reach ${percent(required)} confidence, so none is accepted.` };
   return { accepted: true };
 }
 

@@ -48,14 +48,29 @@ const contactSummary = (contact: Contact) => ({ id: contact.id, name: contact.na
 /** An email address is looked up exactly first (one call); a name, or an address not found, scans pages. */
 async function findContacts(query: string, maxPages: number, context: ToolContext) {
   if (query.includes('@')) {
-    const exact = await send<Page<Contact>>(pylon.searchContacts, { filter: { field: 'email', operator: 'equals', value: query.trim() }, limit: CANDIDATES }, context);
+    const exact = await send<Page<Contact>>(
+      pylon.searchContacts,
+      { filter: { field: 'email', operator: 'equals', value: query.trim() }, limit: CANDIDATES },
+      context,
+    );
     if ('error' in exact) return exact;
     if (exact.value.data.length) return { value: { matches: exact.value.data.map((item) => ({ item, confidence: 1 })), pages: 0, complete: true } };
   }
   const scanned = await collect<Contact>(pylon.getContacts, { limit: SCAN_PAGE_SIZE }, context, maxPages);
   if ('error' in scanned) return scanned;
   const { items, pages, complete } = scanned.value;
-  return { value: { matches: await matchNames(items, query, (contact) => [contact.name], (contact) => contact.emails ?? (contact.email ? [contact.email] : [])), pages, complete } };
+  return {
+    value: {
+      matches: await matchNames(
+        items,
+        query,
+        (contact) => [contact.name],
+        (contact) => contact.emails ?? (contact.email ? [contact.email] : []),
+      ),
+      pages,
+      complete,
+    },
+  };
 }
 
 const SearchContacts: ToolHandler = async (input, context) => {

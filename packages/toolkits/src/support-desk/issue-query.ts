@@ -34,7 +34,8 @@ export function parseQuery(query: string): QueryNode {
         take();
         explicit = true;
       }
-      if (peek() === undefined || peek() === ')' || peek() === 'OR' || peek() === 'AND') throw new QueryError(`${explicit ? 'OR' : 'the query'} needs a term after it`);
+      if (peek() === undefined || peek() === ')' || peek() === 'OR' || peek() === 'AND')
+        throw new QueryError(`${explicit ? 'OR' : 'the query'} needs a term after it`);
       const operand = conjunction();
       if (operand.kind === 'not' && !explicit) exclude.push(operand.operand);
       else include.push(operand);

@@ -43,7 +43,8 @@ let libraries: ReturnType<typeof load> | undefined;
 
 /** The issues that match, best first; equal scores keep the input's order. */
 export async function rankIssues<T extends Rankable>(issues: readonly T[], query: QueryNode): Promise<Ranked<T>[]> {
-  const [{ default: MiniSearch }, { stemmer }] = await (libraries ??= load());
+  libraries ??= load();
+  const [{ default: MiniSearch }, { stemmer }] = await libraries;
   const words = (text: string) => MiniSearch.getDefault('tokenize')(text).filter(Boolean);
   const index = new MiniSearch<{ key: number; title: string; description: string }>({
     idField: 'key',

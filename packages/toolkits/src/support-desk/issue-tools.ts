@@ -33,7 +33,8 @@ const SearchIssues: ToolHandler = async (input, context) => {
     indexed_issues: indexed,
     window,
   };
-  if (verdict.accepted) return { value: { auto_accepted: true, issue: ranked[0]!.issue, score: round(ranked[0]!.score), score_gap: round(scoreGap(scores)), ...listing } };
+  if (verdict.accepted)
+    return { value: { auto_accepted: true, issue: ranked[0]!.issue, score: round(ranked[0]!.score), score_gap: round(scoreGap(scores)), ...listing } };
   return { value: { auto_accepted: false, ...(input.auto_accept_matches === true && { message: verdict.reason }), ...listing } };
 };
 
@@ -95,7 +96,11 @@ const AssignIssue: ToolHandler = async (input, context): Promise<ToolResult> => 
 const AddInternalNote: ToolHandler = async (input, context: ToolContext) => {
   const text = input.body as string;
   if (!text.trim()) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', "Invalid input for AddInternalNote: parameter 'body' is blank.");
-  return send(calledAs(pylon.createIssueNote, 'issue_id'), { issue_id: (input.issue_id as string).trim(), body_html: input.as_html === true ? text : textToHtml(text) }, context);
+  return send(
+    calledAs(pylon.createIssueNote, 'issue_id'),
+    { issue_id: (input.issue_id as string).trim(), body_html: input.as_html === true ? text : textToHtml(text) },
+    context,
+  );
 };
 
 export const issueHandlers: Record<string, ToolHandler> = { GetIssue, SearchIssues, UpdateIssueStatus, AssignIssue, AddInternalNote };

@@ -42,13 +42,16 @@ export interface SearchOutcome {
 /** The issue by id or number (the input `parameter`); Pylon's 404 comes back saying which issue was missing. */
 export async function getIssue(idOrNumber: string, parameter: string, context: ToolContext): Promise<Outcome<Issue>> {
   const answer = await send<{ data: Issue }>(calledAs(pylon.getIssue, parameter), { [parameter]: idOrNumber.trim() }, context);
-  if ('error' in answer) return answer.error.kind === 'UPSTREAM_RUNTIME_NOT_FOUND' ? { error: { ...answer.error, message: `No issue has the id or number ${idOrNumber}.` } } : answer;
+  if ('error' in answer)
+    return answer.error.kind === 'UPSTREAM_RUNTIME_NOT_FOUND'
+      ? { error: { ...answer.error, message: `No issue has the id or number ${idOrNumber}.` } }
+      : answer;
   return { value: answer.value.data };
 }
 
 /** Ranks the newest 400 issues of the last 30 days for `query`; `parameter` names the input in errors. */
 export async function searchIssues(query: string, parameter: string, context: ToolContext): Promise<Outcome<SearchOutcome>> {
-  let parsed;
+  let parsed: ReturnType<typeof parseQuery>;
   try {
     parsed = parseQuery(query);
   } catch (error) {
@@ -65,7 +68,10 @@ export async function searchIssues(query: string, parameter: string, context: To
 }
 
 const badQuery = (parameter: string, problem: string): { error: ToolError } =>
-  toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid search in parameter '${parameter}': ${problem}. Use words with AND, OR, NOT (upper case) and parentheses, e.g. refund AND (card OR invoice) NOT duplicate.`);
+  toolError(
+    'TOOL_RUNTIME_BAD_INPUT_VALUE',
+    `Invalid search in parameter '${parameter}': ${problem}. Use words with AND, OR, NOT (upper case) and parentheses, e.g. refund AND (card OR invoice) NOT duplicate.`,
+  );
 
 /** What a result list shows of an issue. */
 export function summary(issue: Issue, score?: number) {
@@ -82,7 +88,9 @@ export function summary(issue: Issue, score?: number) {
   };
 }
 
-export type Resolution = { issue: Issue; match?: { score: number; score_gap: number } } | { issue: null; candidates: ReturnType<typeof summary>[]; message: string };
+export type Resolution =
+  | { issue: Issue; match?: { score: number; score_gap: number } }
+  | { issue: null; candidates: ReturnType<typeof summary>[]; message: string };
 
 export interface IssueLookup {
   lookupBy: 'id' | 'search';

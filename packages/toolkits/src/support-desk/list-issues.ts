@@ -23,7 +23,9 @@ const encode = (cursor: ListingCursor) => Buffer.from(JSON.stringify(cursor)).to
 function decode(text: string): ListingCursor | undefined {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<ListingCursor>;
-    return typeof value.cursor === 'string' && typeof value.start_time === 'string' && typeof value.end_time === 'string' ? (value as ListingCursor) : undefined;
+    return typeof value.cursor === 'string' && typeof value.start_time === 'string' && typeof value.end_time === 'string'
+      ? (value as ListingCursor)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -37,7 +39,8 @@ export const ListIssues: ToolHandler = async (input, context) => {
   if (input.cursor !== undefined) {
     const cursor = decode(input.cursor as string);
     if (!cursor) return bad("parameter 'cursor' is not a cursor ListIssues returned.");
-    if (input.start_time !== undefined || input.end_time !== undefined) return bad("parameter 'cursor' already carries its listing's window; leave start_time and end_time out.");
+    if (input.start_time !== undefined || input.end_time !== undefined)
+      return bad("parameter 'cursor' already carries its listing's window; leave start_time and end_time out.");
     window = { start_time: cursor.start_time, end_time: cursor.end_time };
     upstreamCursor = cursor.cursor;
   } else {

@@ -20,8 +20,14 @@ export const MIN_CONFIDENCE = 0.3;
 let library: Promise<typeof import('fastest-levenshtein')> | undefined;
 
 /** The items whose names (or emails) resemble the query, best first; equal ones keep their order. */
-export async function matchNames<T>(items: readonly T[], query: string, namesOf: (item: T) => string[], emailsOf: (item: T) => string[] = () => []): Promise<NameMatch<T>[]> {
-  const { distance } = await (library ??= import('fastest-levenshtein'));
+export async function matchNames<T>(
+  items: readonly T[],
+  query: string,
+  namesOf: (item: T) => string[],
+  emailsOf: (item: T) => string[] = () => [],
+): Promise<NameMatch<T>[]> {
+  library ??= import('fastest-levenshtein');
+  const { distance } = await library;
   const similarity = (a: string, b: string) => (a.length || b.length ? 1 - distance(a, b) / Math.max(a.length, b.length) : 1);
   const wanted = words(query);
   const emailSimilarity = (a: string, b: string) => {
@@ -63,6 +69,14 @@ const splitEmail = (email: string): [string, string] => {
 };
 
 /** Lower case without accents: "Müller" and "muller" are the same name. */
-const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().trim();
+const fold = (text: string) =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .trim();
 
-const words = (text: string) => fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (text: string) =>
+  fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);

@@ -11,7 +11,13 @@ function operation(name: string, method: HttpMethod, path: string, placed: Recor
   return {
     name,
     description: `Pylon ${name}`,
-    parameters: Object.entries(placed).map(([parameter, where]) => ({ name: parameter, in: where, required: where === 'path', description: parameter, schema: {} })),
+    parameters: Object.entries(placed).map(([parameter, where]) => ({
+      name: parameter,
+      in: where,
+      required: where === 'path',
+      description: parameter,
+      schema: {},
+    })),
     output: { description: `The answer of Pylon ${name}.` },
     requirements: { secrets: [{ key: API_TOKEN }] },
     http: { method, path, auth: { secret: API_TOKEN, scheme: 'Bearer' } },
@@ -37,7 +43,9 @@ export const pylon = {
  */
 export const calledAs = (op: Tool, input: string): Tool => ({
   ...op,
-  parameters: op.parameters.map((parameter) => (parameter.in === 'path' ? { ...parameter, name: input, upstream: parameter.upstream ?? parameter.name } : parameter)),
+  parameters: op.parameters.map((parameter) =>
+    parameter.in === 'path' ? { ...parameter, name: input, upstream: parameter.upstream ?? parameter.name } : parameter,
+  ),
 });
 
 export interface Pagination {
@@ -58,7 +66,13 @@ export async function send<T>(op: Tool, args: Record<string, unknown>, context: 
 }
 
 /** `data` of every page in order, following cursors while pages remain and `maxPages` allows. */
-export async function collect<T>(op: Tool, args: Record<string, unknown>, context: ToolContext, maxPages: number, maxItems = Infinity): Promise<Outcome<{ items: T[]; pages: number; complete: boolean }>> {
+export async function collect<T>(
+  op: Tool,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  maxPages: number,
+  maxItems = Infinity,
+): Promise<Outcome<{ items: T[]; pages: number; complete: boolean }>> {
   const items: T[] = [];
   let cursor: string | undefined;
   for (let pages = 1; ; pages++) {

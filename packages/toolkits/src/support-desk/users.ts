@@ -24,12 +24,21 @@ export async function allUsers(context: ToolContext): Promise<Outcome<User[]>> {
 export async function rankUsers(query: string, context: ToolContext) {
   const users = await allUsers(context);
   if ('error' in users) return users;
-  return { value: await matchNames(users.value, query, (user) => [user.name], (user) => user.emails ?? [user.email]) };
+  return {
+    value: await matchNames(
+      users.value,
+      query,
+      (user) => [user.name],
+      (user) => user.emails ?? [user.email],
+    ),
+  };
 }
 
 export const userSummary = (user: User) => ({ id: user.id, name: user.name, email: user.email });
 
-export type UserResolution = { user: ReturnType<typeof userSummary>; confidence?: number } | { user: null; candidates: Array<ReturnType<typeof userSummary> & { confidence: number }>; message: string };
+export type UserResolution =
+  | { user: ReturnType<typeof userSummary>; confidence?: number }
+  | { user: null; candidates: Array<ReturnType<typeof userSummary> & { confidence: number }>; message: string };
 
 /** The user by id, or by name when the best match is accepted; otherwise the candidates. */
 export async function resolveUser(lookupBy: 'id' | 'name', value: string, autoAccept: boolean, context: ToolContext): Promise<Outcome<UserResolution>> {
@@ -37,7 +46,9 @@ export async function resolveUser(lookupBy: 'id' | 'name', value: string, autoAc
     const users = await allUsers(context);
     if ('error' in users) return users;
     const user = users.value.find((candidate) => candidate.id === value.trim());
-    return user ? { value: { user: userSummary(user) } } : toolError('UPSTREAM_RUNTIME_NOT_FOUND', `No user has the id ${value}. Find one with SearchUsers or ListUsers.`);
+    return user
+      ? { value: { user: userSummary(user) } }
+      : toolError('UPSTREAM_RUNTIME_NOT_FOUND', `No user has the id ${value}. Find one with SearchUsers or ListUsers.`);
   }
   const ranked = await rankUsers(value, context);
   if ('error' in ranked) return ranked;

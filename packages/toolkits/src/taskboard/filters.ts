@@ -13,7 +13,10 @@ export function taskFilters(args: Record<string, unknown>): { args: Record<strin
   const out = { ...args };
   for (const name of lists) {
     if (typeof args[name] !== 'string') continue;
-    const items = (args[name] as string).split(',').map((item) => item.trim()).filter(Boolean);
+    const items = (args[name] as string)
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
     if (!items.length) return invalid(name, 'must name at least one value (comma separated)');
     if (name === 'filter_by_assignees' && items.some((item) => !/^\d+$/.test(item))) return invalid(name, 'must be user ids (numbers), comma separated');
     out[name] = items;
@@ -35,8 +38,10 @@ function customFieldProblem(text: string): string | undefined {
   if (!Array.isArray(filters) || !filters.length) return 'must be a non-empty JSON array of filters';
   for (const [index, filter] of filters.entries()) {
     const { field_id, operator } = (filter ?? {}) as Record<string, unknown>;
-    if (typeof filter !== 'object' || Array.isArray(filter) || typeof field_id !== 'string' || !field_id) return `item ${index} must be an object with a field_id`;
-    if (typeof operator !== 'string' || !operators.has(operator)) return `item ${index} has operator ${JSON.stringify(operator)}; use one of: ${[...operators].join(', ')}`;
+    if (typeof filter !== 'object' || Array.isArray(filter) || typeof field_id !== 'string' || !field_id)
+      return `item ${index} must be an object with a field_id`;
+    if (typeof operator !== 'string' || !operators.has(operator))
+      return `item ${index} has operator ${JSON.stringify(operator)}; use one of: ${[...operators].join(', ')}`;
   }
   return undefined;
 }

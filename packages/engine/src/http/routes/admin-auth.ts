@@ -39,7 +39,11 @@ const providerBody = (create: boolean) => ({
   properties: {
     id: { type: 'string', minLength: 1, pattern: '^[A-Za-z0-9_.-]+$' },
     description: { type: 'string' },
-    provider_id: { type: 'string', minLength: 1, description: 'The service (github, hubspot, clickup, dropbox, figma, microsoft have presets). Default: the id.' },
+    provider_id: {
+      type: 'string',
+      minLength: 1,
+      description: 'The service (github, hubspot, clickup, dropbox, figma, microsoft have presets). Default: the id.',
+    },
     type: { type: 'string', enum: ['oauth2'] },
     oauth2: oauth2Body(create),
   },
@@ -78,7 +82,14 @@ export const adminAuthRoutes: Routes = (app, engine) => {
 
   app.get<{ Querystring: PageRequest }>(
     '/v1/admin/auth_providers',
-    { schema: { operationId: 'auth-providers-list', summary: 'List auth providers (client secrets never shown)', querystring: { type: 'object', properties: pageQuery }, response: { 200: pageOf(authProvider) } } },
+    {
+      schema: {
+        operationId: 'auth-providers-list',
+        summary: 'List auth providers (client secrets never shown)',
+        querystring: { type: 'object', properties: pageQuery },
+        response: { 200: pageOf(authProvider) },
+      },
+    },
     async (request) => {
       const slice = page(await providers.list(), request.query);
       return { ...slice, items: slice.items.map((row) => providers.view(row)) };
@@ -128,7 +139,14 @@ export const adminAuthRoutes: Routes = (app, engine) => {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/auth_providers/:id',
-    { schema: { operationId: 'auth-providers-delete', summary: "Delete an auth provider and its users' connections", params: idParams, response: { 200: authProvider, 404: errorSchema } } },
+    {
+      schema: {
+        operationId: 'auth-providers-delete',
+        summary: "Delete an auth provider and its users' connections",
+        params: idParams,
+        response: { 200: authProvider, 404: errorSchema },
+      },
+    },
     async (request) => {
       const row = await providers.delete(request.params.id);
       if (!row) throw notFound(`auth provider ${request.params.id}`);
@@ -151,7 +169,14 @@ export const adminAuthRoutes: Routes = (app, engine) => {
 
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/user_connections/:id',
-    { schema: { operationId: 'auth-connections-delete', summary: "Delete a user's connection: the user's tools need a new authorization", params: idParams, response: { 404: errorSchema } } },
+    {
+      schema: {
+        operationId: 'auth-connections-delete',
+        summary: "Delete a user's connection: the user's tools need a new authorization",
+        params: idParams,
+        response: { 404: errorSchema },
+      },
+    },
     async (request, reply) => {
       if (!(await oauth.deleteConnection(request.params.id))) throw notFound(`connection ${request.params.id}`);
       return reply.status(204).send();
@@ -160,7 +185,13 @@ export const adminAuthRoutes: Routes = (app, engine) => {
 
   app.get(
     '/v1/admin/settings/session_verification',
-    { schema: { operationId: 'session-verification-settings-get', summary: 'How the engine verifies the browser session that completes an authorization', response: { 200: verification } } },
+    {
+      schema: {
+        operationId: 'session-verification-settings-get',
+        summary: 'How the engine verifies the browser session that completes an authorization',
+        response: { 200: verification },
+      },
+    },
     async () => oauth.sessionVerification.get(),
   );
 
@@ -176,7 +207,11 @@ export const adminAuthRoutes: Routes = (app, engine) => {
     },
     async (request) => {
       const next = await oauth.sessionVerification.set(request.body);
-      if (next.unsafe_skip_verification) request.log.warn({ api_key_id: request.apiKeyId }, 'session verification turned off (unsafe_skip_verification): any browser may complete an authorization');
+      if (next.unsafe_skip_verification)
+        request.log.warn(
+          { api_key_id: request.apiKeyId },
+          'session verification turned off (unsafe_skip_verification): any browser may complete an authorization',
+        );
       return next;
     },
   );

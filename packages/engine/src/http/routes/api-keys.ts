@@ -79,8 +79,7 @@ export const apiKeyRoutes: Routes = (app, engine) => {
         .select(['id', 'prefix'])
         .where('id', '=', request.apiKeyId ?? '')
         .executeTakeFirst();
-      if (own && [own.id, own.prefix].includes(request.params.id))
-        throw invalid('this request is made with that key: revoke it with another key');
+      if (own && [own.id, own.prefix].includes(request.params.id)) throw invalid('this request is made with that key: revoke it with another key');
       if (!(await revokeApiKey(engine.store.db, request.params.id))) throw notFound(`API key ${request.params.id}`);
       return reply.status(204).send();
     },

@@ -79,7 +79,12 @@ export const authRoutes: Routes = (app, engine) => {
         body: {
           type: 'object',
           required: ['tool_name'],
-          properties: { tool_name: { type: 'string', minLength: 1 }, tool_version: { type: 'string' }, user_id: { type: 'string' }, next_uri: { type: 'string' } },
+          properties: {
+            tool_name: { type: 'string', minLength: 1 },
+            tool_version: { type: 'string' },
+            user_id: { type: 'string' },
+            next_uri: { type: 'string' },
+          },
         },
         response: responses,
       },
@@ -127,7 +132,11 @@ export const authRoutes: Routes = (app, engine) => {
       schema: {
         operationId: 'auth-confirm-user',
         summary: "Session verification: the application confirms that its signed-in user is the authorization's user",
-        body: { type: 'object', required: ['flow_id', 'user_id'], properties: { flow_id: { type: 'string', minLength: 1 }, user_id: { type: 'string', minLength: 1 } } },
+        body: {
+          type: 'object',
+          required: ['flow_id', 'user_id'],
+          properties: { flow_id: { type: 'string', minLength: 1 }, user_id: { type: 'string', minLength: 1 } },
+        },
         response: {
           200: { type: 'object', required: ['auth_id'], properties: { auth_id: { type: 'string' }, next_uri: { type: 'string' } } },
           403: errorSchema,

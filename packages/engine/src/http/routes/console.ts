@@ -56,7 +56,7 @@ function loadAssets(dir: string): Map<string, Asset> {
     if (!entry.isFile()) continue;
     const file = join(entry.parentPath, entry.name);
     const body = readFileSync(file);
-    assets.set('/' + relative(dir, file).split('\\').join('/'), {
+    assets.set(`/${relative(dir, file).split('\\').join('/')}`, {
       type: types[extname(file)] ?? 'application/octet-stream',
       body,
       gzipped: gzipSync(body, { level: 9 }),

@@ -42,7 +42,10 @@ export const mcpRoutes: Routes = (app, engine) => {
         operationId: url === '/v1/mcp' ? 'mcp-endpoint' : 'mcp-endpoint-short',
         summary: 'MCP streamable HTTP; an OAuth access token, or an API key with the acting user in the Quiver-User-ID header',
         hide: url === '/mcp',
-        querystring: { type: 'object', properties: { discovery: { type: 'boolean', description: 'List the search, describe and call meta-tools instead of every tool.' } } },
+        querystring: {
+          type: 'object',
+          properties: { discovery: { type: 'boolean', description: 'List the search, describe and call meta-tools instead of every tool.' } },
+        },
       },
       handler: handle,
     });

@@ -7,7 +7,14 @@ import { pageQuery, type PageRequest } from '../page.js';
 export const scheduledRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: PageRequest }>(
     '/v1/scheduled_tools',
-    { config: serviceRoles, schema: { operationId: 'tool-scheduled-list', summary: 'List scheduled executions, newest first', querystring: { type: 'object', properties: pageQuery } } },
+    {
+      config: serviceRoles,
+      schema: {
+        operationId: 'tool-scheduled-list',
+        summary: 'List scheduled executions, newest first',
+        querystring: { type: 'object', properties: pageQuery },
+      },
+    },
     async (request) => engine.scheduler.list(request.query.limit, request.query.offset),
   );
 

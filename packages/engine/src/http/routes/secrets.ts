@@ -17,7 +17,13 @@ const secretInfo = {
 export const secretRoutes: Routes = (app, engine) => {
   app.get(
     '/v1/admin/secrets',
-    { schema: { operationId: 'secrets-list', summary: 'List secrets (never their values)', response: { 200: { type: 'object', properties: { items: { type: 'array', items: secretInfo } } } } } },
+    {
+      schema: {
+        operationId: 'secrets-list',
+        summary: 'List secrets (never their values)',
+        response: { 200: { type: 'object', properties: { items: { type: 'array', items: secretInfo } } } },
+      },
+    },
     async () => ({ items: await engine.secrets.list() }),
   );
 
@@ -38,7 +44,13 @@ export const secretRoutes: Routes = (app, engine) => {
 
   app.delete<{ Params: { secret_id: string } }>(
     '/v1/admin/secrets/:secret_id',
-    { schema: { operationId: 'secrets-delete', summary: 'Delete a secret', params: { type: 'object', required: ['secret_id'], properties: { secret_id: { type: 'string' } } } } },
+    {
+      schema: {
+        operationId: 'secrets-delete',
+        summary: 'Delete a secret',
+        params: { type: 'object', required: ['secret_id'], properties: { secret_id: { type: 'string' } } },
+      },
+    },
     async (request, reply) => {
       if (!(await engine.secrets.delete(request.params.secret_id))) throw notFound(`secret ${request.params.secret_id}`);
       return reply.status(204).send();

@@ -32,7 +32,10 @@ async function knownToolkit(engine: Engine, toolkit: string | undefined): Promis
 }
 
 function parseFormats(text: string | undefined): FormatName[] {
-  const formats = (text ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  const formats = (text ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   const unknown = formats.filter((f) => !(formatNames as string[]).includes(f));
   if (unknown.length) throw invalid(`unknown format(s): ${unknown.join(', ')}; use ${formatNames.join(', ')}`);
   return formats as FormatName[];
@@ -154,10 +157,13 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         querystring: { type: 'object', properties: { format: formatParam, user_id: userParam } },
       },
     },
-    async (request) => formatTool((await offeredEntry(engine, request.params.name, undefined, policyFor(engine, request.caller!.role))).tool, request.query.format),
+    async (request) =>
+      formatTool((await offeredEntry(engine, request.params.name, undefined, policyFor(engine, request.caller!.role))).tool, request.query.format),
   );
 
-  app.post<{ Body: { tool_name: string; input?: Record<string, unknown>; tool_version?: string; user_id?: string; run_at?: string; include_error_stacktrace?: boolean } }>(
+  app.post<{
+    Body: { tool_name: string; input?: Record<string, unknown>; tool_version?: string; user_id?: string; run_at?: string; include_error_stacktrace?: boolean };
+  }>(
     '/v1/tools/execute',
     {
       config: anyRole,
@@ -172,7 +178,10 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
             input: { type: 'object', additionalProperties: true, default: {} },
             tool_version: { type: 'string' },
             user_id: { type: 'string' },
-            run_at: { type: 'string', description: 'When to run: an RFC 3339 date-time with an offset, e.g. 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00. Omit to run now.' },
+            run_at: {
+              type: 'string',
+              description: 'When to run: an RFC 3339 date-time with an offset, e.g. 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00. Omit to run now.',
+            },
             include_error_stacktrace: { type: 'boolean', default: false },
           },
         },
@@ -184,7 +193,9 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       const policy = policyFor(engine, request.caller!.role);
       if (body.run_at !== undefined) {
         if (rfc3339(body.run_at) === undefined) {
-          throw invalid(`run_at must be an RFC 3339 date-time with an offset (such as 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00), got '${body.run_at}'`);
+          throw invalid(
+            `run_at must be an RFC 3339 date-time with an offset (such as 2030-01-01T10:00:00Z or 2030-01-01T10:00:00-08:00), got '${body.run_at}'`,
+          );
         }
         const entry = await offeredEntry(engine, body.tool_name, body.tool_version, policy);
         return engine.scheduler.schedule(entry, body.input ?? {}, userId, body.run_at);

@@ -4,7 +4,7 @@
  * A secret goes in and never comes out: answers say only whether one is set. MCP headers may carry
  * credentials too, so their values are masked; a masked value sent back in a PATCH keeps the stored one.
  */
-import { toToolDefinition } from '@quiver/core';
+import { toToolDefinition, type Tool } from '@quiver/core';
 import type { Routes } from '../app.js';
 import { conflict, invalid, notFound, Problem } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
@@ -39,7 +39,12 @@ const connectionSchema = (kind: WorkerType) =>
     properties: {
       uri: { type: 'string', minLength: 1 },
       timeout: { type: 'integer', minimum: 1, maximum: 600, description: 'Seconds one request may take (default 30).' },
-      retry: { type: 'integer', minimum: 0, maximum: 10, description: 'Further attempts after a transport failure (default 3); an invoke is repeated only when it cannot have run.' },
+      retry: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 10,
+        description: 'Further attempts after a transport failure (default 3); an invoke is repeated only when it cannot have run.',
+      },
       ...(kind === 'http'
         ? { secret: { type: 'string', minLength: 1, description: 'The secret the engine signs its tokens with (HS256); never returned.' } }
         : { headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers sent to the MCP server; values are never returned.' } }),
@@ -75,7 +80,12 @@ const workerSchema = {
     http: { type: 'object', properties: { uri: { type: 'string' }, timeout: { type: 'integer' }, retry: { type: 'integer' }, secret: secretState } },
     mcp: {
       type: 'object',
-      properties: { uri: { type: 'string' }, timeout: { type: 'integer' }, retry: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } } },
+      properties: {
+        uri: { type: 'string' },
+        timeout: { type: 'integer' },
+        retry: { type: 'integer' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+      },
     },
   },
 } as const;
@@ -141,7 +151,9 @@ function patched(current: WorkerSettings, body: Omit<WorkerBody, 'id'>): WorkerS
   if (body[other]) throw invalid(`${current.id} is an ${current.type} worker: it takes no ${other} settings`);
   const change = body[current.type] ?? {};
   checkConnection(change);
-  const headers = change.headers && Object.fromEntries(Object.entries(change.headers).map(([name, value]) => [name, value === mask ? (current.headers?.[name] ?? '') : value]));
+  const headers =
+    change.headers &&
+    Object.fromEntries(Object.entries(change.headers).map(([name, value]) => [name, value === mask ? (current.headers?.[name] ?? '') : value]));
   return {
     ...current,
     enabled: body.enabled ?? current.enabled,
@@ -164,7 +176,14 @@ export const workerRoutes: Routes = (app, engine) => {
 
   app.get<{ Querystring: PageRequest }>(
     '/v1/workers',
-    { schema: { operationId: 'workers-list', summary: 'List workers', querystring: { type: 'object', properties: pageQuery }, response: { 200: pageOf(workerSchema) } } },
+    {
+      schema: {
+        operationId: 'workers-list',
+        summary: 'List workers',
+        querystring: { type: 'object', properties: pageQuery },
+        response: { 200: pageOf(workerSchema) },
+      },
+    },
     async (request) => {
       const slice = page(await workers.list(), request.query);
       return { ...slice, items: slice.items.map(workerResponse) };
@@ -173,7 +192,14 @@ export const workerRoutes: Routes = (app, engine) => {
 
   app.post<{ Body: WorkerBody }>(
     '/v1/workers',
-    { schema: { operationId: 'workers-create', summary: 'Register a worker; an enabled one serves its tools at once', body: workerBody, response: { 201: workerSchema } } },
+    {
+      schema: {
+        operationId: 'workers-create',
+        summary: 'Register a worker; an enabled one serves its tools at once',
+        body: workerBody,
+        response: { 201: workerSchema },
+      },
+    },
     async (request, reply) => {
       const worker = created(request.body);
       if (worker.id === 'builtin') throw invalid("'builtin' names the engine's own tools; choose another id");
@@ -219,7 +245,12 @@ export const workerRoutes: Routes = (app, engine) => {
         operationId: 'workers-health',
         summary: 'Whether the worker answers and accepts the engine',
         params: idParams,
-        response: { 200: { type: 'object', properties: { id: { type: 'string' }, enabled: { type: 'boolean' }, healthy: { type: 'boolean' }, message: { type: 'string' } } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { id: { type: 'string' }, enabled: { type: 'boolean' }, healthy: { type: 'boolean' }, message: { type: 'string' } },
+          },
+        },
       },
     },
     async (request) => {
@@ -250,7 +281,16 @@ export const workerRoutes: Routes = (app, engine) => {
       const connection = request.body[type];
       checkConnection(connection);
       if (!connection?.uri) throw invalid(`${type}.uri is required`);
-      const worker: WorkerSettings = { id: connection.uri, type, enabled: true, uri: connection.uri, timeout: connection.timeout ?? 10, retry: 0, secret: connection.secret, headers: connection.headers };
+      const worker: WorkerSettings = {
+        id: connection.uri,
+        type,
+        enabled: true,
+        uri: connection.uri,
+        timeout: connection.timeout ?? 10,
+        retry: 0,
+        secret: connection.secret,
+        headers: connection.headers,
+      };
       return workerSource(worker).check();
     },
   );
@@ -267,7 +307,7 @@ export const workerRoutes: Routes = (app, engine) => {
     },
     async (request) => {
       const worker = await existing(request.params.id);
-      let tools;
+      let tools: readonly Tool[];
       try {
         tools = await workerSource(worker).tools();
       } catch (error) {
@@ -285,7 +325,9 @@ export const workerRoutes: Routes = (app, engine) => {
         operationId: 'workers-authorize',
         summary: 'Whether the worker wants OAuth before it serves: not_required, required or unknown',
         params: idParams,
-        response: { 200: { type: 'object', properties: { id: { type: 'string' }, type: { type: 'string' }, status: { type: 'string' }, message: { type: 'string' } } } },
+        response: {
+          200: { type: 'object', properties: { id: { type: 'string' }, type: { type: 'string' }, status: { type: 'string' }, message: { type: 'string' } } },
+        },
       },
     },
     async (request) => {

@@ -6,7 +6,10 @@ import { sql, type Kysely } from 'kysely';
  * as it could do everything then.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('api_keys').addColumn('role', 'text', (column) => column.notNull().defaultTo(sql`'admin'`)).execute();
+  await db.schema
+    .alterTable('api_keys')
+    .addColumn('role', 'text', (column) => column.notNull().defaultTo(sql`'admin'`))
+    .execute();
   await db.schema.alterTable('api_keys').addColumn('user_id', 'text').execute();
 }
 

@@ -7,7 +7,16 @@
 import Database from 'better-sqlite3';
 import type { Clock } from '../../emulator/clock.js';
 import { createValidator } from '../../emulator/validation.js';
-import { GithubError, notFound, type GithubContext, type GithubRequest, type GithubResponse, type GithubUser, type Handler, type Repository } from '../context.js';
+import {
+  GithubError,
+  notFound,
+  type GithubContext,
+  type GithubRequest,
+  type GithubResponse,
+  type GithubUser,
+  type Handler,
+  type Repository,
+} from '../context.js';
 import { githubOperations } from '../table.js';
 
 type Json = any;
@@ -50,8 +59,12 @@ function frozenClock(start: number): Clock {
   let now = start;
   return {
     now: () => now,
-    advance: (ms) => void (now += ms),
-    set: (ms) => void (now = ms),
+    advance: (ms) => {
+      now += ms;
+    },
+    set: (ms) => {
+      now = ms;
+    },
   };
 }
 
