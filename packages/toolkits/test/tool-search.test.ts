@@ -12,10 +12,10 @@ const index = await createToolIndex(await catalog.tools());
 const known = new Set((await catalog.entries()).flatMap(({ tool }) => [qualifiedName(tool), functionName(tool)]));
 
 describe('the search evaluation set', () => {
-  it('names, for every toolkit that is built, only tools that exist', () => {
-    const built = new Set(toolkits.map((toolkit) => toolkit.name));
-    const unknown = items.flatMap((item) => item.expected).filter((name) => built.has(name.split('.')[0]!) && !known.has(name));
-    expect(unknown).toEqual([]);
+  it('names only tools that exist', () => {
+    const named = items.flatMap((item) => item.expected);
+    expect(named.length).toBeGreaterThan(400);
+    expect(named.filter((name) => !known.has(name))).toEqual([]);
   });
 
   it('asks each request once, with at least one expected tool', () => {
@@ -38,16 +38,14 @@ describe('search over the built-in tools', () => {
     expect(top).toContain(expected);
   });
 
-  it('finds tools of the newer toolkits once they are built', () => {
-    // The newer toolkits may not be in every checkout yet; their requests are checked once they are.
-    const samples: Array<[string, string]> = [
-      ['who am I logged in as on the support desk', 'SupportDesk.WhoAmI'],
-      ['log 2 hours of time on that task', 'TaskboardApi.TrackTimeEntry'],
-      ['send the draft I wrote earlier', 'MailClient.SendDraftEmail'],
-      ['how much is shipping to Canada', 'CommerceTools.GetShippingRates'],
-    ];
-    for (const [query, expected] of samples.filter(([, name]) => known.has(name))) {
-      expect(index.search(query, { limit: 5 }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
-    }
+  // Every toolkit is built: a sample whose tool was renamed fails here instead of being skipped.
+  it.each([
+    ['who am I logged in as on the support desk', 'SupportDesk.WhoAmI'],
+    ['log 2 hours of time on that task', 'TaskboardApi.TrackTimeEntry'],
+    ['send the draft I wrote earlier', 'MailClient.SendDraftEmail'],
+    ['how much is shipping to Canada', 'CommerceTools.GetShippingRates'],
+  ])('finds the tool of the smaller toolkits for "%s"', (query, expected) => {
+    expect(known.has(expected)).toBe(true);
+    expect(index.search(query, { limit: 5 }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
   });
 });

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { createToolIndex, defineToolkit, didYouMean, qualifiedName, suggestToolNames, type ToolData } from '../../src/index.js';
+import { terms } from '../../src/search/terms.js';
+import { words } from '../../src/search/words.js';
+
+const tool = (name: string, description: string, parameters: string[] = []): ToolData => ({
+  name,
+  description,
+  parameters: parameters.map((p) => ({ name: p, description: p.replace(/_/g, ' '), required: false, schema: { type: 'string' }, in: 'query' })),
+  output: { description: '' },
+  requirements: {},
+});
+
+const codeHost = defineToolkit({
+  name: 'CodeHostApi',
+  version: '1.0.0',
+  description: 'A code host.',
+  baseUrl: 'http://127.0.0.1:9',
+  tools: [
+    tool('DeleteCodehostRepository', 'Deletes a repository. Needs admin rights.', ['repository_name']),
+    tool('CreateCodehostPullRequest', 'Opens a pull request from one branch into another.', ['head_branch', 'base_branch']),
+    tool('ListCodehostIssues', 'Lists the issues of a repository.', ['state']),
+    tool('GetCodehostIssue', 'Returns one issue.', ['issue_number']),
+    tool('ListOrgMembers', 'Lists the members of an organization.', ['org']),
+    { ...tool('DeleteCodehostGist', 'Deletes a gist.'), http: { method: 'DELETE', path: '/gists/{gist_id}' } },
+    { ...tool('UnpublishCodehostGist', 'Unpublishes a gist.'), http: { method: 'POST', path: '/gists/{gist_id}/unpublish' } },
+    { ...tool('StarCodehostRepo', 'Stars a repository.'), http: { method: 'PUT', path: '/user/starred/{owner}/{repo}' } },
+  ],
+});
+const helpDesk = defineToolkit({
+  name: 'HelpDesk',
+  version: '1.0.0',
+  description: 'A help desk.',
+  baseUrl: 'http://127.0.0.1:9',
+  tools: [tool('ListIssues', 'Lists support issues.'), tool('WhoAmI', 'The signed-in agent.')],
+});
+const index = await createToolIndex([...codeHost.tools, ...helpDesk.tools]);
+const names = (query: string, options?: Parameters<typeof index.search>[1]) => index.search(query, options).map((hit) => qualifiedName(hit.tool));
+
+describe('words and terms', () => {
+  it('splits identifiers at case changes, acronyms and digits', () => {
+    expect(words('CreateRepohostPullRequest')).toEqual(['create', 'repohost', 'pull', 'request']);
+    expect(words('GetSSHKey for v2_api')).toEqual(['get', 'ssh', 'key', 'for', 'v', '2', 'api']);
+  });
+
+  it('drops stop words, stems, and merges synonyms and phrases', () => {
+    expect(terms(words('remove the repositories'))).toEqual(terms(words('delete repo')));
+    expect(terms(words('open a pull request'))).toEqual(terms(words('open PR')));
+    expect(terms(words('get all tickets'))).toEqual(terms(words('list issues')));
+  });
+});
+
+describe('createToolIndex', () => {
+  it('finds a tool by what it does, in words the tool does not use', () => {
+    expect(names('remove a repo')[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+    expect(names('make a new PR')[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names('show all the people in the organisation')[0]).toBe('CodeHostApi.ListOrgMembers');
+  });
+
+  it('matches word forms through stemming', () => {
+    expect(names('listing issues')).toContain('CodeHostApi.ListCodehostIssues');
+    expect(names('deleted repositories')[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+  });
+
+  it('ranks best first with scores that fall', () => {
+    const hits = index.search('list issues');
+    expect(hits.length).toBeGreaterThan(1);
+    expect(hits.map((hit) => hit.score)).toEqual([...hits.map((hit) => hit.score)].sort((a, b) => b - a));
+  });
+
+  it('keeps to one toolkit, whatever its letter case', () => {
+    expect(names('list issues', { toolkit: 'helpdesk' })).toEqual(['HelpDesk.ListIssues']);
+    expect(names('list issues', { toolkit: 'Nope' })).toEqual([]);
+  });
+
+  it('returns at most limit hits', () => {
+    expect(index.search('issues', { limit: 1 })).toHaveLength(1);
+    expect(index.search('issues').length).toBeGreaterThan(1);
+  });
+
+  it('finds nothing for a query without a useful word', () => {
+    expect(index.search('')).toEqual([]);
+    expect(index.search('the of and')).toEqual([]);
+  });
+});
+
+describe('everyday words', () => {
+  it('finds a tool from the words people use for its objects', () => {
+    expect(names('bookmark that project')[0]).toBe('CodeHostApi.StarCodehostRepo');
+    expect(names('people in the company')[0]).toBe('CodeHostApi.ListOrgMembers');
+  });
+
+  it('keeps the typed word: an everyday word adds API words without replacing it', () => {
+    expect(names('take my snippet offline')[0]).toBe('CodeHostApi.UnpublishCodehostGist');
+    expect(names('gist')).toEqual(expect.arrayContaining(['CodeHostApi.DeleteCodehostGist', 'CodeHostApi.UnpublishCodehostGist']));
+  });
+
+  it('reads names the request gives (quoted, or after called or named) as values, not as what to do', () => {
+    expect(names('open a new PR called remove-old-repo')[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names("make a new PR named 'delete repository'")[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect(names('delete the repository')[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+  });
+
+  it('never ranks a destructive tool above a harmless one that fits as well, unless asked to delete', () => {
+    const harmless = names('the gist');
+    expect(harmless.indexOf('CodeHostApi.UnpublishCodehostGist')).toBeLessThan(harmless.indexOf('CodeHostApi.DeleteCodehostGist'));
+    expect(names('delete the gist')[0]).toBe('CodeHostApi.DeleteCodehostGist');
+  });
+});
+
+describe('suggestToolNames', () => {
+  const tools = [...codeHost.tools, ...helpDesk.tools];
+
+  it('finds a bare name in its toolkit and close spellings, closest first', () => {
+    expect(suggestToolNames('DeleteCodehostRepository', tools)[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+    expect(suggestToolNames('codehostapi.listcodehostissue', tools)[0]).toBe('CodeHostApi.ListCodehostIssues');
+    expect(suggestToolNames('CodeHostApi_GetCodehostIssu', tools, 3, (tool) => tool.name)[0]).toBe('GetCodehostIssue');
+  });
+
+  it('gives at most the limit, and nothing for a name like no tool', () => {
+    expect(suggestToolNames('ListIssue', tools).length).toBeLessThanOrEqual(3);
+    expect(suggestToolNames('ListIssue', tools, 1)).toEqual(['HelpDesk.ListIssues']);
+    expect(suggestToolNames('SendAFaxToGrandma', tools)).toEqual([]);
+  });
+
+  it('words the suggestions for an error message', () => {
+    expect(didYouMean([])).toBe('');
+    expect(didYouMean(['A.B'])).toBe(' Did you mean A.B?');
+    expect(didYouMean(['A.B', 'A.C', 'A.D'])).toBe(' Did you mean A.B, A.C or A.D?');
+  });
+});

@@ -1,0 +1,197 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamClient, isBinaryBody, retryAfterMs, type BinaryBody } from '../src/upstream.js';
+import type { HttpMethod } from '../src/tool.js';
+
+/** A loopback upstream that answers from a script of responses and counts what it received. */
+let script: Array<(res: ServerResponse) => void> = [];
+let received: Array<{ method: string; url: string }> = [];
+let baseUrl = '';
+const server = createServer((req: IncomingMessage, res) => {
+  received.push({ method: req.method!, url: req.url! });
+  const next = script.shift() ?? ((r: ServerResponse) => r.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  req.resume();
+  req.on('end', () => next(res));
+});
+
+const status =
+  (code: number, headers: Record<string, string> = {}, body = '{"message":"nope"}') =>
+  (res: ServerResponse) =>
+    res.writeHead(code, { 'content-type': 'application/json', ...headers }).end(body);
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+beforeEach(() => {
+  script = [];
+  received = [];
+});
+
+const client = new UpstreamClient({ retryBaseDelayMs: 5, maxRetries: 2, timeoutMs: 300, maxRetryAfterMs: 1_000 });
+const send = (method: HttpMethod, path = '/thing') => client.send({ method, url: baseUrl + path, headers: {} });
+
+describe('upstream client', () => {
+  it('returns parsed JSON on success', async () => {
+    const outcome = await send('GET');
+    expect(outcome).toEqual({ response: expect.objectContaining({ status: 200, body: { ok: true } }) });
+  });
+
+  it.each(['GET', 'HEAD', 'PUT', 'DELETE'] as HttpMethod[])('retries %s after a 5xx and succeeds', async (method) => {
+    script = [status(503), status(502)];
+    const outcome = await send(method);
+    expect('response' in outcome && outcome.response.status).toBe(200);
+    expect(received).toHaveLength(3);
+  });
+
+  it.each(['POST', 'PATCH'] as HttpMethod[])('never retries %s, nor calls it safe to repeat', async (method) => {
+    script = [status(503)];
+    const outcome = await send(method);
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_SERVER_ERROR', can_retry: false, status_code: 503 });
+    expect(received).toHaveLength(1);
+  });
+
+  it('gives up after the configured retries', async () => {
+    script = [status(500), status(500), status(500), status(500)];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error.kind).toBe('UPSTREAM_RUNTIME_SERVER_ERROR');
+    expect(received).toHaveLength(3);
+  });
+
+  it('honours Retry-After on 429 for safe methods', async () => {
+    script = [status(429, { 'retry-after': '0.05' })];
+    const started = Date.now();
+    const outcome = await send('GET');
+    expect('response' in outcome).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(received).toHaveLength(2);
+  });
+
+  it('does not wait for a Retry-After beyond the cap, and reports it', async () => {
+    script = [status(429, { 'retry-after': '120' })];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_RATE_LIMIT', can_retry: true, retry_after_ms: 120_000 });
+    expect(received).toHaveLength(1);
+  });
+
+  it('reads a 403 with exhausted rate-limit headers as a rate limit', async () => {
+    const reset = Math.ceil(Date.now() / 1000) + 3600;
+    script = [status(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) })];
+    const outcome = await send('POST');
+    expect('error' in outcome && outcome.error.kind).toBe('UPSTREAM_RUNTIME_RATE_LIMIT');
+    expect('error' in outcome && outcome.error.retry_after_ms).toBeGreaterThan(3_000_000);
+  });
+
+  it.each([
+    [401, 'UPSTREAM_RUNTIME_AUTH_ERROR', false],
+    [403, 'UPSTREAM_RUNTIME_AUTH_ERROR', false],
+    [404, 'UPSTREAM_RUNTIME_NOT_FOUND', false],
+    [422, 'UPSTREAM_RUNTIME_VALIDATION_ERROR', false],
+    [400, 'UPSTREAM_RUNTIME_BAD_REQUEST', false],
+    [409, 'UPSTREAM_RUNTIME_BAD_REQUEST', false],
+  ])('maps %i to %s without retrying', async (code, kind, canRetry) => {
+    script = [status(code)];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error).toMatchObject({
+      kind,
+      can_retry: canRetry,
+      status_code: code,
+      message: `The upstream service answered ${code}: nope`,
+    });
+    expect(received).toHaveLength(1);
+  });
+
+  it.each([
+    ['{"meta":{"error":"segment 7 is data-driven"}}', 'segment 7 is data-driven'],
+    ['{"errors":[{"reason":"required","field":"identifiers","message":"identifiers is required"}]}', 'identifiers is required'],
+    ['{"errors":["issue not found"],"request_id":"r1"}', 'issue not found'],
+    ['{"err":"Team not authorized","ECODE":"OAUTH_027"}', 'Team not authorized'],
+    ['{"status":400,"err":"Invalid scale"}', 'Invalid scale'],
+    ['{"error_summary":"path/not_found/..","error":{".tag":"path"}}', 'path/not_found/..'],
+    ['{"error":{"code":"ErrorItemNotFound","message":"The specified object was not found."}}', 'The specified object was not found.'],
+    ['{"error":"invalid_grant","error_description":"expired"}', 'invalid_grant'],
+  ])('quotes the upstream message of %s', async (body, message) => {
+    script = [status(400, {}, body)];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error.message).toBe(`The upstream service answered 400: ${message}`);
+  });
+
+  it('times out a slow upstream as a retryable timeout', async () => {
+    script = [() => {}, () => {}, () => {}];
+    const outcome = await send('GET');
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT', can_retry: true });
+    expect(received).toHaveLength(3);
+  });
+
+  it('reports an unreachable upstream', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const outcome = await client.send({ method: 'POST', url: `http://127.0.0.1:${port}/x`, headers: {} });
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true });
+  });
+});
+
+describe('response bodies', () => {
+  /** A 200 with the given bytes and content type (none when undefined). */
+  const answer = (body: Buffer, contentType?: string) => (res: ServerResponse) =>
+    res.writeHead(200, contentType === undefined ? {} : { 'content-type': contentType }).end(body);
+  const bodyOf = async (body: Buffer, contentType?: string) => {
+    script = [answer(body, contentType)];
+    const outcome = await send('GET');
+    if (!('response' in outcome)) throw new Error(`failed: ${outcome.error.message}`);
+    return outcome.response.body;
+  };
+  // Not UTF-8 at all: the start of a JPEG (SOI, APP0) and bytes that only make sense as binary.
+  const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x80, 0xc3, 0x28, 0xfe, 0xff, 0xd9]);
+
+  it('parses JSON, including +json types, and keeps malformed JSON as text', async () => {
+    expect(await bodyOf(Buffer.from('{"name":"Zoë"}'), 'application/json; charset=utf-8')).toEqual({ name: 'Zoë' });
+    expect(await bodyOf(Buffer.from('[1,2]'), 'application/vnd.github+json')).toEqual([1, 2]);
+    expect(await bodyOf(Buffer.from('{oops'), 'application/json')).toBe('{oops');
+  });
+
+  it('decodes textual types as UTF-8, non-ASCII included', async () => {
+    const text = 'Grüße, 東京 😀 — naïve';
+    for (const type of [
+      'text/plain; charset=utf-8',
+      'text/html',
+      'application/xml',
+      'image/svg+xml',
+      'application/javascript',
+      'application/x-www-form-urlencoded',
+    ]) {
+      expect(await bodyOf(Buffer.from(text, 'utf8'), type), type).toBe(text);
+    }
+    expect(await bodyOf(Buffer.from(text, 'utf8'))).toBe(text);
+  });
+
+  it('returns binary bodies as base64 whose bytes round-trip exactly', async () => {
+    const body = await bodyOf(jpeg, 'image/jpeg');
+    expect(body).toEqual({ content_base64: jpeg.toString('base64'), content_type: 'image/jpeg', size_bytes: jpeg.length } satisfies BinaryBody);
+    expect(isBinaryBody(body) && Buffer.from(body.content_base64, 'base64').equals(jpeg)).toBe(true);
+    // Every byte value, under the generic binary type.
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const generic = await bodyOf(all, 'application/octet-stream');
+    expect(isBinaryBody(generic) && Buffer.from(generic.content_base64, 'base64').equals(all)).toBe(true);
+  });
+
+  it('treats a body without a content type as text when it is UTF-8, else as binary', async () => {
+    expect(await bodyOf(jpeg)).toEqual({ content_base64: jpeg.toString('base64'), content_type: 'application/octet-stream', size_bytes: jpeg.length });
+  });
+
+  it('answers an empty body as undefined whatever the type', async () => {
+    for (const type of ['application/json', 'image/png', undefined]) expect(await bodyOf(Buffer.alloc(0), type)).toBeUndefined();
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads seconds, HTTP dates and reset times', () => {
+    expect(retryAfterMs({ 'retry-after': '2' })).toBe(2000);
+    expect(retryAfterMs({ 'retry-after': new Date(Date.now() + 5000).toUTCString() })).toBeGreaterThan(3000);
+    expect(retryAfterMs({})).toBeUndefined();
+  });
+});
