@@ -177,7 +177,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   {
     setting: 'sign-in of remote MCP clients (see [Signing people in](#signing-people-in-the-engine-as-an-oauth-21-authorization-server))',
     env: '`QUIVER_OIDC_ISSUER`, `QUIVER_OIDC_CLIENT_ID`, `QUIVER_OIDC_CLIENT_SECRET`, `QUIVER_OIDC_SCOPES`, `QUIVER_OIDC_NAME`, `QUIVER_AUTH_KEY_USER`, `QUIVER_AUTH_ACCESS_TOKEN_TTL`, `QUIVER_AUTH_REFRESH_TOKEN_TTL`, `QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS`',
-    default: 'off until an identity provider or a key user is set',
+    default: 'user keys only, until an identity provider is set',
   },
 ];
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Vault } from './security/vault.js';
 import type { ChangeWatcher } from './store/changes.js';
+import { LastUse } from './store/last-use.js';
 import type { Database } from './store/schema.js';
 
 export interface SecretInfo {
@@ -22,7 +23,8 @@ const infoColumns = ['id', 'key', 'description', 'created_at', 'updated_at', 'la
 export class SecretStore {
   /** Opened values by key; null where the store has none. */
   private readonly opened = new Map<string, string | null>();
-  private readonly accessed = new Map<string, number>();
+  /** Last access to the minute, written off the call's path. */
+  private readonly accessed = new LastUse((key, at) => this.db.updateTable('secrets').set({ last_accessed_at: at }).where('key', '=', key).execute());
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -80,21 +82,8 @@ export class SecretStore {
     for (const key of keys) {
       const value = this.opened.get(key) ?? this.defaults[key];
       if (value !== undefined) values[key] = value;
-      if (this.opened.get(key) != null) this.noteAccess(key);
+      if (this.opened.get(key) != null) this.accessed.note(key);
     }
     return values;
-  }
-
-  /** Last access to the minute, written off the call's path. */
-  private noteAccess(key: string): void {
-    const now = Date.now();
-    if (now - (this.accessed.get(key) ?? 0) < 60_000) return;
-    this.accessed.set(key, now);
-    this.db
-      .updateTable('secrets')
-      .set({ last_accessed_at: new Date(now).toISOString() })
-      .where('key', '=', key)
-      .execute()
-      .catch(() => this.accessed.delete(key));
   }
 }

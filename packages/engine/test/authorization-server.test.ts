@@ -664,5 +664,36 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
         await fresh.close();
       }
     });
+
+    it('signs a user key in as its own user, and refuses a service key', async () => {
+      const { createApiKey } = await import('@quiver/engine');
+      const userKey = (await createApiKey(engine.engine.store.db, 'kim', { role: 'user', userId: 'kim' })).key;
+      const serviceKey = (await createApiKey(engine.engine.store.db, 'backend', { role: 'service' })).key;
+      const fresh = await browser!.newContext();
+      try {
+        const back = await browse(
+          authorizeUrl(clientId, { code_challenge: s256(verifier), code_challenge_method: 'S256' }),
+          async (page) => {
+            await page.fill('#key', serviceKey);
+            await page.click('#sign-in-key');
+            await page.waitForSelector('[role="alert"]');
+            await page.fill('#key', userKey);
+            await page.click('#sign-in-key');
+            await page.waitForSelector('#allow');
+            expect(await page.textContent('body')).toContain('kim');
+            await page.click('#allow');
+          },
+          fresh,
+        );
+        const issued = await exchange(back.searchParams.get('code')!);
+        const mcp = new Client({ name: 'kim', version: '1.0.0' });
+        await mcp.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { authorization: `Bearer ${issued.body.access_token}` } } }));
+        await mcp.callTool({ name: READ_TOOL, arguments: {} });
+        expect(tokenUsers.at(-1)).toBe('kim');
+        await mcp.close();
+      } finally {
+        await fresh.close();
+      }
+    });
   });
 });

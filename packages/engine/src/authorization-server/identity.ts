@@ -117,14 +117,15 @@ export interface KeyIdentity {
 }
 
 /**
- * The key's role and user. Keys carry neither yet: a valid key is an admin key, and only the user
- * named by QUIVER_AUTH_KEY_USER (`keyUser`) may sign in with one. When keys carry roles, this reads
- * them, and signing in takes user keys only, as their own user.
+ * Who signs in with an API key: a user key's own user. For a single-person setup, an admin key signs
+ * in as the user QUIVER_AUTH_KEY_USER (`keyUser`) names, when it is set; service keys never sign in.
  */
 export async function verifyApiKey(keys: ApiKeyVerifier, key: string, keyUser: string | undefined): Promise<KeyIdentity | undefined> {
-  const id = await keys.verify(key);
-  if (!id) return undefined;
-  return keyUser ? { role: 'user', userId: keyUser } : { role: 'admin' };
+  const identity = await keys.verify(key);
+  if (!identity) return undefined;
+  if (identity.role === 'user' && identity.user_id) return { role: 'user', userId: identity.user_id };
+  if (identity.role === 'admin' && keyUser) return { role: 'user', userId: keyUser };
+  return { role: identity.role };
 }
 
 function describe(error: unknown): string {

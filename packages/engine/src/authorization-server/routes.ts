@@ -91,7 +91,8 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
         client,
         action: `${paths.interaction}/${uid}`,
         identityProvider: server.identity && { name: server.identity.settings.name, href: `${paths.interaction}/${uid}/sign-in` },
-        keySignIn: server.settings.keyUser !== undefined,
+        // User keys sign in as their own user; an admin key only where QUIVER_AUTH_KEY_USER names the person.
+        keySignIn: true,
         error,
       }),
       status,
@@ -154,7 +155,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     const found = await details(request, reply);
     if (found?.interaction.prompt.name !== 'login') return expired(reply);
     const key = request.body?.key?.trim();
-    const identity = key && server.settings.keyUser !== undefined ? await verifyApiKey(engine.apiKeys, key, server.settings.keyUser) : undefined;
+    const identity = key ? await verifyApiKey(engine.apiKeys, key, server.settings.keyUser) : undefined;
     if (identity?.role !== 'user' || !identity.userId) {
       return signIn(reply, found.interaction.uid, found.client, 'That key cannot sign in: use a valid user key.', 401);
     }

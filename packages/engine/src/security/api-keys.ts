@@ -9,6 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { ChangeWatcher } from '../store/changes.js';
+import { LastUse } from '../store/last-use.js';
 import type { Database } from '../store/schema.js';
 
 export const ROLES = ['admin', 'service', 'user'] as const;
@@ -98,7 +99,7 @@ export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Pr
 export class ApiKeyVerifier {
   /** Verified keys: who they are, role included, so that no request reads the database. */
   private readonly known = new Map<string, ApiKeyIdentity>();
-  private readonly touched = new Map<string, number>();
+  private readonly used = new LastUse((id, at) => this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute());
   /** Enough for every key an engine has; past it the memory starts over rather than grow. */
   private readonly maxKnown = 10_000;
 
@@ -125,21 +126,9 @@ export class ApiKeyVerifier {
       if (this.known.size >= this.maxKnown) this.known.clear();
       identity = { id: row.id, name: row.name, prefix: row.prefix, role: row.role as Role, user_id: row.user_id };
       this.known.set(key, identity);
-      if (row.last_used_at) this.touched.set(row.id, Date.parse(row.last_used_at));
+      this.used.known(row.id, row.last_used_at);
     }
-    this.touch(identity.id);
+    this.used.note(identity.id);
     return identity;
-  }
-
-  private touch(id: string): void {
-    const now = Date.now();
-    if (now - (this.touched.get(id) ?? 0) < 60_000) return;
-    this.touched.set(id, now);
-    this.db
-      .updateTable('api_keys')
-      .set({ last_used_at: new Date(now).toISOString() })
-      .where('id', '=', id)
-      .execute()
-      .catch(() => this.touched.delete(id));
   }
 }
