@@ -357,16 +357,10 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   });
 
   it('shows a user key only the tools and the playground, acting for its own user', async () => {
-    // Keys carry no role yet on this engine (every key is an admin's): answer /v1/me as a user key would.
-    await page.route('**/v1/me', (route) =>
-      route.fulfill({
-        status: 200,
-        contentType: 'application/json',
-        body: JSON.stringify({ role: 'user', user_id: 'carol@example.com', key: { id: 'k1', name: 'carol', prefix: 'qk_carol' } }),
-      }),
-    );
+    const { createApiKey } = await import('@quiver/engine');
+    const { key } = await createApiKey(engine.engine.store.db, 'carol', { role: 'user', userId: 'carol@example.com' });
     await page.goto(`${engine.url}/#/secrets`);
-    await page.getByLabel('API key').fill(engine.key);
+    await page.getByLabel('API key').fill(key);
     await page.keyboard.press('Enter');
     const nav = page.getByRole('navigation', { name: 'Sections' });
     await nav.waitFor();
@@ -377,7 +371,6 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await user.waitFor();
     expect(await user.inputValue()).toBe('carol@example.com');
     expect(await user.isEditable()).toBe(false);
-    await page.unroute('**/v1/me');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
   });
