@@ -12,6 +12,7 @@ const summaryLine: Reporter = {
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'],
+    setupFiles: ['./vitest.setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
