@@ -56,6 +56,8 @@ export function useUserId(): [string, (id: string) => void] {
   const [id, setId] = useState(() => sessionStorage.getItem(userKey) ?? '');
   useEffect(() => {
     listeners.add(setId);
+    // A user typed between the first render and this effect reached no listener of this component yet.
+    setId(sessionStorage.getItem(userKey) ?? '');
     return () => void listeners.delete(setId);
   }, []);
   const set = useCallback((next: string) => {

@@ -186,10 +186,10 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByLabel(/^repository_name/).fill('hello-world');
     await page.getByLabel(/^fields/).fill('full_name, description');
     await page.getByRole('button', { name: 'Run' }).click();
-    await page
-      .getByRole('status')
-      .filter({ hasText: /Succeeded in/ })
-      .waitFor();
+    // Either outcome ends the wait; a failure then shows what the engine answered.
+    const outcome = page.getByRole('status').filter({ hasText: /(Succeeded|Failed) in/ });
+    await outcome.waitFor();
+    expect(await outcome.textContent(), (await page.locator('main').textContent()) ?? '').toMatch(/Succeeded in/);
     const result = page.getByLabel('Result JSON');
     await expect(result.textContent()).resolves.toContain('"octocat/hello-world"');
     await expect(result.textContent()).resolves.not.toContain('owner');
