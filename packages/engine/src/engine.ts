@@ -88,6 +88,15 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const catalog = new ToolCatalog();
   const workers = new WorkerRegistry({ db: store.db, vault, changes }, (sources) => catalog.setSources([...sources, builtin]));
   await workers.load();
+  const dispatcher = new Dispatcher(catalog, {
+    credentials: engineCredentials(credentials, secrets),
+    policy,
+    record: (call: CallRecord) => {
+      executions.record(call);
+      engine.log?.info(call, 'tool executed');
+    },
+  });
+  const scheduler = new Scheduler(store.db, store.dialect, dispatcher, options.scheduler);
   const engine: Engine = {
     config,
     address,
@@ -100,28 +109,20 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     oauth,
     authorizationServer: new AuthorizationServer({ db: store.db, vault, settings: config.authorizationServer, publicUrl }),
     credentials,
-    dispatcher: new Dispatcher(catalog, {
-      credentials: engineCredentials(credentials, secrets),
-      policy,
-      record: (call: CallRecord) => {
-        executions.record(call);
-        engine.log?.info(call, 'tool executed');
-      },
-    }),
+    dispatcher,
     workers,
-    scheduler: undefined as unknown as Scheduler,
+    scheduler,
     executions,
     policy,
     discovery: options.discovery ?? false,
     async close() {
-      await engine.scheduler.stop();
+      await scheduler.stop();
       await changes.stop();
       await executions.flush();
       await client.close();
       await store.close();
     },
   };
-  engine.scheduler = new Scheduler(store.db, store.dialect, engine.dispatcher, options.scheduler);
   await changes.start();
   return engine;
 }
