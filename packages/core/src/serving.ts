@@ -25,9 +25,24 @@ export type McpToolDefinition = ReturnType<typeof toMcpTool>;
 export class ServingPolicy {
   private readonly refusalOf: ReturnType<typeof selectionRule>;
   private readonly schemas = new WeakMap<Tool, JsonSchema>();
+  private readonly narrowings = new Map<string, ServingPolicy>();
 
   constructor(readonly options: ServingOptions = {}) {
     this.refusalOf = selectionRule(options);
+  }
+
+  /**
+   * This policy with some options replaced. The same change always answers the same policy, so
+   * the narrowed policy's schema cache lives as long as this one.
+   */
+  narrowed(change: ServingOptions): ServingPolicy {
+    const key = JSON.stringify(change);
+    let policy = this.narrowings.get(key);
+    if (!policy) {
+      policy = new ServingPolicy({ ...this.options, ...change });
+      this.narrowings.set(key, policy);
+    }
+    return policy;
   }
 
   get maxResponseTokens(): number {

@@ -67,6 +67,16 @@ describe('tool selection', () => {
     expect(calls).toEqual([]);
     expect(await policy.run(get, {}, call)).toEqual({ value: {} });
   });
+
+  it('narrows to a policy that keeps the other options, the same one for the same change', () => {
+    const policy = new ServingPolicy({ excludeTools: ['Things.GetThing'], maxResponseTokens: 500 });
+    const readOnly = policy.narrowed({ readOnly: true });
+    expect([list, create, get].map((t) => readOnly.offers(t))).toEqual([true, false, false]);
+    expect(readOnly.maxResponseTokens).toBe(500);
+    expect(policy.narrowed({ readOnly: true })).toBe(readOnly);
+    expect(policy.narrowed({ excludeToolkits: ['Other'] })).not.toBe(readOnly);
+    expect(policy.offers(create)).toBe(true);
+  });
 });
 
 describe('confirmation of destructive tools', () => {

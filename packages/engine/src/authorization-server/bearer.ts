@@ -4,7 +4,7 @@
  * and whose scopes narrow what the session may do. Anything else gets 401 with a `WWW-Authenticate`
  * challenge pointing at the protected-resource metadata (RFC 9728, RFC 6750 §3).
  */
-import { ServingPolicy } from '@quiver/core';
+import type { ServingPolicy } from '@quiver/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine.js';
 import { toolScopes, type ToolScope } from './server.js';
@@ -62,19 +62,8 @@ export function mcpAuthentication(engine: Engine) {
   };
 }
 
-/**
- * The serving policy of a session: the engine's, narrowed to read-only tools unless the session
- * holds `tools:write`. One per engine policy and scope set, so schemas stay cached.
- * (Dispatch hook for issue 9's dispatcher: a session's policy is all it needs.)
- */
-const narrowed = new WeakMap<ServingPolicy, ServingPolicy>();
-
+/** The serving policy of a session: the engine's, narrowed to read-only tools unless the session holds `tools:write`. */
 export function sessionPolicy(policy: ServingPolicy, caller: UserCaller | undefined): ServingPolicy {
   if (!caller || caller.scopes.includes('tools:write') || policy.options.readOnly) return policy;
-  let readOnly = narrowed.get(policy);
-  if (!readOnly) {
-    readOnly = new ServingPolicy({ ...policy.options, readOnly: true });
-    narrowed.set(policy, readOnly);
-  }
-  return readOnly;
+  return policy.narrowed({ readOnly: true });
 }

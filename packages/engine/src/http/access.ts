@@ -4,7 +4,7 @@
  * its own user: naming anyone else (`user_id`, `Quiver-User-ID`) is refused with 403. ToolEngineApi,
  * whose tools administer the engine with the engine's own key, is served to admin keys only.
  */
-import { ServingPolicy } from '@quiver/core';
+import type { ServingPolicy } from '@quiver/core';
 import type { FastifyRequest } from 'fastify';
 import type { Engine } from '../engine.js';
 import type { ApiKeyIdentity, Role } from '../security/api-keys.js';
@@ -51,16 +51,8 @@ export function actingUser(request: FastifyRequest, named: string | undefined): 
   return caller.user_id!;
 }
 
-const policies = new WeakMap<Engine, ServingPolicy>();
-
 /** What the caller is offered: the engine's policy, without the administration toolkits unless the key is an admin key. */
 export function policyFor(engine: Engine, role: Role): ServingPolicy {
   if (role === 'admin') return engine.policy;
-  let policy = policies.get(engine);
-  if (!policy) {
-    const options = engine.policy.options;
-    policy = new ServingPolicy({ ...options, excludeToolkits: [...(options.excludeToolkits ?? []), ...ADMINISTRATION_TOOLKITS] });
-    policies.set(engine, policy);
-  }
-  return policy;
+  return engine.policy.narrowed({ excludeToolkits: [...(engine.policy.options.excludeToolkits ?? []), ...ADMINISTRATION_TOOLKITS] });
 }
