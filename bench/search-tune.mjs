@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { qualifiedName } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
-import { buildToolIndex, destructiveFactor, everydayWeight, fieldWeights } from '../packages/core/dist/search/tool-index.js';
+import { buildToolIndex, checkFactor, destructiveFactor, everydayWeight, fieldWeights, questionFactor } from '../packages/core/dist/search/tool-index.js';
 
 const load = (file) => JSON.parse(readFileSync(fileURLToPath(new URL(file, import.meta.url)), 'utf8')).items;
 const tools = toolkits.flatMap((toolkit) => toolkit.tools);
@@ -28,15 +28,15 @@ function measure(weights, items) {
   return { mrr: mrr / items.length, recallAt1: at1 / items.length, recallAt5: at5 / items.length };
 }
 
-let best = { fields: { ...fieldWeights }, everyday: everydayWeight, destructive: destructiveFactor };
+let best = { fields: { ...fieldWeights }, everyday: everydayWeight, destructive: destructiveFactor, question: questionFactor, check: checkFactor };
 let score = measure(best, tune).mrr;
-const knobs = [...Object.keys(fieldWeights).map((field) => ['fields', field]), ['everyday'], ['destructive']];
+const knobs = [...Object.keys(fieldWeights).map((field) => ['fields', field]), ['everyday'], ['destructive'], ['question'], ['check']];
 for (let pass = 0; pass < 2; pass++) {
   for (const [knob, field] of knobs) {
     for (const factor of [0.5, 0.75, 1.33, 2]) {
       const candidate = { ...best, fields: { ...best.fields } };
       if (field) candidate.fields[field] = Math.round(best.fields[field] * factor * 100) / 100;
-      else candidate[knob] = Math.min(knob === 'destructive' ? 1 : Infinity, Math.round(best[knob] * factor * 100) / 100);
+      else candidate[knob] = Math.min(knob === 'destructive' || knob === 'question' ? 1 : Infinity, Math.round(best[knob] * factor * 100) / 100);
       const candidateScore = measure(candidate, tune).mrr;
       if (candidateScore > score + 1e-4) {
         best = candidate;

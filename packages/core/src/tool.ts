@@ -106,6 +106,11 @@ export interface ToolkitInfo {
   name: string;
   version: string;
   description: string;
+  /**
+   * Requests for each tool as people word them ("who starred my project"), by tool name, written so
+   * that search meets everyday words. Indexed, never served; read when a search index is first built.
+   */
+  phrases?: () => Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ToolkitData extends ToolkitInfo {
@@ -121,7 +126,7 @@ export interface Toolkit extends ToolkitInfo {
 
 /** Joins catalog data with the handlers of the tools that have behaviour of their own. */
 export function defineToolkit(data: ToolkitData, handlers: Record<string, ToolHandler> = {}): Toolkit {
-  const info: ToolkitInfo = { name: data.name, version: data.version, description: data.description };
+  const info: ToolkitInfo = { name: data.name, version: data.version, description: data.description, phrases: data.phrases };
   const tools = data.tools.map((tool): Tool => ({ ...tool, toolkit: info, handler: handlers[tool.name] }));
   for (const name of Object.keys(handlers)) {
     if (!tools.some((tool) => tool.name === name)) throw new Error(`${data.name}: handler for unknown tool ${name}`);

@@ -1,7 +1,21 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { builtinSource, createToolIndex, functionName, qualifiedName, ToolCatalog, UpstreamClient } from '@quiver/core';
+import {
+  builtinSource,
+  createToolIndex,
+  functionName,
+  qualifiedName,
+  toMcpTool,
+  toOpenAiFunction,
+  toToolDefinition,
+  ToolCatalog,
+  UpstreamClient,
+} from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
+import { readCatalog } from '../src/catalog.js';
 
 /** The evaluation set bench/search.mjs measures the index on; here only its names are checked. */
 const { items } = JSON.parse(readFileSync(new URL('../../../bench/search-eval.json', import.meta.url), 'utf8')) as {
@@ -47,5 +61,46 @@ describe('search over the built-in tools', () => {
   ])('finds the tool of the smaller toolkits for "%s"', (query, expected) => {
     expect(known.has(expected)).toBe(true);
     expect(index.search(query, { limit: 5 }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
+  });
+});
+
+describe('search phrases', () => {
+  const tools = toolkits.flatMap((toolkit) => toolkit.tools);
+  const phrasesOf = (tool: (typeof tools)[number]) => tool.toolkit.phrases?.()[tool.name] ?? [];
+
+  it('every built-in tool has at least six, each a short request in lower case', () => {
+    expect(tools.filter((tool) => phrasesOf(tool).length < 6).map(qualifiedName)).toEqual([]);
+    const phrases = tools.flatMap(phrasesOf);
+    expect(phrases.filter((phrase) => phrase !== phrase.toLowerCase() || phrase.split(' ').length > 14)).toEqual([]);
+  });
+
+  it('are indexed, never served', () => {
+    const served = tools.map((tool) => JSON.stringify([toMcpTool(tool), toOpenAiFunction(tool), toToolDefinition(tool)]));
+    const phrase = phrasesOf(tools[0]!)[0]!;
+    expect(served.some((definition) => definition.includes(phrase) || definition.includes('"phrases"'))).toBe(false);
+  });
+
+  it('are read only when an index asks for them, and refused for a tool the catalog does not have', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quiver-phrases-'));
+    try {
+      const catalog = {
+        name: 'Demo',
+        version: '1.0.0',
+        description: '',
+        baseUrl: 'http://127.0.0.1:9',
+        tools: [{ name: 'ListThings', description: '', parameters: [], output: { description: '' }, requirements: {} }],
+      };
+      writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+      writeFileSync(join(dir, 'phrases.json'), '{ not yet json');
+      const early = readCatalog(pathToFileURL(join(dir, 'catalog.json')));
+      writeFileSync(join(dir, 'phrases.json'), JSON.stringify({ ListThings: ['show my things'] }));
+      expect(early.phrases?.()).toEqual({ ListThings: ['show my things'] });
+      expect(readCatalog(pathToFileURL(join(dir, 'catalog.json'))).phrases?.()).toEqual({ ListThings: ['show my things'] });
+      writeFileSync(join(dir, 'phrases.json'), JSON.stringify({ ListThings: ['show my things'], ListThigns: ['typo'] }));
+      const misspelt = readCatalog(pathToFileURL(join(dir, 'catalog.json')));
+      expect(() => misspelt.phrases?.()).toThrow('Demo: search phrases for unknown tools: ListThigns');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-/** The search index over tools: BM25+ (MiniSearch) over six fields of analysed terms, weighted per field. */
+/** The search index over tools: BM25+ (MiniSearch) over seven fields of analysed terms, weighted per field. */
 import MiniSearch from 'minisearch';
 import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { everydayWords } from './everyday.js';
@@ -11,10 +11,11 @@ import { words } from './words.js';
  * description's first sentence says it in a few more; the rest of the description is mostly caveats
  * (scopes, permissions, limits). The route (HTTP method and path) names the objects in the API's
  * own nesting. Parameters hint at the objects involved; the toolkit (its name and description, the
- * same on all its tools) mostly separates toolkits when a query names one. The numbers were learned by
+ * same on all its tools) mostly separates toolkits when a query names one. The phrases are requests for
+ * the tool in everyday words, written per tool (`ToolkitInfo.phrases`). The numbers were learned by
  * bench/search-tune.mjs on the API-worded evaluation set and the tuning half of the everyday one.
  */
-export const fieldWeights = { name: 3, summary: 1.13, description: 0.2, route: 0.3, parameters: 0.2, toolkit: 0.67 } as const;
+export const fieldWeights = { name: 3, summary: 1.13, description: 0.2, route: 0.3, parameters: 0.2, toolkit: 0.67, phrases: 1 } as const;
 
 /** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
 export const everydayWeight = 1;
@@ -28,14 +29,30 @@ export const destructiveFactor = 0.8;
 type Field = keyof typeof fieldWeights;
 type Document = { id: number } & Record<Field, string>;
 
+/**
+ * A question ("who starred my project", "is frank a collaborator") asks to read, not to change: a tool
+ * that changes something counts this much. A yes/no question asks whether: a tool that checks counts
+ * `checkFactor` against the others.
+ */
+export const questionFactor = 0.8;
+export const checkFactor = 1.5;
+
 /** The weights of the ranking, as the benchmark's tuning varies them (bench/search-tune.mjs). */
 export interface RankingWeights {
   fields: Record<Field, number>;
   everyday: number;
   destructive: number;
+  question: number;
+  check: number;
 }
 
-const defaultWeights: RankingWeights = { fields: fieldWeights, everyday: everydayWeight, destructive: destructiveFactor };
+const defaultWeights: RankingWeights = {
+  fields: fieldWeights,
+  everyday: everydayWeight,
+  destructive: destructiveFactor,
+  question: questionFactor,
+  check: checkFactor,
+};
 
 export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = defaultWeights): ToolIndex {
   const index = new MiniSearch<Document>({
@@ -48,14 +65,13 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   });
   index.addAll(tools.map((tool, id) => documentOf(tool, id)));
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
+  const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
+  const checks = tools.map((tool) => tool.name.startsWith('Check'));
 
   return {
     search(query: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
       const wanted = toolkit?.toLowerCase();
-      const typed = words(withoutNames(query));
-      const everyday = everydayTerms(typed);
-      const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
-      const added = everyday.terms.filter((term) => !own.includes(term));
+      const { own, added } = requestTerms(query);
       if (!own.length && !added.length) return [];
       const extra = new Set(added);
       const results = index.search([...own, ...added].join(' '), {
@@ -63,16 +79,43 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         boostTerm: (term) => (extra.has(term) ? weights.everyday : 1),
       });
       const asksToDelete = own.includes(deleteTerm);
-      const hits = results.map((result) => ({
-        tool: tools[result.id]!,
-        score: destructive[result.id] && !asksToDelete ? result.score * weights.destructive : result.score,
-      }));
+      const asks = questionOf(query);
+      const hits = results.map(({ id, score }) => {
+        if (destructive[id] && !asksToDelete) score *= weights.destructive;
+        if (asks && changes[id]) score *= weights.question;
+        if (asks === 'whether' && checks[id]) score *= weights.check;
+        return { tool: tools[id]!, score };
+      });
       return hits.sort((a, b) => b.score - a.score).slice(0, limit);
     },
   };
 }
 
+/** What a question asks: which things, or whether something is so; a request that is not a question asks nothing here. */
+function questionOf(request: string): 'which' | 'whether' | undefined {
+  const [first, second] = request.toLowerCase().match(/[\p{L}']+/gu) ?? [];
+  if (!first) return undefined;
+  // "can you add ...", "could you ..." are requests worded as questions.
+  if (second === 'you' || second === 'u') return undefined;
+  if (yesNoOpeners.has(first)) return 'whether';
+  if (whOpeners.has(first) || (first === 'how' && (second === 'many' || second === 'much'))) return 'which';
+  return undefined;
+}
+const yesNoOpeners = new Set(['is', 'are', 'am', 'was', 'were', 'do', 'does', 'did', 'has', 'have', 'can', "isn't", "aren't", 'does', "doesn't"]);
+const whOpeners = new Set(['who', 'whom', 'whose', 'what', "what's", 'which', "who's", 'where']);
+
 const analyse = (text: string): string => terms(words(text)).join(' ');
+
+/** A request's own terms (less the everyday words that another term replaces) and the API terms its everyday words add. */
+function requestTerms(request: string): { own: string[]; added: string[] } {
+  const typed = words(withoutNames(request));
+  const everyday = everydayTerms(typed);
+  const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
+  return { own, added: everyday.terms.filter((term) => !own.includes(term)) };
+}
+
+/** A tool's phrases are requests, so they are analysed as a query is, and the same words meet on the same terms. */
+const analyseRequests = (requests: readonly string[] = []): string => requests.flatMap((request) => Object.values(requestTerms(request)).flat()).join(' ');
 
 /**
  * A request without the names it gives things: quoted text ('bug', "Spring launch") and the word after
@@ -120,6 +163,7 @@ function documentOf(tool: Tool, id: number): Document {
       [...tool.parameters.filter(isOwnParameter).map(describe), ...Object.entries(body).map(([name, p]) => `${name} ${p.description ?? ''}`)].join(' '),
     ),
     toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description}`),
+    phrases: analyseRequests(tool.toolkit.phrases?.()[tool.name]),
   };
 }
 

@@ -25,7 +25,9 @@ const codeHost = defineToolkit({
     { ...tool('DeleteCodehostGist', 'Deletes a gist.'), http: { method: 'DELETE', path: '/gists/{gist_id}' } },
     { ...tool('UnpublishCodehostGist', 'Unpublishes a gist.'), http: { method: 'POST', path: '/gists/{gist_id}/unpublish' } },
     { ...tool('StarCodehostRepo', 'Stars a repository.'), http: { method: 'PUT', path: '/user/starred/{owner}/{repo}' } },
+    tool('GetCodehostRateLimit', 'Returns the rate limit status.'),
   ],
+  phrases: () => ({ GetCodehostRateLimit: ['how many calls have i got left this hour', 'am i being throttled'] }),
 });
 const helpDesk = defineToolkit({
   name: 'HelpDesk',
@@ -105,6 +107,48 @@ describe('everyday words', () => {
     const harmless = names('the gist');
     expect(harmless.indexOf('CodeHostApi.UnpublishCodehostGist')).toBeLessThan(harmless.indexOf('CodeHostApi.DeleteCodehostGist'));
     expect(names('delete the gist')[0]).toBe('CodeHostApi.DeleteCodehostGist');
+  });
+});
+
+describe('questions', () => {
+  // Three tools that fit "follow sam" equally well in words, one that changes something and two that read.
+  const following = defineToolkit({
+    ...codeHost,
+    tools: [
+      { ...tool('FollowingCodehost', 'Following a person.'), http: { method: 'PUT', path: '/user/following/{username}' } },
+      { ...tool('FollowingsCodehost', 'Following a person.'), http: { method: 'GET', path: '/user/following' } },
+      { ...tool('CheckFollowingCodehost', 'Following a person.'), http: { method: 'GET', path: '/user/following/{username}' } },
+    ],
+  });
+  const ranked = async (query: string) => (await createToolIndex(following.tools)).search(query).map((hit) => hit.tool.name);
+
+  it('reads a question as asking to read: a tool that changes something ranks below one that reads as well', async () => {
+    const asked = await ranked('which people am I following');
+    expect(asked.indexOf('FollowingsCodehost')).toBeLessThan(asked.indexOf('FollowingCodehost'));
+    const told = await ranked('start following sam');
+    expect(told.indexOf('FollowingCodehost')).toBeLessThan(told.indexOf('FollowingsCodehost'));
+  });
+
+  it('reads a yes/no question as asking whether, and a request worded as a question as a request', async () => {
+    expect((await ranked('am I following sam'))[0]).toBe('CheckFollowingCodehost');
+    expect((await ranked('can you start following sam'))[0]).toBe('FollowingCodehost');
+  });
+});
+
+describe('search phrases', () => {
+  it('finds a tool from a request its phrases word, though neither its name nor its description does', () => {
+    expect(names('how many calls are left')[0]).toBe('CodeHostApi.GetCodehostRateLimit');
+    expect(names('throttled?')[0]).toBe('CodeHostApi.GetCodehostRateLimit');
+  });
+
+  it('reads the phrases as it reads a query, so an everyday word in both meets on one term', async () => {
+    const starred = defineToolkit({
+      ...codeHost,
+      tools: [tool('StarCodehostRepo', 'Stars it.')],
+      phrases: () => ({ StarCodehostRepo: ['bookmark this project'] }),
+    });
+    const phrased = await createToolIndex(starred.tools);
+    expect(phrased.search('bookmark my project').map((hit) => hit.tool.name)).toEqual(['StarCodehostRepo']);
   });
 });
 
