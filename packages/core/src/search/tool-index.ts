@@ -37,6 +37,9 @@ type Document = { id: number } & Record<Field, string>;
 export const questionFactor = 0.8;
 export const checkFactor = 1.5;
 
+/** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
+export const pairWeight = 0.5;
+
 /** The weights of the ranking, as the benchmark's tuning varies them (bench/search-tune.mjs). */
 export interface RankingWeights {
   fields: Record<Field, number>;
@@ -44,6 +47,7 @@ export interface RankingWeights {
   destructive: number;
   question: number;
   check: number;
+  pair: number;
 }
 
 const defaultWeights: RankingWeights = {
@@ -52,6 +56,7 @@ const defaultWeights: RankingWeights = {
   destructive: destructiveFactor,
   question: questionFactor,
   check: checkFactor,
+  pair: pairWeight,
 };
 
 export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = defaultWeights): ToolIndex {
@@ -61,7 +66,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     tokenize: (text) => text.split(' '),
     processTerm: (term) => term || null,
     // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at the library's reduced weight.
-    searchOptions: { boost: weights.fields, prefix: (term) => term.length >= 4 },
+    searchOptions: { boost: weights.fields, prefix: (term) => term.length >= 4 && !isPair(term) },
   });
   index.addAll(tools.map((tool, id) => documentOf(tool, id)));
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
@@ -74,9 +79,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const { own, added } = requestTerms(query);
       if (!own.length && !added.length) return [];
       const extra = new Set(added);
-      const results = index.search([...own, ...added].join(' '), {
+      const results = index.search([...own, ...added, ...pairsOf(own)].join(' '), {
         filter: wanted === undefined ? undefined : (result) => tools[result.id]!.toolkit.name.toLowerCase() === wanted,
-        boostTerm: (term) => (extra.has(term) ? weights.everyday : 1),
+        boostTerm: (term) => (extra.has(term) ? weights.everyday : isPair(term) ? weights.pair : 1),
       });
       const asksToDelete = own.includes(deleteTerm);
       const asks = questionOf(query);
@@ -115,7 +120,21 @@ function requestTerms(request: string): { own: string[]; added: string[] } {
 }
 
 /** A tool's phrases are requests, so they are analysed as a query is, and the same words meet on the same terms. */
-const analyseRequests = (requests: readonly string[] = []): string => requests.flatMap((request) => Object.values(requestTerms(request)).flat()).join(' ');
+const analyseRequests = (requests: readonly string[] = []): string =>
+  requests
+    .flatMap((request) => {
+      const { own, added } = requestTerms(request);
+      return [...own, ...added, ...pairsOf(own)];
+    })
+    .join(' ');
+
+/**
+ * Each two neighbouring terms of a request, in order, as one term: word order tells "who follows me"
+ * from "who do I follow", which share every word. Only phrases and queries have them.
+ */
+const pairsOf = (terms: readonly string[]): string[] => terms.slice(1).map((term, i) => `+${terms[i]}+${term}`);
+// A pair starts with a mark no term starts with, so that a prefix search for a term never walks the pairs.
+const isPair = (term: string) => term.startsWith('+');
 
 /**
  * A request without the names it gives things: quoted text ('bug', "Spring launch") and the word after
