@@ -1,4 +1,4 @@
-// Learns the ranking weights (field weights, the weight of everyday words, the destructive factor) on the
+// Learns the ranking weights (field weights, the weight of everyday words, the factors of the rules) on the
 // "tune" half of bench/search-everyday.json together with bench/search-eval.json, by coordinate search on
 // the mean reciprocal rank; the "holdout" half is never looked at. Prints the weights it found and the
 // holdout figures they give, for tool-index.ts. `node bench/search-tune.mjs`
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { qualifiedName } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
-import { buildToolIndex, checkFactor, destructiveFactor, everydayWeight, fieldWeights, questionFactor } from '../packages/core/dist/search/tool-index.js';
+import { buildToolIndex, rankingWeights } from '../packages/core/dist/search/tool-index.js';
 
 const load = (file) => JSON.parse(readFileSync(fileURLToPath(new URL(file, import.meta.url)), 'utf8')).items;
 const tools = toolkits.flatMap((toolkit) => toolkit.tools);
@@ -28,15 +28,22 @@ function measure(weights, items) {
   return { mrr: mrr / items.length, recallAt1: at1 / items.length, recallAt5: at5 / items.length };
 }
 
-let best = { fields: { ...fieldWeights }, everyday: everydayWeight, destructive: destructiveFactor, question: questionFactor, check: checkFactor };
+let best = { ...rankingWeights, fields: { ...rankingWeights.fields } };
 let score = measure(best, tune).mrr;
-const knobs = [...Object.keys(fieldWeights).map((field) => ['fields', field]), ['everyday'], ['destructive'], ['question'], ['check']];
+const knobs = [
+  ...Object.keys(rankingWeights.fields).map((field) => ['fields', field]),
+  ...Object.keys(rankingWeights)
+    .filter((knob) => knob !== 'fields')
+    .map((knob) => [knob]),
+];
+// Factors that lower a score stay at or below 1.
+const lowering = new Set(['destructive', 'question']);
 for (let pass = 0; pass < 2; pass++) {
   for (const [knob, field] of knobs) {
     for (const factor of [0.5, 0.75, 1.33, 2]) {
       const candidate = { ...best, fields: { ...best.fields } };
       if (field) candidate.fields[field] = Math.round(best.fields[field] * factor * 100) / 100;
-      else candidate[knob] = Math.min(knob === 'destructive' || knob === 'question' ? 1 : Infinity, Math.round(best[knob] * factor * 100) / 100);
+      else candidate[knob] = Math.min(lowering.has(knob) ? 1 : Infinity, Math.round(best[knob] * factor * 100) / 100);
       const candidateScore = measure(candidate, tune).mrr;
       if (candidateScore > score + 1e-4) {
         best = candidate;

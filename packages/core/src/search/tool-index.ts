@@ -6,62 +6,49 @@ import type { SearchHit, SearchOptions, ToolIndex } from './index.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
 
-/**
- * How much a match in each field counts. The name says what the tool does in a few words and the
- * description's first sentence says it in a few more; the rest of the description is mostly caveats
- * (scopes, permissions, limits). The route (HTTP method and path) names the objects in the API's
- * own nesting. Parameters hint at the objects involved; the toolkit (its name and description, the
- * same on all its tools) mostly separates toolkits when a query names one. The phrases are requests for
- * the tool in everyday words, written per tool (`ToolkitInfo.phrases`). The numbers were learned by
- * bench/search-tune.mjs on the API-worded evaluation set and the tuning half of the everyday one.
- */
-export const fieldWeights = { name: 3, summary: 1.13, description: 0.2, route: 0.3, parameters: 0.2, toolkit: 0.67, phrases: 1 } as const;
-
-/** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
-export const everydayWeight = 1;
-
-/**
- * A destructive tool's score is multiplied by this unless the request itself asks to delete, so that
- * it never outranks a harmless tool that fits as well ("take the newsletter offline" is not "delete it").
- */
-export const destructiveFactor = 0.8;
-
-type Field = keyof typeof fieldWeights;
+const fields = ['name', 'summary', 'description', 'route', 'parameters', 'toolkit', 'phrases'] as const;
+type Field = (typeof fields)[number];
 type Document = { id: number } & Record<Field, string>;
 
-/**
- * A question ("who starred my project", "is frank a collaborator") asks to read, not to change: a tool
- * that changes something counts this much. A yes/no question asks whether: a tool that checks counts
- * `checkFactor` against the others.
- */
-export const questionFactor = 0.8;
-export const checkFactor = 1.5;
-
-/** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
-export const pairWeight = 0.5;
-
-/** The weights of the ranking, as the benchmark's tuning varies them (bench/search-tune.mjs). */
+/** The weights of the ranking. bench/search-tune.mjs learns them and starts from `rankingWeights`. */
 export interface RankingWeights {
+  /**
+   * How much a match in each field counts. The name says what the tool does in a few words and the
+   * description's first sentence says it in a few more; the rest of the description is mostly caveats
+   * (scopes, permissions, limits). The route (HTTP method and path) names the objects in the API's own
+   * nesting. Parameters hint at the objects involved; the toolkit (its name and description, the same on
+   * all its tools) mostly separates toolkits when a query names one. The phrases are requests for the
+   * tool in everyday words, written per tool (`ToolkitInfo.phrases`).
+   */
   fields: Record<Field, number>;
+  /** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
   everyday: number;
+  /**
+   * A destructive tool's score is multiplied by this unless the request itself asks to delete, so that
+   * it never outranks a harmless tool that fits as well ("take the newsletter offline" is not "delete it").
+   */
   destructive: number;
+  /** A question ("who starred my project", "is frank a collaborator") asks to read: a tool that changes something counts this much. */
   question: number;
+  /** A yes/no question asks whether: a tool that checks counts this much. */
   check: number;
+  /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
   pair: number;
 }
 
-const defaultWeights: RankingWeights = {
-  fields: fieldWeights,
-  everyday: everydayWeight,
-  destructive: destructiveFactor,
-  question: questionFactor,
-  check: checkFactor,
-  pair: pairWeight,
+/** Learned on the API-worded evaluation set and the tuning half of the everyday one. */
+export const rankingWeights: RankingWeights = {
+  fields: { name: 1.5, summary: 1.13, description: 0.05, route: 0.4, parameters: 0.2, toolkit: 1.18, phrases: 1 },
+  everyday: 0.75,
+  destructive: 0.8,
+  question: 0.4,
+  check: 2,
+  pair: 0.25,
 };
 
-export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = defaultWeights): ToolIndex {
+export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights): ToolIndex {
   const index = new MiniSearch<Document>({
-    fields: Object.keys(fieldWeights),
+    fields: [...fields],
     // Documents and queries arrive analysed (terms joined by spaces): the library only ranks.
     tokenize: (text) => text.split(' '),
     processTerm: (term) => term || null,
