@@ -152,6 +152,19 @@ describe('search phrases', () => {
   });
 });
 
+describe('word order', () => {
+  it('tells requests with the same words apart by their order', async () => {
+    const people = defineToolkit({
+      ...codeHost,
+      tools: [tool('ListFollowing', 'People of an account.'), tool('ListFollowers', 'People of an account.')],
+      phrases: () => ({ ListFollowing: ['who do i follow', 'people i follow'], ListFollowers: ['who follows me', 'people following me'] }),
+    });
+    const index = await createToolIndex(people.tools);
+    expect(index.search('who follows me')[0]!.tool.name).toBe('ListFollowers');
+    expect(index.search('who do I follow')[0]!.tool.name).toBe('ListFollowing');
+  });
+});
+
 describe('suggestToolNames', () => {
   const tools = [...codeHost.tools, ...helpDesk.tools];
 
