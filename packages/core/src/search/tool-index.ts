@@ -28,12 +28,15 @@ export interface RankingWeights {
    * it never outranks a harmless tool that fits as well ("take the newsletter offline" is not "delete it").
    */
   destructive: number;
-  /** A question ("who starred my project", "is frank a collaborator") asks to read: a tool that changes something counts this much. */
-  question: number;
-  /** A yes/no question asks whether: a tool that checks counts this much. */
+  /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
   check: number;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
   pair: number;
+  /**
+   * How much the first word of a request says whether it asks to change something or to read, as the
+   * phrases use that word (`openers`): 0 ignores it, 1 lets a word used only to change rule out reading.
+   */
+  opener: number;
 }
 
 /** Learned on the API-worded evaluation set and the tuning half of the everyday one. */
@@ -41,9 +44,9 @@ export const rankingWeights: RankingWeights = {
   fields: { name: 1.5, summary: 1.13, description: 0.05, route: 0.4, parameters: 0.2, toolkit: 1.18, phrases: 1 },
   everyday: 0.75,
   destructive: 0.8,
-  question: 0.4,
   check: 2,
   pair: 0.25,
+  opener: 0.25,
 };
 
 export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights): ToolIndex {
@@ -59,6 +62,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
+  const changeOdds = openers(tools, changes);
 
   return {
     search(query: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
@@ -71,11 +75,12 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         boostTerm: (term) => (extra.has(term) ? weights.everyday : isPair(term) ? weights.pair : 1),
       });
       const asksToDelete = own.includes(deleteTerm);
-      const asks = questionOf(query);
+      const asksWhether = isYesNoQuestion(query);
+      const changing = changeOdds.get(openerOf(query));
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete) score *= weights.destructive;
-        if (asks && changes[id]) score *= weights.question;
-        if (asks === 'whether' && checks[id]) score *= weights.check;
+        if (asksWhether && checks[id]) score *= weights.check;
+        if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
         return { tool: tools[id]!, score };
       });
       return hits.sort((a, b) => b.score - a.score).slice(0, limit);
@@ -83,18 +88,40 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   };
 }
 
-/** What a question asks: which things, or whether something is so; a request that is not a question asks nothing here. */
-function questionOf(request: string): 'which' | 'whether' | undefined {
-  const [first, second] = request.toLowerCase().match(/[\p{L}']+/gu) ?? [];
-  if (!first) return undefined;
-  // "can you add ...", "could you ..." are requests worded as questions.
-  if (second === 'you' || second === 'u') return undefined;
-  if (yesNoOpeners.has(first)) return 'whether';
-  if (whOpeners.has(first) || (first === 'how' && (second === 'many' || second === 'much'))) return 'which';
-  return undefined;
+/**
+ * The share of the phrases beginning with a word that ask for a tool that changes something, for each
+ * word that begins at least `openerMinimum` phrases: "which" 0, "show" near 0, "rename" 1, "give" in between.
+ */
+function openers(tools: readonly Tool[], changes: readonly boolean[]): Map<string, number> {
+  const counts = new Map<string, { all: number; changing: number }>();
+  tools.forEach((tool, id) => {
+    for (const phrase of tool.toolkit.phrases?.()[tool.name] ?? []) {
+      const opener = openerOf(phrase);
+      const count = counts.get(opener) ?? { all: 0, changing: 0 };
+      count.all++;
+      if (changes[id]) count.changing++;
+      counts.set(opener, count);
+    }
+  });
+  return new Map([...counts].filter(([, count]) => count.all >= openerMinimum).map(([opener, count]) => [opener, count.changing / count.all]));
 }
-const yesNoOpeners = new Set(['is', 'are', 'am', 'was', 'were', 'do', 'does', 'did', 'has', 'have', 'can', "isn't", "aren't", 'does', "doesn't"]);
-const whOpeners = new Set(['who', 'whom', 'whose', 'what', "what's", 'which', "who's", 'where']);
+const openerMinimum = 8;
+
+/** The first word of a request after the words that only ask politely ("please", "can you", "I want to"). */
+const openerOf = (request: string): string =>
+  request
+    .toLowerCase()
+    .replace(politeLead, '')
+    .match(/[\p{L}\p{N}']+/u)?.[0] ?? '';
+const politeLead =
+  /^\s*(?:(?:please|pls|hey|ok|so|now|then|just|quickly|also)\s+|(?:can|could|would|will)\s+(?:you|u)\s+|i\s+(?:want|need|would like|wanna|have)\s+to\s+|i'd\s+like\s+to\s+|let's\s+|help\s+me\s+|go\s+ahead\s+and\s+)+/;
+
+/** Whether a request asks whether something is so: "is frank a collaborator", "do I follow sam", but not "can you add ...". */
+function isYesNoQuestion(request: string): boolean {
+  const [first, second] = request.toLowerCase().match(/[\p{L}']+/gu) ?? [];
+  return first !== undefined && yesNoOpeners.has(first) && second !== 'you' && second !== 'u';
+}
+const yesNoOpeners = new Set(['is', 'are', 'am', 'was', 'were', 'do', 'does', 'did', 'has', 'have', 'can', "isn't", "aren't", "doesn't"]);
 
 const analyse = (text: string): string => terms(words(text)).join(' ');
 

@@ -110,28 +110,53 @@ describe('everyday words', () => {
   });
 });
 
-describe('questions', () => {
-  // Three tools that fit "follow sam" equally well in words, one that changes something and two that read.
+describe('what a request asks for', () => {
+  // Three tools that fit "follow sam" equally well in words, one that changes something and two that read;
+  // two more whose phrases show that "which" asks to read and "start" to change.
   const following = defineToolkit({
     ...codeHost,
     tools: [
       { ...tool('FollowingCodehost', 'Following a person.'), http: { method: 'PUT', path: '/user/following/{username}' } },
       { ...tool('FollowingsCodehost', 'Following a person.'), http: { method: 'GET', path: '/user/following' } },
       { ...tool('CheckFollowingCodehost', 'Following a person.'), http: { method: 'GET', path: '/user/following/{username}' } },
+      { ...tool('ListWidgets', 'Lists widgets.'), http: { method: 'GET', path: '/widgets' } },
+      { ...tool('CreateWidget', 'Creates a widget.'), http: { method: 'POST', path: '/widgets' } },
     ],
+    phrases: () => ({
+      ListWidgets: [
+        'which widgets exist',
+        'which widgets are mine',
+        'which widgets are blue',
+        'which widgets are new',
+        'which widget sizes',
+        'which widgets broke',
+        'which widgets sold',
+        'which widgets ship',
+      ],
+      CreateWidget: [
+        'start a widget',
+        'start a blue widget',
+        'start a new widget',
+        'start widget x',
+        'start my widget',
+        'start a big widget',
+        'start two widgets',
+        'start a widget now',
+      ],
+    }),
   });
   const ranked = async (query: string) => (await createToolIndex(following.tools)).search(query).map((hit) => hit.tool.name);
 
-  it('reads a question as asking to read: a tool that changes something ranks below one that reads as well', async () => {
+  it('reads from how the phrases begin whether a request asks to read or to change something', async () => {
     const asked = await ranked('which people am I following');
     expect(asked.indexOf('FollowingsCodehost')).toBeLessThan(asked.indexOf('FollowingCodehost'));
-    const told = await ranked('start following sam');
+    const told = await ranked('please start following sam');
     expect(told.indexOf('FollowingCodehost')).toBeLessThan(told.indexOf('FollowingsCodehost'));
   });
 
   it('reads a yes/no question as asking whether, and a request worded as a question as a request', async () => {
     expect((await ranked('am I following sam'))[0]).toBe('CheckFollowingCodehost');
-    expect((await ranked('can you start following sam'))[0]).toBe('FollowingCodehost');
+    expect((await ranked('can you follow sam'))[0]).toBe('FollowingCodehost');
   });
 });
 
