@@ -18,11 +18,11 @@ export interface SearchHit {
 }
 
 export interface ToolIndex {
-  /** Tools best first; a query with no useful word finds none. */
+  /** Tools best first; a query with no useful word finds none. Only the first 500 characters of a query are read. */
   search(query: string, options?: SearchOptions): SearchHit[];
 }
 
-/** Indexes the tools: a one-off cost of about 0.2 s for a thousand tools, then each search takes well under a millisecond. */
+/** Indexes the tools: a one-off cost of about half a second for a thousand tools with their phrases, then each search takes about a millisecond. */
 export async function createToolIndex(tools: readonly Tool[]): Promise<ToolIndex> {
   const { buildToolIndex } = await import('./tool-index.js');
   return buildToolIndex(tools);

@@ -65,7 +65,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changeOdds = openers(tools, changes);
 
   return {
-    search(query: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
+    search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
+      const query = request.slice(0, maxRequestLength);
       const wanted = toolkit?.toLowerCase();
       const { own, added } = requestTerms(query);
       if (!own.length && !added.length) return [];
@@ -87,6 +88,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     },
   };
 }
+
+/** A request says what it wants in a sentence or two; only this much of it is read, so that a long one costs no more. */
+export const maxRequestLength = 500;
 
 /**
  * The share of the phrases beginning with a word that ask for a tool that changes something, for each

@@ -80,6 +80,11 @@ describe('createToolIndex', () => {
     expect(index.search('issues').length).toBeGreaterThan(1);
   });
 
+  it('reads only the first 500 characters of a query, however long it is', () => {
+    const request = 'remove a repo';
+    expect(names(request + ' '.repeat(500 - request.length) + ' gist'.repeat(200_000))).toEqual(names(request));
+  });
+
   it('finds nothing for a query without a useful word', () => {
     expect(index.search('')).toEqual([]);
     expect(index.search('the of and')).toEqual([]);
