@@ -58,11 +58,12 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at the library's reduced weight.
     searchOptions: { boost: weights.fields, prefix: (term) => term.length >= 4 && !isPair(term) },
   });
-  index.addAll(tools.map((tool, id) => documentOf(tool, id)));
+  const phrases = tools.map((tool) => tool.toolkit.phrases?.()[tool.name] ?? []);
+  index.addAll(tools.map((tool, id) => documentOf(tool, id, phrases[id]!)));
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
-  const changeOdds = openers(tools, changes);
+  const changeOdds = openers(phrases, changes);
 
   return {
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
@@ -96,10 +97,10 @@ export const maxRequestLength = 500;
  * The share of the phrases beginning with a word that ask for a tool that changes something, for each
  * word that begins at least `openerMinimum` phrases: "which" 0, "show" near 0, "rename" 1, "give" in between.
  */
-function openers(tools: readonly Tool[], changes: readonly boolean[]): Map<string, number> {
+function openers(phrases: readonly (readonly string[])[], changes: readonly boolean[]): Map<string, number> {
   const counts = new Map<string, { all: number; changing: number }>();
-  tools.forEach((tool, id) => {
-    for (const phrase of tool.toolkit.phrases?.()[tool.name] ?? []) {
+  phrases.forEach((ofTool, id) => {
+    for (const phrase of ofTool) {
       const opener = openerOf(phrase);
       const count = counts.get(opener) ?? { all: 0, changing: 0 };
       count.all++;
@@ -138,7 +139,7 @@ function requestTerms(request: string): { own: string[]; added: string[] } {
 }
 
 /** A tool's phrases are requests, so they are analysed as a query is, and the same words meet on the same terms. */
-const analyseRequests = (requests: readonly string[] = []): string =>
+const analyseRequests = (requests: readonly string[]): string =>
   requests
     .flatMap((request) => {
       const { own, added } = requestTerms(request);
@@ -185,7 +186,7 @@ function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: S
   return { terms: out, replaced };
 }
 
-function documentOf(tool: Tool, id: number): Document {
+function documentOf(tool: Tool, id: number, phrases: readonly string[]): Document {
   // A toolkit's own name inside its tool names (`CreateRepohostIssue` in RepoHostApi) says nothing about the tool.
   const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
   const [summary = '', ...details] = tool.description.split(/(?<=\.)\s/);
@@ -200,7 +201,7 @@ function documentOf(tool: Tool, id: number): Document {
       [...tool.parameters.filter(isOwnParameter).map(describe), ...Object.entries(body).map(([name, p]) => `${name} ${p.description ?? ''}`)].join(' '),
     ),
     toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description}`),
-    phrases: analyseRequests(tool.toolkit.phrases?.()[tool.name]),
+    phrases: analyseRequests(phrases),
   };
 }
 
