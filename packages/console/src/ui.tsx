@@ -41,6 +41,62 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
+/** A column heading; `class` styles it (`num` right-aligns a number column). */
+export type Column = string | { title: string; class: string };
+
+/**
+ * A listing: a heading row (and a hidden heading over the action buttons when `actions` is set), one row
+ * per item, and a row saying `empty` when there is none.
+ */
+export function ListTable<T>({
+  columns,
+  actions = false,
+  items,
+  row,
+  empty,
+}: {
+  columns: readonly Column[];
+  actions?: boolean;
+  items: readonly T[];
+  row: (item: T) => ComponentChildren;
+  empty?: string;
+}) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          {columns.map((column) =>
+            typeof column === 'string' ? (
+              <th scope="col" key={column}>
+                {column}
+              </th>
+            ) : (
+              <th scope="col" key={column.title} class={column.class}>
+                {column.title}
+              </th>
+            ),
+          )}
+          {actions && (
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {items.map(row)}
+        {!items.length && empty && (
+          <tr>
+            <td colSpan={columns.length + (actions ? 1 : 0)} class="muted">
+              {empty}
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p class="muted" role="status">

@@ -1,7 +1,7 @@
 /** Activity: recent executions with filters, and per-toolkit charts of the last hour from the engine's records. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorNote, Loading, Section, useLoad, when } from '../ui.js';
+import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
 import { Pager } from './scheduled.js';
 
 interface Item {
@@ -93,41 +93,23 @@ export function ActivityPage() {
         {list.loading && !list.data && <Loading what="executions" />}
         {list.data && (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Tool</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col" class="num">
-                    Duration
-                  </th>
+            <ListTable
+              columns={['Started', 'Tool', 'User', 'Kind', 'Outcome', { title: 'Duration', class: 'num' }]}
+              items={list.data.items}
+              row={(item) => (
+                <tr key={item.id}>
+                  <td>{when(item.started_at)}</td>
+                  <td>
+                    <a href={`#/tools/${encodeURIComponent(item.tool_name)}`}>{item.tool_name}</a>
+                  </td>
+                  <td>{item.user_id ?? '—'}</td>
+                  <td>{item.execution_type}</td>
+                  <td class={item.success ? 'ok' : 'bad'}>{item.success ? 'success' : (item.error_kind ?? 'failed')}</td>
+                  <td class="num">{item.duration_ms.toFixed(1)} ms</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((item) => (
-                  <tr key={item.id}>
-                    <td>{when(item.started_at)}</td>
-                    <td>
-                      <a href={`#/tools/${encodeURIComponent(item.tool_name)}`}>{item.tool_name}</a>
-                    </td>
-                    <td>{item.user_id ?? '—'}</td>
-                    <td>{item.execution_type}</td>
-                    <td class={item.success ? 'ok' : 'bad'}>{item.success ? 'success' : (item.error_kind ?? 'failed')}</td>
-                    <td class="num">{item.duration_ms.toFixed(1)} ms</td>
-                  </tr>
-                ))}
-                {!list.data.items.length && (
-                  <tr>
-                    <td colSpan={6} class="muted">
-                      No executions match.
-                    </td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
+              )}
+              empty="No executions match."
+            />
             <Pager page={list.data} onOffset={setOffset} />
           </>
         )}

@@ -1,7 +1,7 @@
 /** Users' connections by provider: revoke one, or start an authorization and follow it to its end. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorNote, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
+import { ErrorNote, ListTable, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
 
 interface Connection {
   id: string;
@@ -72,32 +72,23 @@ export function ConnectionsPage() {
         {[...byProvider].map(([provider, list]) => (
           <div key={provider}>
             <h3>{provider}</h3>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">User</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+            <ListTable
+              columns={['User', 'Scopes', 'Status']}
+              actions
+              items={list}
+              row={(connection) => (
+                <tr key={connection.id}>
+                  <td>{connection.user_id}</td>
+                  <td>{connection.scopes.join(', ') || '—'}</td>
+                  <td>{connection.connection_status}</td>
+                  <td>
+                    <button type="button" class="small danger" onClick={() => void revoke(connection)}>
+                      Revoke
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((connection) => (
-                  <tr key={connection.id}>
-                    <td>{connection.user_id}</td>
-                    <td>{connection.scopes.join(', ') || '—'}</td>
-                    <td>{connection.connection_status}</td>
-                    <td>
-                      <button type="button" class="small danger" onClick={() => void revoke(connection)}>
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              )}
+            />
           </div>
         ))}
       </Section>

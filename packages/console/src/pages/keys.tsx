@@ -1,7 +1,7 @@
 /** API keys (admins): create one (shown this once), list, revoke. */
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
-import { ErrorNote, Loading, Section, useLoad, when } from '../ui.js';
+import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
 
 interface KeyInfo {
   id: string;
@@ -76,43 +76,32 @@ export function KeysPage({ ownKeyId }: { ownKeyId: string }) {
         <ErrorNote error={keys.error} />
         {keys.loading && !keys.data && <Loading what="keys" />}
         {keys.data && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+          <ListTable
+            columns={['Name', 'Prefix', 'Created', 'Last used', 'State']}
+            actions
+            items={keys.data.items}
+            row={(key) => (
+              <tr key={key.id}>
+                <td>
+                  {key.name}
+                  {key.id === ownKeyId && <span class="badge">this session</span>}
+                </td>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>{when(key.created_at)}</td>
+                <td>{when(key.last_used_at)}</td>
+                <td>{key.revoked_at ? `revoked ${when(key.revoked_at)}` : 'active'}</td>
+                <td>
+                  {!key.revoked_at && key.id !== ownKeyId && (
+                    <button type="button" class="small danger" onClick={() => void revoke(key)}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.data.items.map((key) => (
-                <tr key={key.id}>
-                  <td>
-                    {key.name}
-                    {key.id === ownKeyId && <span class="badge">this session</span>}
-                  </td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>{when(key.created_at)}</td>
-                  <td>{when(key.last_used_at)}</td>
-                  <td>{key.revoked_at ? `revoked ${when(key.revoked_at)}` : 'active'}</td>
-                  <td>
-                    {!key.revoked_at && key.id !== ownKeyId && (
-                      <button type="button" class="small danger" onClick={() => void revoke(key)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         )}
       </Section>
     </div>

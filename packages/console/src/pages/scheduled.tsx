@@ -1,7 +1,7 @@
 /** Scheduled executions: schedule one, list them, and one with its input and every attempt. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
-import { ErrorNote, JsonView, Loading, Section, useLoad, UserField, useUserId, when } from '../ui.js';
+import { ErrorNote, ListTable, JsonView, Loading, Section, useLoad, UserField, useUserId, when } from '../ui.js';
 
 interface Execution {
   id: string;
@@ -52,39 +52,24 @@ export function ScheduledPage() {
         {list.loading && !list.data && <Loading what="executions" />}
         {list.data && (
           <>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Tool</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Runs at</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Finished</th>
+            <ListTable
+              columns={['Tool', 'User', 'Runs at', 'Status', 'Finished']}
+              items={list.data.items}
+              row={(execution) => (
+                <tr key={execution.id}>
+                  <td>
+                    <a href={`#/scheduled/${execution.id}`}>{execution.tool_name}</a>
+                  </td>
+                  <td>{execution.user_id ?? '—'}</td>
+                  <td>{when(execution.run_at)}</td>
+                  <td>
+                    <span class={`status status-${execution.execution_status}`}>{execution.execution_status}</span>
+                  </td>
+                  <td>{when(execution.finished_at)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((execution) => (
-                  <tr key={execution.id}>
-                    <td>
-                      <a href={`#/scheduled/${execution.id}`}>{execution.tool_name}</a>
-                    </td>
-                    <td>{execution.user_id ?? '—'}</td>
-                    <td>{when(execution.run_at)}</td>
-                    <td>
-                      <span class={`status status-${execution.execution_status}`}>{execution.execution_status}</span>
-                    </td>
-                    <td>{when(execution.finished_at)}</td>
-                  </tr>
-                ))}
-                {!list.data.items.length && (
-                  <tr>
-                    <td colSpan={5} class="muted">
-                      Nothing scheduled yet.
-                    </td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
+              )}
+              empty="Nothing scheduled yet."
+            />
             <Pager page={list.data} onOffset={setOffset} />
           </>
         )}

@@ -1,7 +1,7 @@
 /** Secrets: names and dates only. A value is written, replaced or deleted, never read back. */
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
-import { ErrorNote, Loading, Section, useLoad, when } from '../ui.js';
+import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
 
 interface SecretInfo {
   id: string;
@@ -81,56 +81,39 @@ export function SecretsPage() {
         <ErrorNote error={secrets.error} />
         {secrets.loading && !secrets.data && <Loading what="secrets" />}
         {secrets.data && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Value</th>
-                <th scope="col">Description</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Last read</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+          <ListTable
+            columns={['Name', 'Value', 'Description', 'Updated', 'Last read']}
+            actions
+            items={secrets.data.items}
+            row={(secret) => (
+              <tr key={secret.id}>
+                <td>
+                  <code>{secret.key}</code>
+                </td>
+                <td class="muted">hidden</td>
+                <td>{secret.description}</td>
+                <td>{when(secret.updated_at)}</td>
+                <td>{when(secret.last_accessed_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`Replace ${secret.key}`}
+                    onClick={() => {
+                      setKey(secret.key);
+                      document.getElementById('secret-value')?.focus();
+                    }}
+                  >
+                    Replace
+                  </button>{' '}
+                  <button type="button" class="small danger" aria-label={`Delete ${secret.key}`} onClick={() => void remove(secret)}>
+                    Delete
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {secrets.data.items.map((secret) => (
-                <tr key={secret.id}>
-                  <td>
-                    <code>{secret.key}</code>
-                  </td>
-                  <td class="muted">hidden</td>
-                  <td>{secret.description}</td>
-                  <td>{when(secret.updated_at)}</td>
-                  <td>{when(secret.last_accessed_at)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small"
-                      aria-label={`Replace ${secret.key}`}
-                      onClick={() => {
-                        setKey(secret.key);
-                        document.getElementById('secret-value')?.focus();
-                      }}
-                    >
-                      Replace
-                    </button>{' '}
-                    <button type="button" class="small danger" aria-label={`Delete ${secret.key}`} onClick={() => void remove(secret)}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-              {!secrets.data.items.length && (
-                <tr>
-                  <td colSpan={6} class="muted">
-                    No secrets yet.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-          </table>
+            )}
+            empty="No secrets yet."
+          />
         )}
       </Section>
     </div>

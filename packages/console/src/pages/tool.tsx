@@ -1,7 +1,7 @@
 /** One tool: description, parameters, annotations, requirements for the chosen user, and each format. */
 import { useState } from 'preact/hooks';
 import { formats, loadTool, typeOf, type JsonSchema, type ToolDefinition } from '../tool.js';
-import { ErrorNote, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
+import { ErrorNote, ListTable, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
 
 export function ToolPage({ name }: { name: string }) {
   const [userId] = useUserId();
@@ -103,30 +103,22 @@ function ParameterTable({ schema }: { schema: JsonSchema }) {
   if (!properties.length) return <p>No parameters.</p>;
   const required = new Set(schema.required ?? []);
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Type</th>
-          <th scope="col">Required</th>
-          <th scope="col">Description</th>
+    <ListTable
+      columns={['Name', 'Type', 'Required', 'Description']}
+      items={properties}
+      row={([name, property]) => (
+        <tr key={name}>
+          <td>
+            <code>{name}</code>
+          </td>
+          <td>
+            {typeOf(property)}
+            {property.enum && <div class="muted">one of {property.enum.map((value) => JSON.stringify(value)).join(', ')}</div>}
+          </td>
+          <td>{required.has(name) ? 'yes' : 'no'}</td>
+          <td>{property.description}</td>
         </tr>
-      </thead>
-      <tbody>
-        {properties.map(([name, property]) => (
-          <tr key={name}>
-            <td>
-              <code>{name}</code>
-            </td>
-            <td>
-              {typeOf(property)}
-              {property.enum && <div class="muted">one of {property.enum.map((value) => JSON.stringify(value)).join(', ')}</div>}
-            </td>
-            <td>{required.has(name) ? 'yes' : 'no'}</td>
-            <td>{property.description}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      )}
+    />
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
 import { forgetToolIndex, toolIndex } from '../catalog.js';
-import { ErrorNote, Loading, Section, useLoad } from '../ui.js';
+import { ErrorNote, ListTable, Loading, Section, useLoad } from '../ui.js';
 
 interface Worker {
   id: string;
@@ -59,53 +59,42 @@ export function WorkersPage() {
         {workers.loading && !workers.data && <Loading what="workers" />}
         {workers.data && !workers.data.items.length && <p class="muted">No workers: every tool runs in the engine.</p>}
         {workers.data && workers.data.items.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Type</th>
-                <th scope="col">Address</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">Health</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+          <ListTable
+            columns={['Id', 'Type', 'Address', 'Enabled', 'Health']}
+            actions
+            items={workers.data.items}
+            row={(worker) => (
+              <tr key={worker.id} class={selected === worker.id ? 'selected' : undefined}>
+                <td>{worker.id}</td>
+                <td>{worker.type}</td>
+                <td>
+                  <code>{(worker.http ?? worker.mcp)?.uri}</code>
+                </td>
+                <td>
+                  {worker.enabled ? 'enabled' : 'disabled'}{' '}
+                  <button
+                    type="button"
+                    class="small secondary"
+                    aria-label={`${worker.enabled ? 'Disable' : 'Enable'} ${worker.id}`}
+                    onClick={() => void setEnabled(worker, !worker.enabled)}
+                  >
+                    {worker.enabled ? 'Disable' : 'Enable'}
+                  </button>
+                </td>
+                <td>
+                  <HealthCell id={worker.id} />
+                </td>
+                <td>
+                  <button type="button" class="small" aria-pressed={selected === worker.id} onClick={() => setSelected(worker.id)}>
+                    Tools
+                  </button>{' '}
+                  <button type="button" class="small danger" onClick={() => void remove(worker)}>
+                    Remove
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {workers.data.items.map((worker) => (
-                <tr key={worker.id} class={selected === worker.id ? 'selected' : undefined}>
-                  <td>{worker.id}</td>
-                  <td>{worker.type}</td>
-                  <td>
-                    <code>{(worker.http ?? worker.mcp)?.uri}</code>
-                  </td>
-                  <td>
-                    {worker.enabled ? 'enabled' : 'disabled'}{' '}
-                    <button
-                      type="button"
-                      class="small secondary"
-                      aria-label={`${worker.enabled ? 'Disable' : 'Enable'} ${worker.id}`}
-                      onClick={() => void setEnabled(worker, !worker.enabled)}
-                    >
-                      {worker.enabled ? 'Disable' : 'Enable'}
-                    </button>
-                  </td>
-                  <td>
-                    <HealthCell id={worker.id} />
-                  </td>
-                  <td>
-                    <button type="button" class="small" aria-pressed={selected === worker.id} onClick={() => setSelected(worker.id)}>
-                      Tools
-                    </button>{' '}
-                    <button type="button" class="small danger" onClick={() => void remove(worker)}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         )}
       </Section>
       {selected && <WorkerTools key={selected} id={selected} />}
@@ -220,26 +209,19 @@ function WorkerTools({ id }: { id: string }) {
             {tools.data.total_count} tools
             {tools.data.total_count > tools.data.items.length ? `, the first ${tools.data.items.length} shown` : ''}.
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Calls go to</th>
-                <th scope="col">Description</th>
+          <ListTable
+            columns={['Tool', 'Calls go to', 'Description']}
+            items={tools.data.items}
+            row={(tool) => (
+              <tr key={tool.qualified_name}>
+                <td>
+                  <a href={`#/tools/${encodeURIComponent(tool.qualified_name)}`}>{tool.qualified_name}</a>
+                </td>
+                <td>{tool.routed_to === id ? 'this worker' : tool.routed_to ? tool.routed_to : 'not offered'}</td>
+                <td>{tool.description.split('. ')[0]}</td>
               </tr>
-            </thead>
-            <tbody>
-              {tools.data.items.map((tool) => (
-                <tr key={tool.qualified_name}>
-                  <td>
-                    <a href={`#/tools/${encodeURIComponent(tool.qualified_name)}`}>{tool.qualified_name}</a>
-                  </td>
-                  <td>{tool.routed_to === id ? 'this worker' : tool.routed_to ? tool.routed_to : 'not offered'}</td>
-                  <td>{tool.description.split('. ')[0]}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         </>
       )}
     </Section>
