@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,10 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCredentials, selectToolkits, startWorkerServer, type WorkerServer } from '@quiver/engine';
 import { startSandbox, type Sandbox } from '@quiver/sandbox';
 import { toolkits } from '@quiver/toolkits';
+import { chromiumArgs, chromiumPath, haveChromium } from '../../engine/test/chromium.js';
 import { startTestEngine, type TestEngine } from '../../engine/test/harness.js';
 
-const chromiumPath = process.env.QUIVER_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = existsSync(chromiumPath);
 if (!haveChromium) console.warn(`console browser tests skipped: no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -77,16 +76,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: chromiumPath,
       headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: chromiumArgs,
       viewport: { width: 1280, height: 860 },
       locale: 'en-GB',
       timezoneId: 'UTC',

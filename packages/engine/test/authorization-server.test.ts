@@ -5,7 +5,6 @@
  * and consenting in headless Chromium, then the failure cases a client or an attacker can cause.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -17,15 +16,14 @@ import { crmMarketing } from '@quiver/toolkits';
 import type Provider from 'oidc-provider';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { chromiumArgs, chromiumPath, haveChromium } from './chromium.js';
 import { databases, startTestEngine, type TestEngine } from './harness.js';
 import { authorizationServer, CLIENT_SECRET, listen } from './oidc.js';
 
 // Browser flows take seconds each on a busy machine.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`authorization server tests: no Chromium at ${CHROMIUM}; the browser flows are skipped (CI installs it)`);
+if (!haveChromium) console.warn(`authorization server tests: no Chromium at ${chromiumPath}; the browser flows are skipped (CI installs it)`);
 
 const READ_TOOL = 'CrmMarketingApi_GetMarketingCampaigns';
 const WRITE_TOOL = 'CrmMarketingApi_CreateMarketingCampaign';
@@ -147,17 +145,8 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     if (haveChromium) {
       // A fresh profile per launch (playwright's own temporary user-data-dir).
       browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        executablePath: chromiumPath,
+        args: chromiumArgs,
       });
       context = await browser.newContext();
     }
