@@ -11,7 +11,7 @@ import { defineToolkit } from '@quiver/core';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, tool } from './oidc.js';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool } from './oidc.js';
 
 describe('@arcadeai/arcadejs against the engine', () => {
   let engine: TestEngine;
@@ -42,13 +42,7 @@ describe('@arcadeai/arcadejs against the engine', () => {
     );
     await engine.api('POST', '/v1/admin/auth_providers', {
       id: 'testidp',
-      oauth2: {
-        client_id: 'quiver',
-        client_secret: CLIENT_SECRET,
-        authorize_request: { endpoint: `${issuer}/auth` },
-        token_request: { endpoint: `${issuer}/token`, auth_method: 'client_secret_basic' },
-        issuer,
-      },
+      oauth2: providerSettings(issuer),
     });
     client = new Arcade({ apiKey: engine.key, baseURL: engine.url });
   });

@@ -11,7 +11,7 @@ import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAuthProviders } from '../src/auth/providers.js';
 import { databases, startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, tool } from './oidc.js';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool } from './oidc.js';
 
 describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   let engine: TestEngine;
@@ -71,13 +71,7 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     const created = await api('POST', '/v1/admin/auth_providers', {
       id: 'testidp',
       description: 'Test authorization server',
-      oauth2: {
-        client_id: 'quiver',
-        client_secret: CLIENT_SECRET,
-        authorize_request: { endpoint: `${issuer}/auth` },
-        token_request: { endpoint: `${issuer}/token`, auth_method: 'client_secret_basic' },
-        issuer,
-      },
+      oauth2: providerSettings(issuer),
     });
     expect(created.status).toBe(200);
   });

@@ -78,6 +78,15 @@ export class Browser {
   }
 }
 
+/** The engine's side of that client: the `oauth2` settings of an auth provider on the server at `issuer`. */
+export const providerSettings = (issuer: string) => ({
+  client_id: 'quiver',
+  client_secret: CLIENT_SECRET,
+  authorize_request: { endpoint: `${issuer}/auth` },
+  token_request: { endpoint: `${issuer}/token`, auth_method: 'client_secret_basic' },
+  issuer,
+});
+
 /** The authorization server, with one client (`quiver`) whose redirect URI is the engine's callback. */
 export function authorizationServer(issuer: string, callback: string): Provider {
   return new Provider(issuer, {
