@@ -7,11 +7,10 @@ import { createServer, type Server } from 'node:http';
 import Arcade from '@arcadeai/arcadejs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { defineToolkit } from '@quiver/core';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool } from './oidc.js';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, upstreamToolkit } from './oidc.js';
 
 describe('@arcadeai/arcadejs against the engine', () => {
   let engine: TestEngine;
@@ -26,13 +25,7 @@ describe('@arcadeai/arcadejs against the engine', () => {
     servers.push(asServer, upstream);
     const issuer = await listen(asServer);
     const upstreamUrl = await listen(upstream);
-    const toolkit = defineToolkit({
-      name: 'Upstream',
-      version: '1.0.0',
-      description: 'A resource server.',
-      baseUrl: upstreamUrl,
-      tools: [tool('WhoAmI', ['read'])],
-    });
+    const toolkit = upstreamToolkit(upstreamUrl);
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined });
     provider = authorizationServer(issuer, `${engine.url}/v1/oauth/callback`);
     asServer.on('request', provider.callback());
@@ -141,13 +134,7 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
       response.end(JSON.stringify({ account: 'sandbox' }));
     });
     const upstreamUrl = await listen(upstream);
-    const toolkit = defineToolkit({
-      name: 'Upstream',
-      version: '1.0.0',
-      description: 'A resource server.',
-      baseUrl: upstreamUrl,
-      tools: [tool('WhoAmI', ['read'])],
-    });
+    const toolkit = upstreamToolkit(upstreamUrl);
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined, sandbox: { token: sandboxToken } });
     client = new Arcade({ apiKey: engine.key, baseURL: engine.url });
   });
@@ -236,13 +223,7 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
 describe('a provider that is not configured', () => {
   let engine: TestEngine;
   beforeAll(async () => {
-    const toolkit = defineToolkit({
-      name: 'Upstream',
-      version: '1.0.0',
-      description: 'A resource server.',
-      baseUrl: 'http://127.0.0.1:9',
-      tools: [tool('WhoAmI', ['read'])],
-    });
+    const toolkit = upstreamToolkit('http://127.0.0.1:9');
     engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined });
   });
   afterAll(() => engine?.close());

@@ -6,12 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { defineToolkit } from '@quiver/core';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAuthProviders } from '../src/auth/providers.js';
 import { databases, startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool } from './oidc.js';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool, upstreamToolkit } from './oidc.js';
 
 describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   let engine: TestEngine;
@@ -50,13 +49,7 @@ describe.each(databases)('OAuth on $name', ({ name, skip }) => {
     const upstreamUrl = await listen(upstream);
     verifierUrl = `${await listen(verifier)}/verify`;
 
-    const toolkit = defineToolkit({
-      name: 'Upstream',
-      version: '1.0.0',
-      description: 'A resource server.',
-      baseUrl: upstreamUrl,
-      tools: [tool('WhoAmI', ['read']), tool('Write', ['write'])],
-    });
+    const toolkit = upstreamToolkit(upstreamUrl, [tool('WhoAmI', ['read']), tool('Write', ['write'])]);
     engine = await startTestEngine(name, { toolkits: [toolkit], credentials: undefined });
     callback = `${engine.url}/v1/oauth/callback`;
 

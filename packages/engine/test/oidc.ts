@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ToolData } from '@quiver/core';
+import { defineToolkit, type ToolData } from '@quiver/core';
 import Provider from 'oidc-provider';
 
 export const CLIENT_SECRET = 'engine-client-secret-0f9e8d7c6b5a';
@@ -19,6 +19,10 @@ export const tool = (name: string, scopes: string[]): ToolData => ({
   requirements: { oauth2: { provider: 'testidp', scopes } },
   http: { method: 'GET', path: '/whoami' },
 });
+
+/** The resource server's toolkit: `Upstream` at `baseUrl`, its tools needing the given scopes of the test provider. */
+export const upstreamToolkit = (baseUrl: string, tools: ToolData[] = [tool('WhoAmI', ['read'])]) =>
+  defineToolkit({ name: 'Upstream', version: '1.0.0', description: 'A resource server.', baseUrl, tools });
 
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
