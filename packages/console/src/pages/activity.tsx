@@ -1,44 +1,15 @@
 /** Activity: recent executions with filters, and per-toolkit charts of the last hour from the engine's records. */
+import type { ActivityItem, ToolkitSeries } from '@quiver/engine';
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
 import { Pager } from './scheduled.js';
 
-interface Item {
-  id: string;
-  execution_type: 'immediate' | 'scheduled';
-  tool_name: string;
-  toolkit_name: string;
-  user_id: string | null;
-  success: boolean;
-  error_kind: string | null;
-  duration_ms: number;
-  started_at: string;
-}
-
-interface Point {
-  minute: string;
-  calls: number;
-  errors: number;
-  p50_ms: number | null;
-  p99_ms: number | null;
-}
-
-interface Series {
-  toolkit: string;
-  calls: number;
-  errors: number;
-  error_rate: number;
-  p50_ms: number | null;
-  p99_ms: number | null;
-  points: Point[];
-}
-
 export function ActivityPage() {
   const [filter, setFilter] = useState({ tool: '', toolkit: '', user_id: '', outcome: '' });
   const [offset, setOffset] = useState(0);
-  const list = useLoad(() => api<Page<Item>>('GET', `/activity/executions${query({ ...filter, limit: 25, offset })}`), [filter, offset]);
-  const stats = useLoad(() => api<{ minutes: string[]; toolkits: Series[] }>('GET', '/activity/stats?minutes=60'), []);
+  const list = useLoad(() => api<Page<ActivityItem>>('GET', `/activity/executions${query({ ...filter, limit: 25, offset })}`), [filter, offset]);
+  const stats = useLoad(() => api<{ minutes: string[]; toolkits: ToolkitSeries[] }>('GET', '/activity/stats?minutes=60'), []);
 
   useEffect(() => {
     const timer = setInterval(() => {
@@ -121,7 +92,7 @@ export function ActivityPage() {
 const width = 300;
 const height = 80;
 
-function ToolkitCharts({ series }: { series: Series }) {
+function ToolkitCharts({ series }: { series: ToolkitSeries }) {
   const calls = series.points.map((point) => point.calls);
   const errorRates = series.points.map((point) => (point.calls ? point.errors / point.calls : null));
   const p50 = series.points.map((point) => point.p50_ms);
