@@ -1,6 +1,7 @@
 export { engineConfig, type EngineConfig } from './config.js';
 export { openEngine, type Engine, type EngineOptions } from './engine.js';
 export type { ActivityItem, ToolkitSeries } from './activity.js';
+export type { SecretInfo } from './secrets.js';
 export { startEngine, allRoutes, type RunningEngine } from './server.js';
 export { buildApp, type Routes } from './http/app.js';
 export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServerOptions } from './mcp/server.js';

@@ -1,4 +1,5 @@
 /** Users' connections by provider: revoke one, or start an authorization and follow it to its end. */
+import type { Authorization } from '@quiver/core';
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
@@ -9,15 +10,6 @@ interface Connection {
   provider_id: string;
   provider_description?: string;
   scopes: string[];
-  user_id: string;
-}
-
-interface Authorization {
-  id: string;
-  status: 'not_started' | 'pending' | 'completed' | 'failed';
-  url?: string;
-  scopes: string[];
-  provider_id: string;
   user_id: string;
 }
 

@@ -1,16 +1,8 @@
 /** Secrets: names and dates only. A value is written, replaced or deleted, never read back. */
+import type { SecretInfo } from '@quiver/engine';
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
-
-interface SecretInfo {
-  id: string;
-  key: string;
-  description: string;
-  created_at: string;
-  updated_at: string;
-  last_accessed_at: string | null;
-}
 
 export function SecretsPage() {
   const secrets = useLoad(() => api<Pick<Page<SecretInfo>, 'items'>>('GET', '/admin/secrets'), []);
