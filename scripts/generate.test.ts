@@ -13,5 +13,5 @@ describe.skipIf(!haveShared)('generated catalogs', () => {
 
   it('regenerating changes nothing', () => {
     expect(staleFiles()).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

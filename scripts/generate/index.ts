@@ -17,6 +17,7 @@ import { pylonEmulator } from './pylon-emulator.js';
 
 import { generateTracking } from './tracking.js';
 import { customerioEmulator } from './customerio-emulator.js';
+import { generateSearchAssociations } from './search-associations.js';
 /** One generator per generated artefact; each reads the reference material and returns file contents. */
 export type Generator = (sharedDir: string) => GeneratedFile[];
 
@@ -38,4 +39,6 @@ export const generators: Generator[] = [
   figmaEmulator,
   generateMailClient,
   graphEmulator,
+  // Last: it reads the catalogs the generators above write.
+  generateSearchAssociations,
 ];

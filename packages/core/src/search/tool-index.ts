@@ -1,4 +1,9 @@
-/** The search index over tools: BM25+ (MiniSearch) over seven fields of analysed terms, weighted per field. */
+/**
+ * The search index over tools: BM25+ (MiniSearch) over seven fields of analysed terms, weighted per field,
+ * then the best candidates reranked by learned associations between the words people use and the words
+ * tools are named by.
+ */
+import { readFileSync } from 'node:fs';
 import MiniSearch from 'minisearch';
 import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { everydayWords } from './everyday.js';
@@ -37,19 +42,25 @@ export interface RankingWeights {
    * phrases use that word (`openers`): 0 ignores it, 1 lets a word used only to change rule out reading.
    */
   opener: number;
+  /**
+   * How much the learned associations (`associations.json`) count: 0 ignores them, 1 ranks the best
+   * candidates as the associations were learned to.
+   */
+  associations: number;
 }
 
 /** Learned on the API-worded evaluation set and the tuning half of the everyday one. */
 export const rankingWeights: RankingWeights = {
-  fields: { name: 1.5, summary: 1.13, description: 0.05, route: 0.4, parameters: 0.2, toolkit: 1.18, phrases: 1 },
-  everyday: 0.75,
+  fields: { name: 1.33, summary: 1.12, description: 0.05, route: 0.2, parameters: 0.2, toolkit: 1.18, phrases: 1 },
+  everyday: 0.56,
   destructive: 0.8,
   check: 2,
-  pair: 0.25,
-  opener: 0.25,
+  pair: 0.1,
+  opener: 0.5,
+  associations: 0.25,
 };
 
-export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights): ToolIndex {
+export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights, associations?: Associations): ToolIndex {
   const index = new MiniSearch<Document>({
     fields: [...fields],
     // Documents and queries arrive analysed (terms joined by spaces): the library only ranks.
@@ -64,6 +75,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
   const changeOdds = openers(phrases, changes);
+  const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
+  const sides = learned ? tools.map(toolTerms) : [];
 
   return {
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
@@ -83,11 +96,62 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         if (destructive[id] && !asksToDelete) score *= weights.destructive;
         if (asksWhether && checks[id]) score *= weights.check;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
-        return { tool: tools[id]!, score };
+        return { id, score };
       });
-      return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+      hits.sort((a, b) => b.score - a.score);
+      if (learned) {
+        const asked = [...own, ...added];
+        for (const hit of hits.slice(0, associationDepth)) hit.score *= Math.exp(weights.associations * associationOf(learned, asked, sides[hit.id]!));
+        hits.sort((a, b) => b.score - a.score);
+      }
+      return hits.slice(0, limit).map(({ id, score }) => ({ tool: tools[id]!, score }));
     },
   };
+}
+
+/**
+ * Learned associations: for a term of a request, how much each term of a tool's side (`toolTerms`) speaks
+ * for that tool ("ticket" for a tool named for issues, "bookmark" for one whose route says starred). They
+ * are learned from the phrases by scripts/generate/search-associations.ts, each phrase searched without
+ * its own quarter of the phrases indexed, and only the best candidates of such a search are reranked.
+ */
+export type Associations = ReadonlyMap<string, ReadonlyMap<string, number>>;
+export const associationDepth = 30;
+
+let shipped: Associations | undefined;
+/** The associations that ship, learned from the built-in toolkits' phrases; read on the first index built. */
+export function learnedAssociations(): Associations {
+  shipped ??= associationsOf(JSON.parse(readFileSync(new URL('./associations.json', import.meta.url), 'utf8')));
+  return shipped;
+}
+/** Associations from their JSON form: request term → tool term → weight. */
+export const associationsOf = (table: Readonly<Record<string, Readonly<Record<string, number>>>>): Associations =>
+  new Map(Object.entries(table).map(([term, sides]) => [term, new Map(Object.entries(sides))]));
+
+/** The sum of the associations between the terms of a request and the terms of a tool's side. */
+export function associationOf(learned: Associations, asked: readonly string[], side: readonly string[]): number {
+  let sum = 0;
+  for (const term of asked) {
+    const of = learned.get(term);
+    if (of) for (const toolTerm of side) sum += of.get(toolTerm) ?? 0;
+  }
+  return sum;
+}
+
+/**
+ * The terms a tool is known by to the associations: its toolkit (`@RepoHostApi`), its name's terms, its
+ * route's (`r:`) and its summary's (`s:`), each once.
+ */
+export function toolTerms(tool: Tool): string[] {
+  const route = tool.http ? terms(words(tool.http.path.replace(/\{[^}]*\}/g, ' '))).map((term) => `r:${term}`) : [];
+  const summary = terms(words(summaryOf(tool))).map((term) => `s:${term}`);
+  return [...new Set([`@${tool.toolkit.name}`, ...nameTerms(tool), ...route, ...summary])];
+}
+
+/** The terms of a request that the associations read: its own and those its everyday words add. */
+export function askedTerms(request: string): string[] {
+  const { own, added } = requestTerms(request.slice(0, maxRequestLength));
+  return [...own, ...added];
 }
 
 /** A request says what it wants in a sentence or two; only this much of it is read, so that a long one costs no more. */
@@ -186,14 +250,21 @@ function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: S
   return { terms: out, replaced };
 }
 
-function documentOf(tool: Tool, id: number, phrases: readonly string[]): Document {
-  // A toolkit's own name inside its tool names (`CreateRepohostIssue` in RepoHostApi) says nothing about the tool.
+/** The terms of a tool's name, less its toolkit's own name (`CreateRepohostIssue` in RepoHostApi), which says nothing about the tool. */
+function nameTerms(tool: Tool): string[] {
   const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
-  const [summary = '', ...details] = tool.description.split(/(?<=\.)\s/);
+  return terms(words(tool.name).filter((word) => word !== brand));
+}
+/** A tool description's first sentence says what it does; the rest is mostly caveats. */
+const sentencesOf = (tool: Tool) => tool.description.split(/(?<=\.)\s/);
+const summaryOf = (tool: Tool) => sentencesOf(tool)[0] ?? '';
+
+function documentOf(tool: Tool, id: number, phrases: readonly string[]): Document {
+  const [summary = '', ...details] = sentencesOf(tool);
   const body = (tool.requestBody?.schema.properties ?? {}) as Record<string, { description?: string }>;
   return {
     id,
-    name: terms(words(tool.name).filter((word) => word !== brand)).join(' '),
+    name: nameTerms(tool).join(' '),
     summary: analyse(summary),
     description: analyse(`${details.join(' ')} ${tool.output.description}`),
     route: tool.http ? analyse(`${methodWords[tool.http.method]} ${tool.http.path.replace(/\{[^}]*\}/g, ' ')}`) : '',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolIndex, defineToolkit, didYouMean, qualifiedName, suggestToolNames, type ToolData } from '../../src/index.js';
 import { terms } from '../../src/search/terms.js';
+import { associationOf, associationsOf, buildToolIndex, learnedAssociations, rankingWeights, toolTerms } from '../../src/search/tool-index.js';
 import { words } from '../../src/search/words.js';
 
 const tool = (name: string, description: string, parameters: string[] = []): ToolData => ({
@@ -179,6 +180,52 @@ describe('search phrases', () => {
     });
     const phrased = await createToolIndex(starred.tools);
     expect(phrased.search('bookmark my project').map((hit) => hit.tool.name)).toEqual(['StarCodehostRepo']);
+  });
+});
+
+describe('learned associations', () => {
+  // Two tools that fit "give issue 3 a zorp" equally well in words; only an association tells them apart.
+  const issues = defineToolkit({
+    ...codeHost,
+    tools: [
+      { ...tool('AddIssueReaction', 'Adds one to an issue.'), http: { method: 'POST', path: '/issues/{number}/reactions' } },
+      { ...tool('AddIssueLabel', 'Adds one to an issue.'), http: { method: 'POST', path: '/issues/{number}/labels' } },
+    ],
+    phrases: undefined,
+  });
+  const zorp = terms(['zorp'])[0]!;
+  const [reaction, label] = terms(['reactions', 'labels']).map((term) => `r:${term}`) as [string, string];
+  const first = (associations: Parameters<typeof associationsOf>[0], weights = rankingWeights) =>
+    buildToolIndex(issues.tools, weights, associationsOf(associations)).search('give issue 3 a zorp')[0]?.tool.name;
+
+  it('ranks by how the terms of a request go with the terms a tool is named by', () => {
+    expect(first({ [zorp]: { [reaction]: 1 } })).toBe('AddIssueReaction');
+    expect(first({ [zorp]: { [label]: 1 } })).toBe('AddIssueLabel');
+    expect(first({ [zorp]: { [reaction]: -1 } })).toBe('AddIssueLabel');
+  });
+
+  it('counts them as much as their weight says, and not at all at 0', () => {
+    const ignored = { ...rankingWeights, associations: 0 };
+    expect(first({ [zorp]: { [reaction]: 1 } }, ignored)).toBe(first({ [zorp]: { [label]: 1 } }, ignored));
+  });
+
+  it('knows a tool by its toolkit, name, route and summary terms, and sums over every pair', () => {
+    const side = toolTerms(issues.tools[0]!);
+    const [adds, issue, reactions] = terms(['adds', 'issue', 'reactions']);
+    expect(side).toEqual(expect.arrayContaining(['@CodeHostApi', adds, issue, `r:${issue}`, `r:${reactions}`, `s:${adds}`]));
+    expect(new Set(side).size).toBe(side.length);
+    const associations = associationsOf({ [zorp]: { [`r:${reactions}`]: 0.5, [`s:${adds}`]: 0.25, 'r:label': 9 }, give: { '@CodeHostApi': 1 } });
+    expect(associationOf(associations, [zorp, 'give', 'other'], side)).toBe(1.75);
+  });
+
+  it('ships thousands, each between a request term and a tool term, none too weak to matter', () => {
+    const pairs = [...learnedAssociations()].flatMap(([term, sides]) => [...sides].map(([side, weight]) => ({ term, side, weight })));
+    expect(pairs.length).toBeGreaterThan(1000);
+    for (const { term, side, weight } of pairs) {
+      expect(term).toMatch(/^[^\s|]+$/);
+      expect(side).toMatch(/^(@[A-Za-z]+|[rs]:[^\s|]+|[^\s|:@]+)$/);
+      expect(Math.abs(weight)).toBeGreaterThan(0.01);
+    }
   });
 });
 
