@@ -111,7 +111,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
 
 /**
  * Learned associations: for a term of a request, how much each term of a tool's side (`toolTerms`) speaks
- * for that tool ("ticket" for a tool named for issues, "bookmark" for one whose route says starred). They
+ * for that tool ("company" for one whose route goes through orgs, "propose" for one named for pull requests). They
  * are learned from the phrases by scripts/generate/search-associations.ts, each phrase searched without
  * its own quarter of the phrases indexed, and only the best candidates of such a search are reranked.
  */
