@@ -34,6 +34,12 @@ const faults: Record<string, Serve> = {
     res.on('error', () => {});
     more();
   },
+  'a body that trickles in': (_req, res) => {
+    // A byte every 50 ms never trips the idle timeout between chunks: only the attempt's own deadline ends it.
+    res.writeHead(200, { 'content-type': 'application/json' }).write('[');
+    const drip = setInterval(() => res.write(' '), 50);
+    res.on('close', () => clearInterval(drip));
+  },
   'invalid JSON': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"unterminated": '),
   'a redirect to another host': (_req, res) => res.writeHead(302, { location: `${elsewhere}/stolen` }).end(),
 };
@@ -143,6 +149,7 @@ const expectations: Record<string, (method: HttpMethod, result: ToolResult, requ
     else expect(error(result).message).toMatch(/deadline, every attempt included, leaves no time for another attempt \(\d attempts made\)/);
     if (!creates(method)) expect(requests).toBeGreaterThan(1);
   },
+  'a body that trickles in': (method, result, requests) => expectations.hang!(method, result, requests),
   'reset before the request is read': (method, result, requests) => {
     expect(error(result)).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: !creates(method) });
     if (!creates(method)) expect(requests).toBe(MAX_RETRIES + 1);
