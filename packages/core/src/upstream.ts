@@ -188,7 +188,7 @@ export class UpstreamClient {
 /**
  * Aborts one attempt, from sending to the last byte of the answer, once `ms` have passed. undici takes an
  * EventEmitter as its signal as well as an AbortSignal; measured on a loopback request, an AbortSignal's
- * bookkeeping added about a tenth to its time, the EventEmitter about a thirtieth.
+ * bookkeeping added 4 to 15 % to its time, the EventEmitter under 4 %.
  */
 function attemptDeadline(ms: number): { signal: EventEmitter; clear(): void } {
   const signal = new EventEmitter() as EventEmitter & { reason?: Error };
