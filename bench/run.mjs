@@ -21,13 +21,22 @@ import { tokensBench } from './tokens.mjs';
 import { median, quantile, round, time } from './stats.mjs';
 const log = (line) => process.stderr.write(`${line}\n`);
 
-/** Process start to the answer of `initialize` on stdio; then RSS once tools/list has been served. */
-async function coldStart() {
-  const child = spawn(process.execPath, [cli, 'mcp'], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** A child process that speaks JSON lines on stdio, timed from its spawn; both start measurements use it. */
+function lineProcess(args) {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const started = process.hrtime.bigint();
   const lines = createInterface({ input: child.stdout });
-  const next = () => new Promise((resolve) => lines.once('line', (line) => resolve(JSON.parse(line))));
-  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  return {
+    child,
+    elapsedMs: () => Number(process.hrtime.bigint() - started) / 1e6,
+    next: () => new Promise((resolve) => lines.once('line', (line) => resolve(JSON.parse(line)))),
+    send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+  };
+}
+
+/** Process start to the answer of `initialize` on stdio; then RSS once tools/list has been served. */
+async function coldStart() {
+  const { child, elapsedMs, next, send } = lineProcess([cli, 'mcp']);
   send({
     jsonrpc: '2.0',
     id: 1,
@@ -35,13 +44,23 @@ async function coldStart() {
     params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
   });
   await next();
-  const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const readyMs = elapsedMs();
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
   const listed = await next();
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024;
   child.kill();
   return { readyMs, rssMb, toolCount: listed.result.tools.length, listBytes: JSON.stringify(listed.result).length };
+}
+
+/** The baseline: a bare Node process that answers one line, its start measured the same way. */
+async function nodeStart() {
+  const { child, elapsedMs, next, send } = lineProcess(['-e', 'process.stdin.once("data", () => process.stdout.write("{}\\n"))']);
+  send({});
+  await next();
+  const ms = elapsedMs();
+  child.kill();
+  return ms;
 }
 
 async function startEmulator() {
@@ -90,18 +109,6 @@ async function callOverhead(baseUrl) {
     ratioMedian: round(median(tool) / median(baseline)),
     ratioP99: round(quantile(tool, 0.99) / quantile(baseline, 0.99)),
   };
-}
-
-/** The baseline: a bare Node process that answers one line, its start measured the same way. */
-async function nodeStart() {
-  const child = spawn(process.execPath, ['-e', 'process.stdin.once("data", () => process.stdout.write("{}\\n"))'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const started = process.hrtime.bigint();
-  const answered = new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-  child.stdin.write('{}\n');
-  await answered;
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  child.kill();
-  return ms;
 }
 
 log('cold start: 10 runs of `quiver mcp`, alternating with 10 starts of a bare Node process ...');
