@@ -52,6 +52,16 @@ describe('search over the built-in tools', () => {
     expect(top).toContain(expected);
   });
 
+  // Requests reported misranked before the phrases (316th, 25th, and 9th in discovery mode). Three more of
+  // that report sit in the everyday set's held-out half: the benchmark counts them, and no test reads them.
+  it.each([
+    ['give bob write access to my repository', 'RepoHostApi.AddOrUpdateRepohostCollaborator', 1],
+    ['tag issue 12 as a bug', 'RepoHostApi.AddLabelsToRepohostIssue', 1],
+    ['open an issue on a repo', 'RepoHostApi.CreateRepohostIssue', 3],
+  ])('"%s" ranks %s among the first %i', (query, expected, within) => {
+    expect(index.search(query, { limit: within as number }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
+  });
+
   // Every toolkit is built: a sample whose tool was renamed fails here instead of being skipped.
   it.each([
     ['who am I logged in as on the support desk', 'SupportDesk.WhoAmI'],
