@@ -12,6 +12,7 @@
  *     "authProviders": [ { "id": "github", "client_id": "...", "client_secret": "..." } ] }
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { upstreamSettings, type Tool, type UpstreamClientOptions } from '@quiver/core';
@@ -42,6 +43,8 @@ export interface Settings {
   projectName: string;
   /** Origins of web pages allowed to call the engine's API and MCP endpoint, besides loopback ones and the public URL. */
   allowedOrigins: string[];
+  /** Proxies whose X-Forwarded-For names the client address (the authorization server's rate limits count by it). */
+  trustedProxies: string[];
   /** Limits of every upstream call: the deadline covering all attempts, and the largest answer read. */
   upstreamLimits: UpstreamClientOptions;
   /** The secret the engine signs worker calls with (`quiver worker`); the variable it came from names it in errors. */
@@ -99,7 +102,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'the platform data directory (see below)',
   },
   {
-    setting: 'database',
+    setting: 'database: a `postgres://` or `postgresql://` URL, or the absolute path of a SQLite file (anything else stops the engine at start)',
     env: 'DATABASE_URL',
     file: 'database',
     default: 'SQLite file `quiver.db` in the data directory',
@@ -131,6 +134,11 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     setting: 'origins of web pages allowed to call the API and `/v1/mcp`, besides loopback ones and the public URL',
     env: 'QUIVER_ALLOWED_ORIGINS',
     default: 'none (comma-separated, e.g. `https://console.example.com`)',
+  },
+  {
+    setting: 'proxies whose `X-Forwarded-For` names the client address (for the rate limits of sign-in)',
+    env: 'QUIVER_TRUSTED_PROXIES',
+    default: 'none: the peer address counts (comma-separated addresses or CIDR ranges, e.g. `10.0.0.0/8`)',
   },
   {
     setting: "one upstream call's deadline in milliseconds, every retry included",
@@ -176,7 +184,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   },
   {
     setting: 'sign-in of remote MCP clients (see [Signing people in](#signing-people-in-the-engine-as-an-oauth-21-authorization-server))',
-    env: '`QUIVER_OIDC_ISSUER`, `QUIVER_OIDC_CLIENT_ID`, `QUIVER_OIDC_CLIENT_SECRET`, `QUIVER_OIDC_SCOPES`, `QUIVER_OIDC_NAME`, `QUIVER_AUTH_KEY_USER`, `QUIVER_AUTH_ACCESS_TOKEN_TTL`, `QUIVER_AUTH_REFRESH_TOKEN_TTL`, `QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS`',
+    env: '`QUIVER_OIDC_ISSUER`, `QUIVER_OIDC_CLIENT_ID`, `QUIVER_OIDC_CLIENT_SECRET`, `QUIVER_OIDC_SCOPES`, `QUIVER_OIDC_NAME`, `QUIVER_AUTH_KEY_USER`, `QUIVER_AUTH_ACCESS_TOKEN_TTL`, `QUIVER_AUTH_REFRESH_TOKEN_TTL`, `QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS`, `QUIVER_AUTH_RATE_LIMIT`',
     default: 'user keys only, until an identity provider is set',
   },
 ];
@@ -216,6 +224,7 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools 
     logLevel: env.QUIVER_LOG_LEVEL ?? text('logLevel') ?? 'info',
     projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? 'Quiver',
     allowedOrigins: allowedOriginsOf(env.QUIVER_ALLOWED_ORIGINS),
+    trustedProxies: trustedProxiesOf(env.QUIVER_TRUSTED_PROXIES),
     upstreamLimits: usage(() => upstreamSettings(env)),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
     upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
@@ -245,6 +254,23 @@ function allowedOriginsOf(setting: string | undefined): string[] {
     if (url.origin !== origin.replace(/\/$/, '')) throw new UsageError(`QUIVER_ALLOWED_ORIGINS: '${origin}' is not an origin (scheme, host and port only)`);
     return url.origin;
   });
+}
+
+/** QUIVER_TRUSTED_PROXIES: comma-separated IP addresses or CIDR ranges of the proxies in front of the engine. */
+function trustedProxiesOf(setting: string | undefined): string[] {
+  const proxies = (setting ?? '')
+    .split(',')
+    .map((proxy) => proxy.trim())
+    .filter(Boolean);
+  for (const proxy of proxies) {
+    const [address, prefix] = proxy.split('/');
+    const family = isIP(address ?? '');
+    const bits = Number(prefix ?? (family === 6 ? 128 : 32));
+    if (!family || !Number.isInteger(bits) || bits < 0 || bits > (family === 6 ? 128 : 32)) {
+      throw new UsageError(`QUIVER_TRUSTED_PROXIES: '${proxy}' is not an IP address or CIDR range (such as 10.0.0.0/8)`);
+    }
+  }
+  return proxies;
 }
 
 /**

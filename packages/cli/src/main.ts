@@ -12,6 +12,7 @@ import {
   suggestToolNames,
   type FormatName,
   type Tool,
+  type ToolError,
   type Toolkit,
 } from '@quiver/core';
 import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, runnableToolkits } from './app.js';
@@ -105,7 +106,7 @@ addServingOptions(program.command('serve'))
     const { engineConfig, parseAuthProviders, startEngine } = await import('@quiver/engine');
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, upstreamLimits } = settings;
+    const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, trustedProxies, upstreamLimits } = settings;
     const config = engineConfig({
       dataDir,
       database,
@@ -114,6 +115,7 @@ addServingOptions(program.command('serve'))
       projectName,
       authorizationServer,
       allowedOrigins,
+      trustedProxies,
       upstreamLimits,
       host: options.host,
       port,
@@ -277,13 +279,23 @@ program
   .option('--base-url <url>', "base URL of the tool's upstream")
   .option('--token <token>', "OAuth access token for the tool's provider")
   .option('--secret <KEY=VALUE>', 'a secret the tool declares (repeatable)', collect, [])
+  .option('--include-error-stacktrace', 'print where an unexpected failure happened (its stack trace) with its error')
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
   .action(
     async (
       name: string,
-      options: { input: string; baseUrl?: string; token?: string; secret: string[]; sandbox?: boolean; config?: string; dataDir?: string },
+      options: {
+        input: string;
+        baseUrl?: string;
+        token?: string;
+        secret: string[];
+        includeErrorStacktrace?: boolean;
+        sandbox?: boolean;
+        config?: string;
+        dataDir?: string;
+      },
     ) => {
       const input = parseInput(options.input);
       const settings = settingsFor({ config: options.config, dataDir: options.dataDir });
@@ -299,7 +311,8 @@ program
       });
       try {
         const result = await app.dispatcher.call(name, input);
-        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        const printed = 'error' in result && !options.includeErrorStacktrace ? { error: withoutStacktrace(result.error) } : result;
+        process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
         process.exitCode = 'error' in result ? 1 : 0;
       } finally {
         await app.close();
@@ -398,6 +411,11 @@ function portOf(text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${text}'`);
   return port;
+}
+
+/** The stack (file paths, frames) only on request, as over the HTTP API: the one-line developer message says what failed. */
+function withoutStacktrace({ stacktrace: _, ...error }: ToolError): ToolError {
+  return error;
 }
 
 function collect(value: string, previous: string[]): string[] {

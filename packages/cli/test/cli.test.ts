@@ -144,6 +144,23 @@ describe('quiver call', () => {
     });
   });
 
+  it('prints no stack trace of a failure unless --include-error-stacktrace asks for one', async () => {
+    // A store that is not a database: the tool fails unexpectedly, the one kind of error that has a stack.
+    const dataDir = mkdtempSync(join(tmpdir(), 'quiver-stack-'));
+    writeFileSync(join(dataDir, 'commerce.db'), 'not a database, only bytes long enough to be read as the header of one'.repeat(4));
+    const args = ['call', 'CommerceTools.GetCustomerInfo', '--input', '{"customer_email":"ada@example.com"}', '--data-dir', dataDir];
+    const plain = await runCli(args);
+    expect(plain.code).toBe(1);
+    const error = JSON.parse(plain.stdout).error;
+    expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_FATAL', developer_message: expect.stringContaining('file is not a database') });
+    expect(error.stacktrace).toBeUndefined();
+    expect(plain.stdout + plain.stderr).not.toMatch(/\.js:\d+/);
+
+    const asked = await runCli([...args, '--include-error-stacktrace']);
+    expect(asked.code).toBe(1);
+    expect(JSON.parse(asked.stdout).error.stacktrace).toMatch(/\.js:\d+/);
+  });
+
   it('exits 1 naming the missing token, and never prints a given one', async () => {
     const missing = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--base-url', emulator.url]);
     expect(missing.code).toBe(1);

@@ -4,6 +4,7 @@ import { api, forgetKey, storedKey, storeKey, whenUnauthorized, type Me } from '
 import { forgetToolIndex } from './catalog.js';
 import { ActivityPage } from './pages/activity.js';
 import { ConnectionsPage } from './pages/connections.js';
+import { GrantsPage } from './pages/grants.js';
 import { KeysPage } from './pages/keys.js';
 import { PlaygroundPage } from './pages/playground.js';
 import { ScheduledDetailPage, ScheduledPage } from './pages/scheduled.js';
@@ -24,6 +25,7 @@ const pages: { path: string; title: string; roles: Role[] }[] = [
   { path: 'scheduled', title: 'Scheduled', roles: ['admin', 'service'] },
   { path: 'activity', title: 'Activity', roles: ['admin', 'service'] },
   { path: 'keys', title: 'API keys', roles: ['admin'] },
+  { path: 'grants', title: 'MCP sign-ins', roles: ['admin'] },
 ];
 
 function useHash(): string[] {
@@ -184,6 +186,8 @@ function Page({ path, detail, me }: { path: string; detail: string | undefined; 
       return detail ? <ScheduledDetailPage id={detail} /> : <ScheduledPage />;
     case 'activity':
       return <ActivityPage />;
+    case 'grants':
+      return <GrantsPage />;
     default:
       return <KeysPage ownKeyId={me.key.id} />;
   }

@@ -165,13 +165,49 @@ export function Section({ title, children, actions }: { title: string; children:
   );
 }
 
-/** A collapsible JSON tree: objects and arrays are <details>, open to the second level. */
+/**
+ * A collapsible JSON tree: objects and arrays are <details>, open to the second level. Past TREE_DEPTH
+ * levels the rest of a value is its JSON text: a stored input may nest thousands of levels, and a
+ * component per level would exhaust the stack.
+ */
+const TREE_DEPTH = 16;
+
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
     <section class="json" aria-label={label ?? 'JSON'}>
       <JsonNode value={value} depth={0} name={undefined} />
     </section>
   );
+}
+
+/** JSON text of a value of any depth: written without recursion, since JSON.stringify recurses. */
+function jsonText(value: unknown): string {
+  const out: string[] = [];
+  // Text to write as it is, or a value still to write; taken from the end.
+  const pending: Array<{ text: string } | { value: unknown }> = [{ value }];
+  while (pending.length) {
+    const next = pending.pop()!;
+    if ('text' in next) {
+      out.push(next.text);
+      continue;
+    }
+    const item = next.value;
+    if (item === null || typeof item !== 'object') {
+      out.push(JSON.stringify(item) ?? 'null');
+      continue;
+    }
+    const list = Array.isArray(item);
+    const entries: Array<[string | undefined, unknown]> = list ? item.map((child) => [undefined, child]) : Object.entries(item);
+    pending.push({ text: list ? ']' : '}' });
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [key, child] = entries[index]!;
+      pending.push({ value: child });
+      if (key !== undefined) pending.push({ text: `${JSON.stringify(key)}:` });
+      if (index > 0) pending.push({ text: ',' });
+    }
+    pending.push({ text: list ? '[' : '{' });
+  }
+  return out.join('');
 }
 
 function JsonNode({ value, depth, name }: { value: unknown; depth: number; name: string | undefined }) {
@@ -182,6 +218,14 @@ function JsonNode({ value, depth, name }: { value: unknown; depth: number; name:
       <div class="json-leaf">
         {key}
         <span class={`json-${kind}`}>{JSON.stringify(value)}</span>
+      </div>
+    );
+  }
+  if (depth >= TREE_DEPTH) {
+    return (
+      <div class="json-leaf">
+        {key}
+        <code class="json-rest">{jsonText(value)}</code>
       </div>
     );
   }

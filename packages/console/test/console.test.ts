@@ -1,7 +1,7 @@
 /**
  * The console in a real browser (Debian's Chromium driven by playwright-core), against an engine on the
- * sandbox: sign in, search, run tools, secrets, workers, schedules, activity and API keys, with an axe-core
- * accessibility check of every page and a screenshot of each kept in test-output/.
+ * sandbox: sign in, search, run tools, secrets, workers, schedules, activity, API keys and MCP sign-ins,
+ * with an axe-core accessibility check of every page and a screenshot of each kept in test-output/.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,11 +12,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxCredentials, selectToolkits, startWorkerServer, type WorkerServer } from '@quiver/engine';
+import { authorizationServerSettings, sandboxCredentials, selectToolkits, startWorkerServer, type WorkerServer } from '@quiver/engine';
 import { startSandbox, type Sandbox } from '@quiver/sandbox';
 import { toolkits } from '@quiver/toolkits';
 import { chromiumArgs, chromiumPath, haveChromium } from '../../engine/test/chromium.js';
+import { authorize, mcpWith, redeem, registerClient, type SignInClient } from '../../engine/test/engine-sign-in.js';
 import { startTestEngine, type TestEngine } from '../../engine/test/harness.js';
+import { Browser } from '../../engine/test/oidc.js';
 
 if (!haveChromium) console.warn(`console browser tests skipped: no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
 
@@ -25,6 +27,8 @@ const screenshots = join(here, '..', 'test-output');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const workerSecret = 'console-test-worker-secret-0123456789';
 const secretValue = 'sk-console-test-VALUE-4242';
+/** Where the MCP client signed in by the grants test is sent back to: never contacted, the code is read from the redirect. */
+const signInRedirect = 'http://127.0.0.1:9/callback';
 
 interface AxeViolation {
   id: string;
@@ -46,11 +50,16 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox();
-    engine = await startTestEngine('sqlite', {
-      baseUrls: sandbox.baseUrls,
-      credentials: () => sandboxCredentials(sandbox.token),
-      defaultSecrets: sandbox.secrets,
-    });
+    engine = await startTestEngine(
+      'sqlite',
+      {
+        baseUrls: sandbox.baseUrls,
+        credentials: () => sandboxCredentials(sandbox.token),
+        defaultSecrets: sandbox.secrets,
+      },
+      // The grants test signs an MCP client in through the authorization server, whose rate limits are off here.
+      { authorizationServer: authorizationServerSettings({}, { rateLimits: { register: 0, authorize: 0, token: 0 } }) },
+    );
     worker = await startWorkerServer({
       toolkits: selectToolkits('trackingapi', toolkits),
       secret: workerSecret,
@@ -232,7 +241,8 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('link', { name: 'Workers' }).click();
     await page.getByLabel('Id').fill('tracking');
     await page.getByLabel('Address').fill(worker.url);
-    await page.getByLabel('Secret').fill(workerSecret);
+    await page.getByLabel('Secret', { exact: true }).fill(workerSecret);
+    await page.getByLabel('Allowed secrets').fill('TRACKING_SITE_ID');
     await page.getByRole('button', { name: 'Test' }).click();
     await page.getByText('Test: the worker answers').waitFor();
     await page.getByRole('button', { name: 'Register' }).click();
@@ -242,6 +252,16 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     const trackingTools = toolkits.find((toolkit) => toolkit.name === 'TrackingApi')!.tools;
     await page.getByText(`${trackingTools.length} tools.`, { exact: true }).waitFor();
     await page.getByRole('link', { name: `TrackingApi.${trackingTools[0]!.name}`, exact: true }).waitFor();
+    expect((await engine.api('GET', '/v1/workers/tracking')).body.allowed_secrets).toEqual(['TRACKING_SITE_ID']);
+    // The tools show the secret the worker may not receive yet; an admin allows it.
+    await page.getByText('(not allowed)').first().waitFor();
+    await page.getByLabel('Secret keys, separated by commas').fill('TRACKING_SITE_ID, TRACKING_API_KEY');
+    await page.getByRole('button', { name: 'Save secrets' }).click();
+    await page.getByText('tracking may receive TRACKING_SITE_ID, TRACKING_API_KEY.').waitFor();
+    expect((await engine.api('GET', '/v1/workers/tracking')).body.allowed_secrets).toEqual(['TRACKING_SITE_ID', 'TRACKING_API_KEY']);
+    // The list of workers shows them, and no tool is marked any more.
+    await page.getByRole('cell', { name: 'TRACKING_SITE_ID, TRACKING_API_KEY', exact: true }).first().waitFor();
+    await page.getByText('(not allowed)').first().waitFor({ state: 'detached' });
     await audit('workers');
     await shoot('workers');
     await page.getByRole('button', { name: 'Disable tracking' }).click();
@@ -265,6 +285,30 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await expect(page.getByLabel('Attempt 1 output').textContent()).resolves.toContain('hello-world');
     await audit('scheduled');
     await shoot('scheduled');
+  });
+
+  it('shows a stored input 3,000 levels deep without exhausting the stack', async () => {
+    // Stored as an engine before the scheduler's input checks would have stored it: the console shows any stored value.
+    const input = { repository_owner: 'octocat', repository_name: 'hello-world' };
+    const scheduled = await engine.api('POST', '/v1/tools/execute', {
+      tool_name: 'RepoHostApi.GetRepohostRepositoryDetails',
+      input,
+      run_at: '2999-01-01T00:00:00Z',
+    });
+    const id = scheduled.body.id as string;
+    await engine.engine.store.db
+      .updateTable('executions')
+      .set({ status: 'cancelled', input: `${'{"level":'.repeat(3_000)}"the bottom"${'}'.repeat(3_000)}` })
+      .where('id', '=', id)
+      .execute();
+    await page.evaluate((path) => (location.hash = path), `#/scheduled/${id}`);
+    const shown = page.getByLabel('Input JSON');
+    // The tree goes some levels down (closed past the second), and the rest is the JSON text itself.
+    await shown.getByText(/"the bottom"/).waitFor({ state: 'attached' });
+    await expect(shown.locator('details').count()).resolves.toBeGreaterThan(5);
+    const text = await shown.textContent();
+    expect(text).toContain(`${'{"level":'.repeat(100)}`);
+    expect(problems.filter((problem) => /call stack/i.test(problem))).toEqual([]);
   });
 
   it('shows recent executions and the charts of the last hour from the engine records', async () => {
@@ -292,14 +336,90 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await shoot('keys');
     await page.getByRole('button', { name: 'Done, hide it' }).click();
     expect(await page.content()).not.toContain(shown);
-    page.once('dialog', (dialog) => void dialog.accept());
+    const revokeAsked = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => {
+        resolve(dialog.message());
+        void dialog.accept();
+      }),
+    );
     await page.getByRole('row').filter({ hasText: 'ci pipeline' }).getByRole('button', { name: 'Revoke' }).click();
+    expect(await revokeAsked).toContain('every MCP client signed in with it is signed out');
     await page
       .getByRole('row')
       .filter({ hasText: 'ci pipeline' })
       .getByText(/^revoked/)
       .waitFor();
     expect((await engine.api('GET', '/v1/me', undefined, `Bearer ${shown}`)).status).toBe(401);
+  });
+
+  it('creates a user key and a service key, and lists each with its role and user', async () => {
+    await page.getByLabel('Name').fill('erin laptop');
+    await page.getByLabel('Role').selectOption('user');
+    const user = page.getByLabel('User', { exact: true });
+    // A blank user passes the browser's check; the engine's refusal is shown.
+    await user.fill('   ');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('alert').filter({ hasText: 'a user key is bound to one user' }).waitFor();
+    await user.fill('erin@example.com');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').filter({ hasText: 'The user key erin laptop acting as erin@example.com, shown this once' }).waitFor();
+    const userKey = await page.getByLabel('The new key').inputValue();
+    expect((await engine.api('GET', '/v1/me', undefined, `Bearer ${userKey}`)).body).toMatchObject({ role: 'user', user_id: 'erin@example.com' });
+    await page.getByRole('button', { name: 'Done, hide it' }).click();
+
+    await page.getByLabel('Name').fill('nightly sync');
+    await page.getByLabel('Role').selectOption('service');
+    expect(await user.count()).toBe(0);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('status').filter({ hasText: 'The service key nightly sync for any user, shown this once' }).waitFor();
+    await page.getByRole('button', { name: 'Done, hide it' }).click();
+
+    const firstCells = async (name: string) => {
+      const row = page.getByRole('row').filter({ hasText: name });
+      await row.waitFor();
+      return (await row.getByRole('cell').allTextContents()).slice(0, 3);
+    };
+    expect(await firstCells('erin laptop')).toEqual(['erin laptop', 'user', 'erin@example.com']);
+    expect(await firstCells('nightly sync')).toEqual(['nightly sync', 'service', 'any']);
+    const listed: { name: string }[] = (await engine.api('GET', '/v1/admin/api_keys?limit=100')).body.items;
+    expect(listed.find((key) => key.name === 'erin laptop')).toMatchObject({ role: 'user', user_id: 'erin@example.com' });
+    expect(listed.find((key) => key.name === 'nightly sync')).toMatchObject({ role: 'service', user_id: null });
+    await shoot('keys-roles');
+  });
+
+  it('lists an MCP client a person signed in with a key, ends its sign-in, and its token is refused', async () => {
+    const made = await engine.api('POST', '/v1/admin/api_keys', { name: 'dana laptop', role: 'user', user_id: 'dana@example.com' });
+    expect(made.status).toBe(201);
+    const clientId = await registerClient(engine.url, signInRedirect, { client_name: 'Console Test Client' });
+    const client: SignInClient = { engine: engine.url, clientId, redirectUri: signInRedirect };
+    const tokens = (await redeem(client, await authorize(client, new Browser(), made.body.key))).body;
+    expect((await mcpWith(engine.url, tokens.access_token!)).status).toBe(200);
+
+    await page.getByRole('link', { name: 'MCP sign-ins' }).click();
+    await page.getByRole('heading', { level: 1, name: 'MCP sign-ins' }).waitFor();
+    await page.getByLabel('Only user').fill('nobody@example.com');
+    await page.getByText('No sign-ins match.').waitFor();
+    await page.getByLabel('Only user').fill('dana@example.com');
+    const row = page.getByRole('row').filter({ hasText: 'Console Test Client' });
+    await row.waitFor();
+    const shown = await row.textContent();
+    for (const part of [clientId, 'dana@example.com', 'tools:read tools:write', `${engine.url}/v1/mcp`, `${made.body.prefix}… dana laptop`])
+      expect(shown).toContain(part);
+    await audit('grants');
+    await shoot('grants');
+
+    const endAsked = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => {
+        resolve(dialog.message());
+        void dialog.accept();
+      }),
+    );
+    await row.getByRole('button', { name: 'End the sign-in of Console Test Client for dana@example.com' }).click();
+    expect(await endAsked).toContain('the client must sign in again');
+    await page.getByRole('status').filter({ hasText: 'Ended the sign-in of Console Test Client for dana@example.com.' }).waitFor();
+    await page.getByText('No sign-ins match.').waitFor();
+    expect((await mcpWith(engine.url, tokens.access_token!)).status).toBe(401);
+    expect((await engine.api('GET', '/v1/admin/oauth_grants')).body.total_count).toBe(0);
   });
 
   it('is usable with the keyboard alone: skip link, search, a tool, the navigation', async () => {
@@ -356,6 +476,11 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await nav.waitFor();
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Tools', 'Playground']);
     await page.getByRole('heading', { level: 1, name: 'Tools' }).waitFor();
+    // An admin page named in the address opens as the tools, as #/secrets did.
+    await page.goto(`${engine.url}/#/grants`);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Tools' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'MCP sign-ins' }).count()).toBe(0);
     await page.goto(`${engine.url}/#/playground/RepoHostApi.GetRepohostRepositoryDetails`);
     const user = page.getByLabel('User', { exact: true });
     await user.waitFor();
@@ -366,7 +491,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   });
 
   it('ran every page through axe-core, with no CSP violation or script error', () => {
-    expect(audited).toEqual(['sign-in', 'tools', 'tool', 'playground', 'secrets', 'workers', 'scheduled', 'activity', 'keys', 'connections']);
+    expect(audited).toEqual(['sign-in', 'tools', 'tool', 'playground', 'secrets', 'workers', 'scheduled', 'activity', 'keys', 'grants', 'connections']);
     expect(problems).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ToolCatalog, type CatalogEntry } from './catalog.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
 import { declaredSecrets } from './execute.js';
+import { credentialForms, redactResult } from './redaction.js';
 import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } from './search/index.js';
 import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ServingPolicy } from './serving.js';
@@ -130,6 +131,8 @@ export class Dispatcher {
     let unknown = false;
     let authorization: Authorization | undefined;
     let result: ToolResult;
+    /** The forms of the credentials this call was handed, kept out of whatever it answers. */
+    let credentials: string[] = [];
     try {
       const found = await this.catalog.resolve(name, options.version);
       if (!found) {
@@ -142,12 +145,13 @@ export class Dispatcher {
       } else {
         tool = found.tool;
         const run = async (args: Record<string, unknown>): Promise<ToolResult> => {
-          const credentials = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);
-          if ('refused' in credentials) {
-            authorization = credentials.authorization;
-            return { error: credentials.refused };
+          const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);
+          if ('refused' in resolved) {
+            authorization = resolved.authorization;
+            return { error: resolved.refused };
           }
-          return found.source.invoke(found.tool, args, { executionId, userId: options.userId, ...credentials });
+          credentials = credentialForms(found.tool, resolved);
+          return redactResult(await found.source.invoke(found.tool, args, { executionId, userId: options.userId, ...resolved }), credentials);
         };
         const policy = options.policy ?? this.options.policy;
         // The policy refuses before any credential is looked up: a refused tool starts no OAuth flow.
@@ -155,7 +159,7 @@ export class Dispatcher {
       }
     } catch (cause) {
       // A bug in a handler: one line for the developer, the stack apart (only for a caller who asks for it).
-      result = unexpectedFailure(`${tool?.name ?? name} failed unexpectedly.`, cause);
+      result = redactResult(unexpectedFailure(`${tool?.name ?? name} failed unexpectedly.`, cause), credentials);
     }
     const durationMs = performance.now() - started;
     this.options.record?.({

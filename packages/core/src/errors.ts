@@ -1,19 +1,25 @@
 /** Errors are values with a kind (the engine's error kinds), never thrown across the tool boundary. */
 
-export type ErrorKind =
-  | 'TOOL_RUNTIME_BAD_INPUT_VALUE'
-  | 'TOOL_RUNTIME_RETRY'
-  | 'TOOL_RUNTIME_CONTEXT_REQUIRED'
-  | 'TOOL_RUNTIME_FATAL'
-  | 'TOOL_REQUIREMENTS_NOT_MET'
-  | 'UPSTREAM_RUNTIME_BAD_REQUEST'
-  | 'UPSTREAM_RUNTIME_AUTH_ERROR'
-  | 'UPSTREAM_RUNTIME_NOT_FOUND'
-  | 'UPSTREAM_RUNTIME_VALIDATION_ERROR'
-  | 'UPSTREAM_RUNTIME_RATE_LIMIT'
-  | 'UPSTREAM_RUNTIME_SERVER_ERROR'
-  | 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT'
-  | 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';
+/** Every kind of error, once: the type below and the checks of errors that arrive from elsewhere (workers) read it. */
+export const errorKinds = [
+  'TOOL_RUNTIME_BAD_INPUT_VALUE',
+  'TOOL_RUNTIME_RETRY',
+  'TOOL_RUNTIME_CONTEXT_REQUIRED',
+  'TOOL_RUNTIME_FATAL',
+  'TOOL_REQUIREMENTS_NOT_MET',
+  'UPSTREAM_RUNTIME_BAD_REQUEST',
+  'UPSTREAM_RUNTIME_AUTH_ERROR',
+  'UPSTREAM_RUNTIME_NOT_FOUND',
+  'UPSTREAM_RUNTIME_VALIDATION_ERROR',
+  'UPSTREAM_RUNTIME_RATE_LIMIT',
+  'UPSTREAM_RUNTIME_SERVER_ERROR',
+  /** A success whose content is not what the operation answers (a missing field, a wrong type, an unreadable header). */
+  'UPSTREAM_RUNTIME_UNEXPECTED_RESPONSE',
+  'NETWORK_TRANSPORT_RUNTIME_TIMEOUT',
+  'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE',
+] as const;
+
+export type ErrorKind = (typeof errorKinds)[number];
 
 export interface ToolError {
   kind: ErrorKind;
@@ -68,43 +74,4 @@ export function kindOfStatus(status: number, headers: Record<string, string | st
   if (status === 422) return 'UPSTREAM_RUNTIME_VALIDATION_ERROR';
   if (status >= 500) return 'UPSTREAM_RUNTIME_SERVER_ERROR';
   return 'UPSTREAM_RUNTIME_BAD_REQUEST';
-}
-
-/**
- * Replaces every occurrence of a secret value (token, API key, Basic pair) in a text. Values shorter than
- * four characters are left alone: they would scrub ordinary words and carry no secret worth the name.
- */
-export function redactor(secrets: readonly string[]): ((text: string) => string) | undefined {
-  const values = [...new Set(secrets.filter((value) => value.length >= 4))].sort((a, b) => b.length - a.length);
-  if (!values.length) return undefined;
-  return (text) => (values.some((value) => text.includes(value)) ? values.reduce((out, value) => out.split(value).join('[redacted]'), text) : text);
-}
-
-/** Replaces every occurrence of a secret value in the error's texts. */
-export function redactError(error: ToolError, secrets: readonly string[]): ToolError {
-  const scrub = redactor(secrets);
-  if (!scrub) return error;
-  const scrubbed = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
-  return {
-    ...error,
-    message: scrub(error.message),
-    developer_message: scrubbed(error.developer_message),
-    additional_prompt_content: scrubbed(error.additional_prompt_content),
-  };
-}
-
-/**
- * The value with every secret replaced in its strings and keys: an upstream that echoes the request
- * (a debugging endpoint, a misconfigured proxy) must not hand the model the credential it was called with.
- */
-export function redactValue(value: unknown, secrets: readonly string[]): unknown {
-  const scrub = redactor(secrets);
-  return scrub ? walk(value, scrub) : value;
-}
-
-function walk(value: unknown, scrub: (text: string) => string): unknown {
-  if (typeof value === 'string') return scrub(value);
-  if (Array.isArray(value)) return value.map((item) => walk(item, scrub));
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), walk(item, scrub)]));
 }

@@ -1,6 +1,6 @@
 /** One tool call: validate, check requirements, build the request, send it, shape the result. */
 import type { ToolContext } from './context.js';
-import { isError, redactError, redactValue, toolError, type ToolError, type ToolResult } from './errors.js';
+import { toolError, type ToolError, type ToolResult } from './errors.js';
 import { checkInput, inputSchema, withoutNulls } from './input.js';
 import { nextPageArguments, nextPageNote } from './paging.js';
 import { buildRequest } from './request.js';
@@ -18,26 +18,8 @@ export async function executeTool(tool: Tool, given: unknown, context: ToolConte
   const unmet = unmetRequirements(tool, context);
   if (unmet) return unmet;
   const scoped: ToolContext = { ...context, secrets: declaredSecrets(tool, context.secrets) };
-  const credentials = credentialsOf(tool, scoped);
-
-  const result = tool.handler ? await tool.handler(args, scoped) : await callUpstream(tool, args, scoped);
-  if (isError(result)) return { error: redactError(result.error, credentials) };
-  return { ...result, value: redactValue(result.value, credentials) };
-}
-
-/**
- * Every form in which a credential of this call could come back: the token and secret values as they
- * are and URL-encoded, and a Basic pair both joined (`user:password`) and base64-encoded. Settings that
- * are addresses (a self-hosted server's URL) are not credentials: results name them legitimately.
- */
-function credentialsOf(tool: Tool, context: ToolContext): string[] {
-  const values = [context.token, ...Object.values(context.secrets).filter((value) => !/^https?:\/\//i.test(value))];
-  const auth = tool.http?.auth;
-  if (auth && 'secrets' in auth) {
-    const [user, password] = auth.secrets.map((key) => context.secrets[key]);
-    if (user && password) values.push(`${user}:${password}`, Buffer.from(`${user}:${password}`).toString('base64'));
-  }
-  return values.filter((value): value is string => !!value).flatMap((value) => [value, encodeURIComponent(value)]);
+  // The dispatcher keeps the credentials out of the result (redaction.ts), whichever source ran the tool.
+  return tool.handler ? tool.handler(args, scoped) : callUpstream(tool, args, scoped);
 }
 
 /**

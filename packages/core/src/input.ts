@@ -1,6 +1,6 @@
 /** A tool's input: its JSON Schema (derived from the parameters) and the checks that guard every call. */
 import { toolError, type ToolError } from './errors.js';
-import { unsafeSegmentProblem, unsafeSegments } from './request.js';
+import { headerValueProblem, loneSurrogateAt, loneSurrogateProblem, unsafeSegmentProblem, unsafeSegments } from './request.js';
 import { isModeDriven, type JsonSchema, type Parameter, type ToolData } from './tool.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
@@ -60,6 +60,7 @@ export function checkInput(tool: ToolData, input: unknown): { error: ToolError }
   }
   const issues = validate(inputSchema(tool), input);
   const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}`);
+  problems.push(...textProblems(tool, input as Record<string, unknown>));
   for (const parameter of tool.parameters) {
     if (parameter.in !== 'path') continue;
     const value = (input as Record<string, unknown>)[parameter.name];
@@ -73,6 +74,22 @@ export function checkInput(tool: ToolData, input: unknown): { error: ToolError }
   }
   if (!problems.length) return undefined;
   return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
+}
+
+/**
+ * Text no upstream can be sent: a lone surrogate anywhere in a value (a handler may put any of it in a
+ * path, a query or a body), and in a header value anything a header cannot carry.
+ */
+function textProblems(tool: ToolData, input: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(input)) {
+    const header = tool.parameters.find((parameter) => parameter.name === name)?.in === 'header';
+    const problem = header && typeof value === 'string' ? headerValueProblem(value) : undefined;
+    const broken = header ? undefined : loneSurrogateAt(value);
+    if (problem) problems.push(`parameter '${name}' ${problem}`);
+    else if (broken !== undefined) problems.push(`parameter '${pointerToPath(`/${name}${broken}`)}' ${loneSurrogateProblem}`);
+  }
+  return problems;
 }
 
 export const placedParameters = (tool: ToolData): Parameter[] => tool.parameters.filter((p) => p.in !== undefined);

@@ -1,10 +1,13 @@
 /**
  * The one place upstream requests are built, for catalog tools and toolkit code alike: every value put in
- * a path is encoded and must fill exactly one segment, every placeholder must be filled, and no header
- * value may end the header early. A value that breaks any of these is refused before anything is sent.
+ * a path is encoded and must fill exactly one segment, every placeholder must be filled, no header value
+ * may hold what a header cannot carry, and no text may hold a lone surrogate. A value that breaks any of
+ * these is refused before anything is sent. (Control characters in path and query values are
+ * percent-encoded like any other character a URL cannot hold as it is: they cannot break the request.)
  */
 import { toolError, type ToolError } from './errors.js';
 import type { HttpBinding, HttpMethod, ToolData } from './tool.js';
+import { pointerToPath } from './validation.js';
 
 export interface UpstreamRequest {
   method: HttpMethod;
@@ -37,7 +40,8 @@ export function buildRequest(
       case 'path': {
         const segment = scalar(value);
         if (unsafeSegments.has(segment)) problems.push(`parameter '${parameter.name}' ${unsafeSegmentProblem}`);
-        path = path.replace(`{${name}}`, encodeURIComponent(segment));
+        // encodeURIComponent throws on a lone surrogate: such a value is refused below, so the path is never sent.
+        path = path.replace(`{${name}}`, loneSurrogate.test(segment) ? '' : encodeURIComponent(segment));
         break;
       }
       case 'query': {
@@ -50,7 +54,8 @@ export function buildRequest(
       }
       case 'header': {
         const text = scalar(value);
-        if (unsafeHeaderValue.test(text)) problems.push(`parameter '${parameter.name}' ${unsafeHeaderProblem}`);
+        const problem = headerValueProblem(text);
+        if (problem) problems.push(`parameter '${parameter.name}' ${problem}`);
         headers[name.toLowerCase()] = text;
         break;
       }
@@ -59,7 +64,12 @@ export function buildRequest(
         setDotted(body, name, value);
         break;
     }
+    // Headers say what is wrong with their value above; anywhere else, a lone surrogate is named here.
+    const broken = parameter.in === 'header' ? undefined : loneSurrogateAt(value);
+    if (broken !== undefined) problems.push(`parameter '${pointerToPath(`/${parameter.name}${broken}`)}' ${loneSurrogateProblem}`);
   }
+  const brokenBody = requestBody === undefined ? undefined : loneSurrogateAt(requestBody);
+  if (brokenBody !== undefined) problems.push(`parameter '${pointerToPath(`/request_body${brokenBody}`)}' ${loneSurrogateProblem}`);
 
   for (const [, placeholder] of path.matchAll(/\{([^}]+)\}/g)) {
     const parameter = tool.parameters.find((p) => p.in === 'path' && (p.upstream ?? p.name) === placeholder);
@@ -82,9 +92,56 @@ export function buildRequest(
 export const unsafeSegments = new Set(['', '.', '..']);
 export const unsafeSegmentProblem = "must not be empty, '.' or '..' (it is a segment of the URL path)";
 
-/** CR or LF would end the header and start another (header injection); NUL cuts it short. */
-export const unsafeHeaderValue = /[\r\n\0]/;
-export const unsafeHeaderProblem = 'must not contain a line break (CR, LF) or a NUL character (it is sent as an HTTP header)';
+/** In Unicode mode a pair is one code point, so only a surrogate without its other half matches. */
+const loneSurrogate = /\p{Cs}/u;
+
+/**
+ * What a header value may not hold, or undefined: anything but printable ASCII and tab. CR or LF would end
+ * the header and start another (header injection), NUL cuts it short, the HTTP client refuses other
+ * control characters, and a character beyond ASCII arrives as bytes whose encoding the upstream has to guess.
+ */
+export function headerValueProblem(text: string): string | undefined {
+  const [character] = /[^\t\x20-\x7e]/u.exec(text) ?? [];
+  if (character === undefined) return undefined;
+  const code = `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const what =
+    character === '\r' || character === '\n'
+      ? 'a line break (CR, LF)'
+      : character === '\0'
+        ? 'a NUL character'
+        : /\p{Cc}/u.test(character)
+          ? `a control character (${code})`
+          : loneSurrogate.test(character)
+            ? `a lone surrogate (${code})`
+            : `'${character}' (${code}), which is not ASCII`;
+  return `must be printable ASCII (it is sent as an HTTP header), not ${what}`;
+}
+
+/**
+ * Half of a UTF-16 surrogate pair without the other half is not text: it has no UTF-8 form, so it can be
+ * neither percent-encoded nor sent in a body as the caller meant it.
+ */
+export const loneSurrogateProblem = 'contains a lone surrogate (an unpaired UTF-16 code unit), which is not text: send well-formed Unicode';
+
+/**
+ * Where a string or key holding a lone surrogate sits in `value`: a JSON pointer below it ('' for the
+ * value itself, or the object whose key it is), or undefined when there is none. Walks without recursion.
+ */
+export function loneSurrogateAt(value: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  while (pending.length) {
+    const [node, pointer] = pending.pop()!;
+    if (typeof node === 'string') {
+      if (loneSurrogate.test(node)) return pointer;
+    } else if (node && typeof node === 'object') {
+      const entries = Object.entries(node);
+      if (entries.some(([key]) => loneSurrogate.test(key))) return pointer;
+      // Reversed onto the stack, so that the first offending item in order is the one named.
+      for (const [key, item] of entries.reverse()) pending.push([item, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+    }
+  }
+  return undefined;
+}
 
 function scalar(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);

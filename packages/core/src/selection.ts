@@ -18,6 +18,8 @@ export interface ToolSelection {
   excludeToolkits?: readonly string[];
   /** Only tools whose readOnlyHint is true. */
   readOnly?: boolean;
+  /** Why only tools that read are served, and what would allow the others; `--read-only` when absent. */
+  readOnlyBecause?: { reason: string; remedy: string };
 }
 
 const namesOf = (tool: Tool) => [qualifiedName(tool).toLowerCase(), functionName(tool).toLowerCase()];
@@ -45,16 +47,18 @@ export function selectionRule(selection: ToolSelection): (tool: Tool) => { error
       });
     }
     if (selection.readOnly && !annotationsOf(tool).readOnlyHint) {
+      const { reason, remedy } = selection.readOnlyBecause ?? serverReadOnly;
       return toolError(
         'TOOL_RUNTIME_BAD_INPUT_VALUE',
-        `${qualifiedName(tool)} changes data, and this server is read-only: only tools that read may be called. ` +
-          'Use a read-only tool, or tell the user that this action needs a server without --read-only.',
-        { developer_message: 'Refused by --read-only: the tool is not readOnlyHint.' },
+        `${qualifiedName(tool)} changes data, and ${reason}: only tools that read may be called. Use a read-only tool, or tell the user that ${remedy}.`,
+        { developer_message: `Refused: the tool is not readOnlyHint, and ${reason}.` },
       );
     }
     return undefined;
   };
 }
+
+const serverReadOnly = { reason: 'this server is read-only (--read-only)', remedy: 'this action needs a server without --read-only' };
 
 /** Names in the selection that match no tool (a typo would otherwise quietly serve nothing). */
 export function unknownSelectionNames(selection: ToolSelection, tools: readonly Tool[]): string[] {

@@ -32,8 +32,14 @@ export interface ToolSource {
   disabled?: string;
 }
 
+/**
+ * A toolkit's base URL: fixed, or read at each call (the engine's own address, known only once it
+ * listens, for the toolkit that administers it).
+ */
+export type BaseUrl = string | (() => string);
+
 /** The built-in toolkits in this process, each pointed at its configured base URL (or its default). */
-export function builtinSource(toolkits: readonly Toolkit[], client: UpstreamClient, baseUrls: Record<string, string> = {}): ToolSource {
+export function builtinSource(toolkits: readonly Toolkit[], client: UpstreamClient, baseUrls: Record<string, BaseUrl> = {}): ToolSource {
   const tools = toolkits.flatMap((toolkit) => toolkit.tools);
   const baseUrlOf = new Map(toolkits.map((toolkit) => [toolkit.name, baseUrls[toolkit.name] ?? toolkit.baseUrl]));
   const listing = Promise.resolve(tools);
@@ -41,6 +47,9 @@ export function builtinSource(toolkits: readonly Toolkit[], client: UpstreamClie
     id: 'builtin',
     label: 'the built-in toolkits',
     tools: () => listing,
-    invoke: (tool, input, { token, secrets }) => executeTool(tool, input, { baseUrl: baseUrlOf.get(tool.toolkit.name)!, token, secrets, client }),
+    invoke: (tool, input, { token, secrets }) => {
+      const baseUrl = baseUrlOf.get(tool.toolkit.name)!;
+      return executeTool(tool, input, { baseUrl: typeof baseUrl === 'function' ? baseUrl() : baseUrl, token, secrets, client });
+    },
   };
 }

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
 import { kindOfStatus, toolError, type ToolError } from './errors.js';
-import { unsafeHeaderProblem, unsafeHeaderValue, type UpstreamRequest } from './request.js';
+import { headerValueProblem, type UpstreamRequest } from './request.js';
 import type { HttpMethod } from './tool.js';
 
 export interface UpstreamResponse {
@@ -123,9 +123,12 @@ export class UpstreamClient {
 
   /** Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. */
   async send(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
-    // The last guard before the wire, for requests built by hand: a line break would forge a header.
-    const forged = Object.entries(request.headers).find(([, value]) => unsafeHeaderValue.test(value));
-    if (forged) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `The value of the ${forged[0]} header ${unsafeHeaderProblem}.`);
+    // The last guard before the wire, for requests built by hand: a line break would forge a header, and a
+    // value the HTTP client refuses would come back as an unreachable upstream, worth retrying, which it is not.
+    for (const [name, value] of Object.entries(request.headers)) {
+      const problem = headerValueProblem(value);
+      if (problem) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `The value of the ${name} header ${problem}.`);
+    }
     const canRetry = SAFE_TO_RETRY.has(request.method);
     const deadline = Date.now() + this.options.deadlineMs;
     for (let attempt = 0; ; attempt++) {

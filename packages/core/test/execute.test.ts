@@ -1,7 +1,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defineToolkit, executeTool, formatTool, functionName, UpstreamClient, type ToolContext, type ToolData } from '../src/index.js';
+import {
+  defineToolkit,
+  executeTool,
+  formatTool,
+  functionName,
+  localDispatcher,
+  qualifiedName,
+  UpstreamClient,
+  type Tool,
+  type ToolContext,
+  type ToolData,
+} from '../src/index.js';
 
 /** A loopback upstream that records each request and answers with a scripted status and body. */
 let received: Array<{ method: string; url: string; headers: Record<string, unknown>; body: string }> = [];
@@ -70,6 +81,10 @@ const tools: ToolData[] = [
 ];
 const toolkit = defineToolkit({ name: 'Example', version: '1.2.3', description: 'Example toolkit.', baseUrl: 'unused', tools });
 const [createThing, renderText, createBatch] = toolkit.tools as [(typeof toolkit.tools)[0], (typeof toolkit.tools)[0], (typeof toolkit.tools)[0]];
+
+/** The call as every caller makes it: through the dispatcher, which keeps the call's credentials out of its result. */
+const dispatched = (tool: Tool, input: Record<string, unknown>, { baseUrl: url, token, secrets, client }: ToolContext) =>
+  localDispatcher([{ ...tool.toolkit, baseUrl: url, tools: [tool] }], { client, token, secrets }).call(qualifiedName(tool), input);
 
 let context: ToolContext;
 beforeAll(async () => {
@@ -203,7 +218,7 @@ describe('requirements and secrets', () => {
     expect(received.map((request) => request.headers.authorization)).toEqual(['Bearer key-value-456', 'Token key-value-456', 'Bearer user-jwt']);
 
     answer = { status: 401, body: JSON.stringify({ message: 'unknown key key-value-456' }) };
-    const result = await executeTool(keyed(), {}, keyOnly);
+    const result = await dispatched(keyed(), {}, keyOnly);
     expect(result).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_AUTH_ERROR', message: expect.stringContaining('[redacted]') } });
     expect(JSON.stringify(result)).not.toContain('key-value-456');
   });
@@ -235,7 +250,7 @@ describe('requirements and secrets', () => {
     expect(received).toHaveLength(1);
 
     answer = { status: 401, body: JSON.stringify({ message: `bad credentials site-7788 / pass:word-99 (Basic ${encoded})` }) };
-    const refused = await executeTool(tool, {}, basic);
+    const refused = await dispatched(tool, {}, basic);
     expect(refused).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_AUTH_ERROR' } });
     const text = JSON.stringify(refused);
     for (const secret of ['site-7788', 'pass:word-99', encoded]) expect(text).not.toContain(secret);
@@ -243,7 +258,7 @@ describe('requirements and secrets', () => {
 
   it('never lets a token or secret value reach an error', async () => {
     answer = { status: 401, body: JSON.stringify({ message: 'bad token tok-secret-123' }) };
-    const result = await executeTool(createThing, { owner: 'o', title: 't' }, context);
+    const result = await dispatched(createThing, { owner: 'o', title: 't' }, context);
     const text = JSON.stringify(result);
     expect(text).not.toContain('tok-secret-123');
     expect(text).toContain('[redacted]');

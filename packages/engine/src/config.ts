@@ -25,6 +25,11 @@ export interface EngineConfig {
   authorizationServer: AuthorizationServerSettings;
   /** Origins of web pages allowed to call the API and /v1/mcp, besides loopback origins and the public URL. */
   allowedOrigins: string[];
+  /**
+   * Proxies whose X-Forwarded-For is believed (addresses or CIDR ranges): a request from one of them is
+   * counted, by the rate limits, as coming from the address it forwards for. None: the peer's address.
+   */
+  trustedProxies: string[];
   /** Limits of every upstream call (deadline, largest answer); the client's defaults where absent. */
   upstreamLimits?: UpstreamClientOptions;
 }
@@ -41,6 +46,7 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     projectName: settings.projectName ?? 'Quiver',
     authorizationServer: settings.authorizationServer ?? authorizationServerSettings({}),
     allowedOrigins: settings.allowedOrigins ?? [],
+    trustedProxies: settings.trustedProxies ?? [],
     upstreamLimits: settings.upstreamLimits,
   };
 }

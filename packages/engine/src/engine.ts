@@ -1,6 +1,17 @@
 /** The engine: its store, vault, dispatcher and services, opened together and closed together. */
-import { builtinSource, Dispatcher, ServingPolicy, ToolCatalog, UpstreamClient, type CallRecord, type ServingOptions, type Toolkit } from '@quiver/core';
+import {
+  builtinSource,
+  Dispatcher,
+  ServingPolicy,
+  ToolCatalog,
+  UpstreamClient,
+  type BaseUrl,
+  type CallRecord,
+  type ServingOptions,
+  type Toolkit,
+} from '@quiver/core';
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
+import { isIPv6 } from 'node:net';
 import { resolve } from 'node:path';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
 import { OAuth } from './auth/oauth.js';
@@ -10,7 +21,7 @@ import type { EngineConfig } from './config.js';
 import { ExecutionLog } from './executions.js';
 import { SecretStore } from './secrets.js';
 import { ApiKeyVerifier } from './security/api-keys.js';
-import { loadMasterKey, Vault } from './security/vault.js';
+import { checkMasterKey, loadMasterKey, Vault } from './security/vault.js';
 import { ChangeWatcher } from './store/changes.js';
 import { openStore, type Store } from './store/db.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
@@ -18,7 +29,10 @@ import { WorkerRegistry } from './workers/registry.js';
 
 export interface EngineOptions {
   config: EngineConfig;
-  /** Base URL per built-in toolkit, where it differs from the toolkit's default. */
+  /**
+   * Base URL per built-in toolkit, where it differs from the toolkit's default. ToolEngineApi, unless
+   * named here, calls this engine itself: its public URL, or where it listens.
+   */
   baseUrls?: Record<string, string>;
   /** Where users' OAuth tokens come from; the engine's OAuth by default (tests put fixed tokens here). */
   credentials?: () => Credentials;
@@ -42,7 +56,7 @@ export interface EngineOptions {
 export interface Engine {
   config: EngineConfig;
   /** Where the HTTP API listens, once it does (the port is known only then when the configured one is 0). */
-  address: { url: string };
+  address: EngineAddress;
   store: Store;
   vault: Vault;
   changes: ChangeWatcher;
@@ -70,26 +84,39 @@ export interface Engine {
 
 export async function openEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
-  const vault = new Vault(loadMasterKey(config.masterKey, resolve(config.dataDir, 'master.key')));
   const store = await openStore(config.database);
+  const keyFile = resolve(config.dataDir, 'master.key');
+  let vault: Vault;
+  try {
+    vault = new Vault(loadMasterKey(config.masterKey, keyFile));
+    // A key that cannot open the database's sealed data refuses to start, rather than failing every call.
+    await checkMasterKey(store.db, vault, config.masterKey ? 'QUIVER_MASTER_KEY' : `the key file ${keyFile}`);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const changes = new ChangeWatcher(store.db, options.changePollMs);
   const client = new UpstreamClient(config.upstreamLimits);
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
   const toolkits = options.toolkits ?? builtinToolkits;
   // Where browsers reach the engine: its public URL, or the address it listens on (known once it does).
-  const address = { url: `http://${config.host}:${config.port}` };
+  const address = engineAddress(config.host, config.port);
   const publicUrl = () => config.publicUrl ?? address.url;
+  // ToolEngineApi administers this engine with its admin key, so it calls this engine and nothing else:
+  // the public URL when there is one, else where it listens, read at each call (port 0 is known late).
+  const baseUrls: Record<string, BaseUrl> = { ToolEngineApi: () => config.publicUrl ?? address.local, ...options.baseUrls };
   const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl, scopes: scopesByProvider(toolkits) });
   const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox, host: config.host });
   const credentials = options.credentials?.() ?? oauth;
   const executions = new ExecutionLog(store.db);
-  const builtin = builtinSource(toolkits, client, options.baseUrls);
+  const builtin = builtinSource(toolkits, client, baseUrls);
   const catalog = new ToolCatalog();
   const workers = new WorkerRegistry({ db: store.db, vault, changes }, (sources) => catalog.setSources([...sources, builtin]));
   await workers.load();
   const dispatcher = new Dispatcher(catalog, {
-    credentials: engineCredentials(credentials, secrets),
+    // A worker's tool that declares a secret its worker may not receive is refused before any lookup.
+    credentials: workers.guard(engineCredentials(credentials, secrets)),
     policy,
     record: (call: CallRecord) => {
       executions.record(call);
@@ -126,6 +153,22 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   await changes.start();
   return engine;
 }
+
+export interface EngineAddress {
+  /** The address the API listens on, e.g. http://127.0.0.1:9099 or http://[::]:9099. */
+  url: string;
+  /** Where this process reaches its own API: the same, over loopback when it listens on every address. */
+  local: string;
+}
+
+export function engineAddress(host: string, port: number): EngineAddress {
+  const everyAddress = host === '0.0.0.0' || (isIPv6(host) && /^[0:]+$/.test(host));
+  const loopback = !everyAddress ? host : isIPv6(host) ? '::1' : '127.0.0.1';
+  return { url: httpUrl(host, port), local: httpUrl(loopback, port) };
+}
+
+/** An IPv6 address goes in brackets. */
+const httpUrl = (host: string, port: number) => `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
 
 /** Every scope the toolkits' tools ask of each OAuth provider. */
 function scopesByProvider(toolkits: readonly Toolkit[]): Record<string, string[]> {

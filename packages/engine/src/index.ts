@@ -14,4 +14,5 @@ export { Vault, loadMasterKey } from './security/vault.js';
 export { startWorkerServer, selectToolkits, type WorkerServer, type WorkerServerOptions } from './workers/server.js';
 export { signWorkerToken, checkWorkerToken } from './workers/protocol.js';
 export { WorkerRegistry } from './workers/registry.js';
-export { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
+export type { GrantInfo } from './authorization-server/grants.js';
+export { authorizationServerSettings, defaultRateLimits, type AuthorizationServerSettings, type RateLimits } from './authorization-server/settings.js';

@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { qualifiedName, type CatalogEntry, type Dispatcher } from '@quiver/core';
+import { checkInput, inputSchema, qualifiedName, withoutNulls, type CatalogEntry, type Dispatcher } from '@quiver/core';
+import { invalid } from './errors.js';
 import type { Dialect } from './store/db.js';
 import type { Database, ExecutionTable } from './store/schema.js';
 
@@ -39,8 +40,14 @@ export class Scheduler {
     this.options = { pollMs: 250, batch: 8, leaseMs: 10 * 60_000, ...options };
   }
 
-  /** Persists the execution; it runs when due, in this process or another sharing the database. */
+  /**
+   * Persists the execution; it runs when due, in this process or another sharing the database. Its input
+   * passes the checks of an immediate call first: refused when it runs, it would be refused hours late, and
+   * an input no call accepts (thousands of levels deep) must reach neither the store nor the console.
+   */
   async schedule(entry: CatalogEntry, input: unknown, userId: string | undefined, runAt: string) {
+    const refused = checkInput(entry.tool, withoutNulls(inputSchema(entry.tool), input ?? {}));
+    if (refused) throw invalid(refused.error.message);
     const now = new Date().toISOString();
     const id = randomUUID();
     const row: ExecutionTable = {

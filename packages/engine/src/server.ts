@@ -10,6 +10,7 @@ import { consoleRoutes } from './http/routes/console.js';
 import { healthRoutes } from './http/routes/health.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { meRoutes } from './http/routes/me.js';
+import { oauthGrantRoutes } from './http/routes/oauth-grants.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { sandboxOAuthRoutes } from './http/routes/sandbox-oauth.js';
 import { scheduledRoutes } from './http/routes/scheduled.js';
@@ -17,7 +18,7 @@ import { secretRoutes } from './http/routes/secrets.js';
 import { toolIndexRoutes } from './http/routes/tool-index.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { workerRoutes } from './http/routes/workers.js';
-import { openEngine, type Engine, type EngineOptions } from './engine.js';
+import { engineAddress, openEngine, type Engine, type EngineOptions } from './engine.js';
 import { listensBeyondLoopback } from './auth/session-verification.js';
 
 /** Every route group of the API. */
@@ -34,6 +35,7 @@ export const allRoutes: Routes[] = [
   sandboxOAuthRoutes,
   meRoutes,
   apiKeyRoutes,
+  oauthGrantRoutes,
   toolIndexRoutes,
   activityRoutes,
   consoleRoutes,
@@ -56,9 +58,9 @@ export async function startEngine(options: EngineOptions & { logger?: FastifySer
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host}:${port}`;
-  // With port 0 the address is known only now; OAuth callbacks name it unless a public URL is configured.
-  engine.address.url = url;
+  // With port 0 the address is known only now; OAuth callbacks and ToolEngineApi use it unless a public URL is configured.
+  Object.assign(engine.address, engineAddress(config.host, port));
+  const { url } = engine.address;
   engine.scheduler.start();
   await logSessionVerification(app, engine);
   return {

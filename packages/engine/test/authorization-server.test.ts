@@ -7,9 +7,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { allRoutes, authorizationServerSettings, buildApp, openEngine, type Credentials } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { crmMarketing } from '@quiver/toolkits';
@@ -17,6 +17,7 @@ import type Provider from 'oidc-provider';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumArgs, chromiumPath, haveChromium } from './chromium.js';
+import { ClientState, s256 } from './engine-sign-in.js';
 import { databases, startTestEngine, type TestEngine } from './harness.js';
 import { authorizationServer, CLIENT_SECRET, listen } from './oidc.js';
 
@@ -28,53 +29,6 @@ if (!haveChromium) console.warn(`authorization server tests: no Chromium at ${ch
 const READ_TOOL = 'CrmMarketingApi_GetMarketingCampaigns';
 const WRITE_TOOL = 'CrmMarketingApi_CreateMarketingCampaign';
 const KEY_USER = 'local-person';
-
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
-/** The MCP SDK's client-side OAuth state, as a desktop client keeps it. */
-class ClientState implements OAuthClientProvider {
-  information?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizationUrl?: URL;
-
-  constructor(
-    readonly redirectUrl: string,
-    private readonly scope?: string,
-  ) {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'Test MCP Client',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...(this.scope && { scope: this.scope }),
-    };
-  }
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier!;
-  }
-}
 
 /** A loopback redirect target, as a desktop client runs one: it records what the browser brings. */
 async function redirectTarget(): Promise<{ url: string; server: Server; next(): Promise<URL> }> {
@@ -535,9 +489,10 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
       expect(names).toContain(READ_TOOL);
       expect(names).not.toContain(WRITE_TOOL);
       const before = hubspot.requests.length;
-      const refused = await mcp.callTool({ name: WRITE_TOOL, arguments: { mode: 'execute', request_body: '{"properties":{"hs_name":"No"}}' } });
-      expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content)).toMatch(/read-only/);
+      // 403 insufficient_scope (step-up: the attack tests follow it through), and nothing sent upstream.
+      await expect(mcp.callTool({ name: WRITE_TOOL, arguments: { mode: 'execute', request_body: '{"properties":{"hs_name":"No"}}' } })).rejects.toThrow(
+        /needs tools:write/,
+      );
       expect(hubspot.requests.length).toBe(before);
       expect((await mcp.callTool({ name: READ_TOOL, arguments: {} })).isError).toBeFalsy();
       expect(tokenUsers.at(-1)).toBe('bob');

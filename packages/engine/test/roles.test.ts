@@ -107,6 +107,8 @@ describe('keys with roles', () => {
       ['POST', '/v1/tools/authorize', { tool_name: 'Probe.WhoAmI', user_id: 'alice' }],
       ['POST', '/v1/auth/authorize', { auth_requirement: { id: 'probe' }, user_id: 'alice' }],
       ['GET', '/v1/tools?user_id=alice', undefined],
+      ['GET', '/v1/formatted_tools?user_id=alice', undefined],
+      ['GET', '/v1/formatted_tools/Probe.Plain?user_id=alice', undefined],
     ] as const) {
       const reply = await as('carol', method, path, body);
       expect(reply.status, `${method} ${path}`).toBe(403);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Dispatcher, ToolCatalog } from '@quiver/core';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { toolkits } from '@quiver/toolkits';
 import { SignJWT } from 'jose';
@@ -199,8 +200,11 @@ describe('http worker source', () => {
   it("keeps the worker's error, with credentials redacted", async () => {
     const fake = await fakeWorker('fail');
     const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 0, secret });
-    const [tool] = await source.tools();
-    expect(await source.invoke(tool!, { q: 1 }, { ...invocation, userId: 'u1', secrets: { API_KEY: 'key-1' } })).toEqual({
+    // Through the dispatcher, as every call goes: it keeps the call's credentials out of whatever a source answers.
+    const dispatcher = new Dispatcher(new ToolCatalog([source]), {
+      credentials: { resolve: async () => ({ token: invocation.token, secrets: { API_KEY: 'key-1' } }) },
+    });
+    expect(await dispatcher.call('Fake.Ping', { q: 1 }, { executionId: 'e', userId: 'u1' })).toEqual({
       error: { kind: 'UPSTREAM_RUNTIME_NOT_FOUND', message: 'no such thing [redacted]', can_retry: false, status_code: 404 },
     });
     expect(fake.seen.bodies).toEqual([
@@ -311,6 +315,7 @@ describe('workers registered with the engine', () => {
       type: 'http',
       enabled: true,
       managed: false,
+      allowed_secrets: [],
       http: { uri: worker.url, timeout: 5, retry: 1, secret: { binding: 'static', editable: true, exists: true } },
     });
 

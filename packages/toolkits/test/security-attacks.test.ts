@@ -19,11 +19,14 @@ const secrets = {
 const basicPair = `${secrets.TRACKING_SITE_ID}:${secrets.TRACKING_API_KEY}`;
 
 let received: Array<{ method: string; url: string; headers: IncomingHttpHeaders }> = [];
+/** A strange answer (a 200 of the wrong shape) that a test sets in place of the echo. */
+let strange: { headers: Record<string, string>; body: string } | undefined;
 let baseUrl = '';
 const upstream = createServer((req, res) => {
   received.push({ method: req.method!, url: req.url!, headers: req.headers });
   req.resume();
   req.on('end', () => {
+    if (strange) return void res.writeHead(200, strange.headers).end(strange.body);
     const echoed = { method: req.method, url: req.url, headers: req.headers, decoded_basic: basicOf(req.headers.authorization) };
     // An issue without an id: a lookup that gives nothing to put in the next request's path.
     const issue = req.url!.startsWith('/issues/no-id') ? { state: 'new', title: 'no id' } : { id: 'issue-1', state: 'new', title: 'echo', echoed };
@@ -49,6 +52,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   received = [];
+  strange = undefined;
 });
 
 async function refused(tool: string, input: Record<string, unknown>): Promise<ToolError> {
@@ -91,14 +95,101 @@ describe('no request leaves its path', () => {
 
 describe('no header is forged', () => {
   it.each([
-    ['CR LF', 'engine-key\r\nX-Injected: yes'],
-    ['LF', 'engine-key\nX-Injected: yes'],
-    ['NUL', 'engine-key\u0000truncated'],
-  ])('a header value with %s is bad input naming the parameter, not a retried network failure', async (_name, value) => {
+    ['CR LF', 'engine-key\r\nX-Injected: yes', 'a line break (CR, LF)'],
+    ['LF', 'engine-key\nX-Injected: yes', 'a line break (CR, LF)'],
+    ['NUL', 'engine-key\u0000truncated', 'a NUL character'],
+    ['a control character', 'engine\u0001key', 'a control character (U+0001)'],
+    ['DEL', 'engine\u007fkey', 'a control character (U+007F)'],
+    ['an emoji', 'engine-key-\u{1F600}', "'\u{1F600}' (U+1F600), which is not ASCII"],
+    ['a lone high surrogate', 'engine-key-\ud800', 'a lone surrogate (U+D800)'],
+    ['a lone low surrogate', 'engine-key-\udfff', 'a lone surrogate (U+DFFF)'],
+  ])('a header value with %s is bad input naming the parameter, not a retried network failure', async (_name, value, what) => {
     const error = await refused('ToolEngineApi.GetProjectDetails', { authorization_token: value, project_id: 'p1' });
     expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', can_retry: false });
-    expect(error.message).toContain("parameter 'authorization_token' must not contain a line break (CR, LF) or a NUL character");
+    expect(error.message).toContain(`parameter 'authorization_token' must be printable ASCII (it is sent as an HTTP header), not ${what}`);
     expect(received).toEqual([]);
+  });
+
+  it('a tab is a header character and goes through', async () => {
+    await runtime.call('ToolEngineApi.GetProjectDetails', { authorization_token: 'engine\tkey', project_id: 'p1' });
+    expect(received.map((request) => request.headers.authorization)).toEqual(['engine\tkey']);
+  });
+});
+
+describe('no lone surrogate is sent', () => {
+  it.each([
+    ['a path value', 'RepoHostApi.FetchRepohostActionsPerms', { repository_owner: '\ud800', repository_name: 'r' }, 'repository_owner'],
+    ['a low surrogate in a path value', 'RepoHostApi.FetchRepohostActionsPerms', { repository_owner: 'o', repository_name: 'a\udc00b' }, 'repository_name'],
+    [
+      'a query value',
+      'RepoHostApi.FetchRepoReadme',
+      { repository_owner: 'o', repository_name: 'r', readme_directory_path: 'docs', commit_branch_or_tag_name: 'x\ud83d' },
+      'commit_branch_or_tag_name',
+    ],
+    ['a body value of a handler', 'MailClient.CreateDraftEmail', { subject: 'hi \ud800', body: 'text' }, 'subject'],
+    [
+      'an item of a list',
+      'MailClient.CreateDraftEmail',
+      { subject: 'hi', body: 'text', to_recipients: ['a@example.com', '\udfff@example.com'] },
+      'to_recipients[1]',
+    ],
+  ])('in %s is bad input naming the parameter, and nothing is sent', async (_case, tool, input, parameter) => {
+    const error = await refused(tool, input);
+    expect(error).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', can_retry: false });
+    expect(error.message).toContain(`parameter '${parameter}' contains a lone surrogate (an unpaired UTF-16 code unit)`);
+    expect(received).toEqual([]);
+  });
+
+  it('control characters in path and query values are percent-encoded, as any character a URL cannot hold as it is', async () => {
+    await runtime.call('RepoHostApi.FetchRepoReadme', {
+      repository_owner: 'o\u0001',
+      repository_name: 'r\u007f',
+      readme_directory_path: 'd',
+      commit_branch_or_tag_name: 'a\nb',
+    });
+    expect(received.map((request) => request.url)).toEqual(['/repos/o%01/r%7F/readme/d?ref=a%0Ab']);
+  });
+});
+
+describe('no strange upstream answer is a fatal error', () => {
+  it.each([
+    ['MailClient.ListEmails', {}, '{"@odata.context":"x"}', 'expected value to be present, got nothing', 'GET /me/messages'],
+    [
+      'MailClient.ListEmailsInFolder',
+      { well_known_folder_name: 'inbox' },
+      '{"error":null}',
+      'expected value to be present',
+      'GET /me/mailFolders/{mailFolder-id}/messages',
+    ],
+    ['MailClient.ListEmails', {}, '{"value":{"id":"1"}}', 'expected value to be an array, got an object with the field id', 'GET /me/messages'],
+    ['MailClient.ListEmails', {}, 'null', 'expected the answer to be an object, got null', 'GET /me/messages'],
+  ])('%s %j answered %s is an unexpected response, not retryable, saying what was expected and what came', async (tool, input, body, problem, request) => {
+    strange = { headers: { 'content-type': 'application/json' }, body };
+    const error = await refused(tool, input);
+    expect(error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_UNEXPECTED_RESPONSE', can_retry: false });
+    expect(error.message).toContain(problem);
+    expect(error.developer_message).toContain(request);
+    expect(JSON.stringify(error)).not.toContain(TOKEN);
+  });
+
+  it('Design.GetFileNodes answered with a node tree 20,000 levels deep is an unexpected response, not a stack overflow', async () => {
+    const tree = `${'{"id":"1:2","name":"n","type":"FRAME","children":['.repeat(10_000)}${']}'.repeat(10_000)}`;
+    strange = { headers: { 'content-type': 'application/json' }, body: `{"name":"F","nodes":{"1:2":{"document":${tree}}}}` };
+    const error = await refused('Design.GetFileNodes', { file_key: 'f1', node_ids: ['1:2'] });
+    expect(error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_UNEXPECTED_RESPONSE', can_retry: false });
+    expect(error.message).toContain('expected a node tree at most 1000 levels deep');
+  });
+
+  it.each([
+    ['not JSON', '{not json'],
+    ['JSON of the wrong type', '"a string"'],
+  ])('FileStore.DownloadFile with a Dropbox-API-Result header that is %s is an unexpected response', async (_case, header) => {
+    strange = { headers: { 'content-type': 'application/octet-stream', 'dropbox-api-result': header }, body: 'file' };
+    const error = await refused('FileStore.DownloadFile', { file_path: '/a.txt' });
+    expect(error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_UNEXPECTED_RESPONSE', can_retry: false });
+    expect(error.message).toContain('Dropbox-API-Result');
+    expect(error.developer_message).toContain('POST /2/files/download');
+    expect(JSON.stringify(error)).not.toContain(TOKEN);
   });
 });
 

@@ -1,4 +1,7 @@
-/** Workers: register, enable or disable, check health, test an address, see the tools each serves and where they go. */
+/**
+ * Workers: register, enable or disable, check health, test an address, choose the secrets each may
+ * receive, see the tools each serves and where they go.
+ */
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
 import { forgetToolIndex, toolIndex } from '../catalog.js';
@@ -8,6 +11,8 @@ interface Worker {
   id: string;
   type: 'http' | 'mcp';
   enabled: boolean;
+  /** The engine's secrets the worker may receive with a call; a tool of it that declares another is refused. */
+  allowed_secrets: string[];
   http?: { uri: string; timeout: number; retry: number; secret?: { exists: boolean } };
   mcp?: { uri: string; timeout: number; retry: number };
 }
@@ -17,10 +22,14 @@ interface Health {
   message?: string;
 }
 
+/** Secret keys typed as a list: separated by commas or spaces. */
+const secretKeys = (text: string) => [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+
 export function WorkersPage() {
   const workers = useLoad(() => api<Page<Worker>>('GET', '/workers?limit=100'), []);
   const [selected, setSelected] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
+  const selectedWorker = workers.data?.items.find((worker) => worker.id === selected);
 
   async function setEnabled(worker: Worker, enabled: boolean) {
     try {
@@ -60,7 +69,7 @@ export function WorkersPage() {
         {workers.data && !workers.data.items.length && <p class="muted">No workers: every tool runs in the engine.</p>}
         {workers.data && workers.data.items.length > 0 && (
           <ListTable
-            columns={['Id', 'Type', 'Address', 'Enabled', 'Health']}
+            columns={['Id', 'Type', 'Address', 'Allowed secrets', 'Enabled', 'Health']}
             actions
             items={workers.data.items}
             row={(worker) => (
@@ -70,6 +79,7 @@ export function WorkersPage() {
                 <td>
                   <code>{(worker.http ?? worker.mcp)?.uri}</code>
                 </td>
+                <td>{worker.allowed_secrets.length ? worker.allowed_secrets.join(', ') : <span class="muted">none</span>}</td>
                 <td>
                   {worker.enabled ? 'enabled' : 'disabled'}{' '}
                   <button
@@ -97,7 +107,8 @@ export function WorkersPage() {
           />
         )}
       </Section>
-      {selected && <WorkerTools key={selected} id={selected} />}
+      {selectedWorker && <AllowedSecrets key={`secrets-${selectedWorker.id}`} worker={selectedWorker} onSaved={workers.reload} />}
+      {selected && <WorkerTools key={selected} id={selected} allowed={selectedWorker?.allowed_secrets ?? []} />}
     </div>
   );
 }
@@ -122,6 +133,7 @@ function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
   const [type, setType] = useState<'http' | 'mcp'>('http');
   const [uri, setUri] = useState('');
   const [secret, setSecret] = useState('');
+  const [allowed, setAllowed] = useState('');
   const [test, setTest] = useState<Health | undefined>();
   const [error, setError] = useState<unknown>();
 
@@ -131,8 +143,9 @@ function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
     event.preventDefault();
     setError(undefined);
     try {
-      await api('POST', '/workers', { id, type, enabled: true, ...connection() });
+      await api('POST', '/workers', { id, type, enabled: true, allowed_secrets: secretKeys(allowed), ...connection() });
       setSecret('');
+      setAllowed('');
       onRegistered(id);
     } catch (caught) {
       setError(caught);
@@ -172,6 +185,16 @@ function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
             <input id="worker-secret" type="password" autocomplete="off" value={secret} onInput={(event) => setSecret(event.currentTarget.value)} />
           </label>
         )}
+        <label class="field" for="worker-allowed-secrets">
+          <span>Allowed secrets</span>
+          <input
+            id="worker-allowed-secrets"
+            value={allowed}
+            placeholder="none"
+            title="Keys of the engine's secrets this worker may receive, separated by commas"
+            onInput={(event) => setAllowed(event.currentTarget.value)}
+          />
+        </label>
         <button type="button" onClick={() => void tryIt()} disabled={!uri}>
           Test
         </button>
@@ -188,12 +211,47 @@ function Register({ onRegistered }: { onRegistered: (id: string) => void }) {
   );
 }
 
+/** Changes which of the engine's secrets a worker may receive. */
+function AllowedSecrets({ worker, onSaved }: { worker: Worker; onSaved: () => void }) {
+  const [text, setText] = useState(worker.allowed_secrets.join(', '));
+  const [saved, setSaved] = useState('');
+  const [error, setError] = useState<unknown>();
+
+  async function save(event: Event) {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const updated = await api<Worker>('PATCH', `/workers/${encodeURIComponent(worker.id)}`, { allowed_secrets: secretKeys(text) });
+      setSaved(`${worker.id} may receive ${updated.allowed_secrets.length ? updated.allowed_secrets.join(', ') : 'no secrets'}.`);
+      onSaved();
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+
+  return (
+    <Section title={`Secrets ${worker.id} may receive`}>
+      <p class="muted">A call of one of its tools that needs any other secret is refused, and nothing is sent to the worker.</p>
+      <form class="row-form" onSubmit={save} aria-label={`Secrets ${worker.id} may receive`}>
+        <label class="field grow" for="worker-secrets-edit">
+          <span>Secret keys, separated by commas</span>
+          <input id="worker-secrets-edit" value={text} placeholder="none" onInput={(event) => setText(event.currentTarget.value)} />
+        </label>
+        <button type="submit">Save secrets</button>
+      </form>
+      <p role="status">{saved}</p>
+      <ErrorNote error={error} />
+    </Section>
+  );
+}
+
 interface WorkerTool {
   qualified_name: string;
   description: string;
+  requirements: { secrets?: Array<{ key: string }> };
 }
 
-function WorkerTools({ id }: { id: string }) {
+function WorkerTools({ id, allowed }: { id: string; allowed: string[] }) {
   const tools = useLoad(async () => {
     const [served, index] = await Promise.all([api<Page<WorkerTool>>('GET', `/workers/${encodeURIComponent(id)}/tools?limit=100`), toolIndex()]);
     const routes = new Map(index.map((tool) => [tool.name, tool.routed_to]));
@@ -210,7 +268,7 @@ function WorkerTools({ id }: { id: string }) {
             {tools.data.total_count > tools.data.items.length ? `, the first ${tools.data.items.length} shown` : ''}.
           </p>
           <ListTable
-            columns={['Tool', 'Calls go to', 'Description']}
+            columns={['Tool', 'Calls go to', 'Secrets', 'Description']}
             items={tools.data.items}
             row={(tool) => (
               <tr key={tool.qualified_name}>
@@ -218,6 +276,15 @@ function WorkerTools({ id }: { id: string }) {
                   <a href={`#/tools/${encodeURIComponent(tool.qualified_name)}`}>{tool.qualified_name}</a>
                 </td>
                 <td>{tool.routed_to === id ? 'this worker' : tool.routed_to ? tool.routed_to : 'not offered'}</td>
+                <td>
+                  {(tool.requirements.secrets ?? []).map(({ key }, index) => (
+                    <span key={key}>
+                      {index > 0 && ', '}
+                      <code>{key}</code>
+                      {!allowed.includes(key) && <span class="bad"> (not allowed)</span>}
+                    </span>
+                  ))}
+                </td>
                 <td>{tool.description.split('. ')[0]}</td>
               </tr>
             )}

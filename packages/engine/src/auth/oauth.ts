@@ -46,6 +46,8 @@ export class OAuth implements Credentials {
   private readonly sandbox: SandboxAuthorization | undefined;
   private readonly events = new EventEmitter().setMaxListeners(0);
   private readonly refreshing = new Map<string, Promise<string | undefined>>();
+  /** Sandbox connections on first use under way, by user and provider: calls arriving together share one. */
+  private readonly connecting = new Map<string, Promise<ConnectionTable | undefined>>();
   /**
    * Opened tokens by user and provider key, for calls that need no database: dropped whenever a
    * connection or a provider changes, in this process or another sharing the database.
@@ -235,12 +237,26 @@ export class OAuth implements Credentials {
    * allowed every scope the tools ask of it, so every tool runs straight away. Once that connection is
    * deleted, the user goes through the consent page like anyone else.
    */
-  private async connectInSandbox(userId: string, provider: AuthProvider, wanted: string[]): Promise<ConnectionTable | undefined> {
-    if (!this.sandbox || (await this.authorizations.any(userId, provider.id))) return undefined;
-    const scopes = union(wanted, this.sandbox.scopesOf(provider.id));
-    const row = await this.authorizations.create({ userId, providerId: provider.id, scopes, status: 'pending' });
-    await this.complete(row, { access_token: this.sandbox.token, expires_at: null, scopes });
-    return this.connections.get(userId, provider.id);
+  private connectInSandbox(userId: string, provider: AuthProvider, wanted: string[]): Promise<ConnectionTable | undefined> {
+    const sandbox = this.sandbox;
+    if (!sandbox) return Promise.resolve(undefined);
+    // Registered before the first await, so that a call arriving meanwhile waits for this connection
+    // instead of taking its pending authorization for one the user has yet to complete.
+    const key = `${userId}\n${provider.id}`;
+    let connecting = this.connecting.get(key);
+    if (!connecting) {
+      connecting = (async () => {
+        // Authorized before: the connection made then (by a call that finished just now, perhaps), or
+        // none when the user deleted it, and then the consent page as for anyone else.
+        if (await this.authorizations.any(userId, provider.id)) return this.connections.get(userId, provider.id);
+        const scopes = union(wanted, sandbox.scopesOf(provider.id));
+        const row = await this.authorizations.create({ userId, providerId: provider.id, scopes, status: 'pending' });
+        await this.complete(row, { access_token: sandbox.token, expires_at: null, scopes });
+        return this.connections.get(userId, provider.id);
+      })().finally(() => this.connecting.delete(key));
+      this.connecting.set(key, connecting);
+    }
+    return connecting;
   }
 
   /** The access token, refreshed first when it is about to expire; undefined when that fails. */

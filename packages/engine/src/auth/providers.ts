@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { conflict, invalid } from '../errors.js';
+import { isLoopback } from '../security/loopback.js';
 import type { Vault } from '../security/vault.js';
 import type { AuthProviderTable, Database } from '../store/schema.js';
 import { presets, type EndpointRequest, type OAuth2Settings, type Preset } from './presets.js';
@@ -208,8 +209,6 @@ function checkEndpoint(name: string, value: string): void {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url))) return;
   throw invalid(`${name} must be an https:// URL (http:// only on loopback)`);
 }
-
-export const isLoopback = (url: URL) => ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 
 /**
  * The `authProviders` of the config file, checked and completed from the presets, e.g.

@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { invalid } from '../errors.js';
+import { isLoopback } from '../security/loopback.js';
 import type { Database } from '../store/schema.js';
 
 export interface SessionVerification {
@@ -21,7 +22,7 @@ export const defaultSessionVerification: SessionVerification = { unsafe_skip_ver
 const verificationAwaitingVerifier: SessionVerification = { unsafe_skip_verification: false, verifier_url: null };
 
 /** Whether the engine's listening address reaches beyond this machine. */
-export const listensBeyondLoopback = (host: string): boolean => !/^(localhost|127(\.\d+){3}|::1|\[::1\])$/i.test(host);
+export const listensBeyondLoopback = (host: string): boolean => !isLoopback(host);
 
 export class SessionVerificationSetting {
   constructor(

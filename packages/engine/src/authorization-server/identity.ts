@@ -9,7 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import * as oauth from 'oauth4webapi';
-import { isLoopback } from '../auth/providers.js';
+import { isLoopback } from '../security/loopback.js';
 import type { ApiKeyVerifier } from '../security/api-keys.js';
 import type { Vault } from '../security/vault.js';
 import type { Database } from '../store/schema.js';
@@ -112,6 +112,7 @@ export class SignInError extends Error {}
 
 /** Who an API key speaks for. */
 export interface KeyIdentity {
+  keyId: string;
   role: 'admin' | 'service' | 'user';
   userId?: string;
 }
@@ -123,9 +124,10 @@ export interface KeyIdentity {
 export async function verifyApiKey(keys: ApiKeyVerifier, key: string, keyUser: string | undefined): Promise<KeyIdentity | undefined> {
   const identity = await keys.verify(key);
   if (!identity) return undefined;
-  if (identity.role === 'user' && identity.user_id) return { role: 'user', userId: identity.user_id };
-  if (identity.role === 'admin' && keyUser) return { role: 'user', userId: keyUser };
-  return { role: identity.role };
+  const keyId = identity.id;
+  if (identity.role === 'user' && identity.user_id) return { keyId, role: 'user', userId: identity.user_id };
+  if (identity.role === 'admin' && keyUser) return { keyId, role: 'user', userId: keyUser };
+  return { keyId, role: identity.role };
 }
 
 function describe(error: unknown): string {

@@ -6,9 +6,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine.js';
 import type { Routes } from '../http/app.js';
+import { keyOfSession, recordSignIn } from './grants.js';
 import { SignInError, verifyApiKey } from './identity.js';
 import { consentPage, errorPage, signInPage, type ClientView } from './pages.js';
-import { mcpPaths, paths, toolScopes, type AuthorizationServer } from './server.js';
+import { mcpPaths, paths, toolScopes, type AuthorizationServer, type LimitedEndpoint } from './server.js';
 
 /** The cookie that ties an identity provider's answer to the browser that went there. */
 const SIGN_IN_COOKIE = 'quiver_sign_in';
@@ -37,6 +38,7 @@ export const authorizationServerRoutes: Routes = async (app, engine) => {
 
   // ---- oidc-provider's own endpoints, handed the raw request before Fastify reads its body. ----
   const delegate = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (tooMany(server, request, reply)) return;
     reply.hijack();
     // RFC 8414 metadata is the OpenID configuration document: the same server, the same fields.
     if (request.raw.url?.startsWith('/.well-known/oauth-authorization-server')) request.raw.url = '/.well-known/openid-configuration';
@@ -152,6 +154,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
 
   // A user API key, for a single-person setup.
   app.post<Uid & { Body: { key?: string } }>(`${paths.interaction}/:uid/key`, { config, schema }, async (request, reply) => {
+    if (tooMany(server, request, reply, 'authorize')) return;
     const found = await details(request, reply);
     if (found?.interaction.prompt.name !== 'login') return expired(reply);
     const key = request.body?.key?.trim();
@@ -159,7 +162,8 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     if (identity?.role !== 'user' || !identity.userId) {
       return signIn(reply, found.interaction.uid, found.client, 'That key cannot sign in: use a valid user key.', 401);
     }
-    const result = { login: { accountId: identity.userId } };
+    // The key goes with the sign-in to the consent, which records it on the session and the grant.
+    const result: SignInResult = { login: { accountId: identity.userId }, apiKeyId: identity.keyId };
     const returnTo = await found.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     return reply.redirect(returnTo, 303);
   });
@@ -180,6 +184,12 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
     const grantId = await grant.save();
+    // How the person signed in: this time (the sign-in just before), or when the browser's session began.
+    const signedIn = interaction.lastSubmission as SignInResult | undefined;
+    const sessionUid = interaction.session!.uid;
+    const keyId = signedIn?.login ? (signedIn.apiKeyId ?? null) : await keyOfSession(engine.store.db, sessionUid);
+    await recordSignIn(engine.store.db, { sessionUid, grantId, keyId });
+    await server.keepClient(clientId);
     const returnTo = await provider.interactionResult(request.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
     return reply.redirect(returnTo, 303);
   });
@@ -191,6 +201,37 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     const returnTo = await found.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     return reply.redirect(returnTo, 303);
   });
+}
+
+/** What a sign-in hands on to the consent: the person, and the API key they signed in with, if any. */
+type SignInResult = {
+  login?: { accountId: string };
+  apiKeyId?: string;
+};
+
+/**
+ * Answers 429 with Retry-After when the client address has used up its requests at this endpoint
+ * (`/oauth/register`, `/oauth/authorize`, `/oauth/token`; sign-in forms count as authorization).
+ */
+function tooMany(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply, endpoint = limitedEndpoint(request)): boolean {
+  if (!endpoint) return false;
+  const waitMs = server.limit(endpoint, request.ip);
+  if (!waitMs) return false;
+  const seconds = Math.ceil(waitMs / 1000);
+  const description = `Too many requests from this address at ${endpoint}: try again in ${seconds} s.`;
+  reply.status(429).header('retry-after', String(seconds)).header('cache-control', 'no-store');
+  if (endpoint === 'authorize') reply.header('content-type', 'text/html; charset=utf-8').send(errorPage('temporarily_unavailable', description));
+  else reply.send({ error: 'temporarily_unavailable', error_description: description });
+  return true;
+}
+
+function limitedEndpoint(request: FastifyRequest): LimitedEndpoint | undefined {
+  const path = request.url.split('?')[0]!;
+  if (path === paths.registration && request.method === 'POST') return 'register';
+  if (path === paths.token && request.method === 'POST') return 'token';
+  // A new authorization request; resuming one (`/oauth/authorize/<uid>`) needs the browser's own cookie.
+  if (path === paths.authorization) return 'authorize';
+  return undefined;
 }
 
 /**

@@ -13,7 +13,9 @@ import type { Kysely } from 'kysely';
 import type { Vault } from '../security/vault.js';
 import type { Database } from '../store/schema.js';
 import type { AuthorizationServerSettings } from './settings.js';
+import { RateLimiter } from '../http/rate-limit.js';
 import { DatabaseAdapter } from './adapter.js';
+import { clientMetadataProblem, redirectUriProblem } from './client-metadata.js';
 import { ClientDocuments } from './client-documents.js';
 import { IdentityProvider } from './identity.js';
 import { serverKeys } from './keys.js';
@@ -41,8 +43,15 @@ export const paths = {
 /** The MCP endpoint's paths: each is a resource of its own (a token for one is refused by the other). */
 export const mcpPaths = ['/v1/mcp', '/mcp'] as const;
 
+/** A registered client that no person has allowed yet is forgotten after this long. */
+export const UNUSED_CLIENT_TTL_S = 24 * 3600;
+
+/** The endpoints anyone may call, each limited per client address. */
+export type LimitedEndpoint = 'register' | 'authorize' | 'token';
+
 export class AuthorizationServer {
   readonly identity?: IdentityProvider;
+  private readonly limiters: Record<LimitedEndpoint, RateLimiter>;
   private made?: Promise<{ provider: Provider; handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }>;
 
   constructor(
@@ -54,6 +63,8 @@ export class AuthorizationServer {
       publicUrl: () => string;
     },
   ) {
+    const limits = deps.settings.rateLimits;
+    this.limiters = { register: new RateLimiter(limits.register), authorize: new RateLimiter(limits.authorize), token: new RateLimiter(limits.token) };
     if (deps.settings.identityProvider) {
       this.identity = new IdentityProvider(deps.settings.identityProvider, deps.db, deps.vault, () => this.issuer + paths.identityCallback);
     }
@@ -70,6 +81,16 @@ export class AuthorizationServer {
   /** The resource (RFC 8707) an MCP path stands for. */
   resource(path: string): string {
     return this.issuer + path;
+  }
+
+  /** Counts a request of `address` at `endpoint`: 0 when it may go on, else the milliseconds to wait. */
+  limit(endpoint: LimitedEndpoint, address: string): number {
+    return this.limiters[endpoint].take(address);
+  }
+
+  /** Keeps a registered client that a person has allowed (an unused registration expires). */
+  keepClient(clientId: string): Promise<void> {
+    return new DatabaseAdapter(this.deps.db, this.deps.vault, 'Client').keep(clientId);
   }
 
   async provider(): Promise<Provider> {
@@ -101,11 +122,19 @@ export class AuthorizationServer {
 
     const configuration: Configuration = {
       adapter: (model: string) => {
-        const stored = new DatabaseAdapter(db, vault, model);
+        const stored = new DatabaseAdapter(db, vault, model, () => new errors.InvalidGrant(`${model} already used: the grant it belongs to has ended`));
         if (model !== 'Client') return stored;
-        // A client id that is an https URL names its metadata document; any other was registered.
         return Object.assign(Object.create(stored) as DatabaseAdapter, {
+          // A client id that is an https URL names its metadata document; any other was registered.
           find: (id: string) => (documents.accepts(id) ? documents.find(id) : stored.find(id)),
+          // Registration (RFC 7591): bounded, and forgotten unless a person allows it within a day.
+          upsert: (id: string, payload: Record<string, unknown>) => {
+            const redirect = [payload.redirect_uris ?? []].flat().map(redirectUriProblem).find(Boolean);
+            if (redirect) throw Object.assign(new errors.InvalidRedirectUri(), { error_description: redirect });
+            const problem = clientMetadataProblem(payload);
+            if (problem) throw new errors.InvalidClientMetadata(problem);
+            return stored.upsert(id, payload, UNUSED_CLIENT_TTL_S);
+          },
         });
       },
       jwks: keys.jwks,
@@ -125,7 +154,17 @@ export class AuthorizationServer {
       pkce: { required: () => true },
       allowOmittingSingleRegisteredRedirectUri: false,
       // Every client is public: a refresh token is rotated on each use, and a replayed one revokes the grant.
-      rotateRefreshToken: true,
+      // A refresh that is going to fail on its resource fails before the token is used up (RFC 8707 §2.2).
+      rotateRefreshToken: async (ctx) => {
+        const resource = ctx.oidc.params?.resource;
+        if (resource === undefined) return true;
+        const token = await ctx.oidc.provider.RefreshToken.find(String(ctx.oidc.params!.refresh_token));
+        const granted = [token?.resource ?? []].flat();
+        if (typeof resource !== 'string' || !resources.includes(resource) || !granted.includes(resource)) {
+          throw new errors.InvalidTarget(`resource must be the one the refresh token was issued for${token?.resource ? `, ${token.resource}` : ''}`);
+        }
+        return true;
+      },
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       ttl: {
         AccessToken: settings.accessTokenTtl,
@@ -138,7 +177,8 @@ export class AuthorizationServer {
       },
       features: {
         devInteractions: { enabled: false },
-        registration: { enabled: true },
+        // No registration access token: registrations are not managed afterwards, so none is stored.
+        registration: { enabled: true, issueRegistrationAccessToken: false },
         revocation: { enabled: true },
         rpInitiatedLogout: { enabled: false },
         resourceIndicators: {
@@ -173,6 +213,15 @@ export class AuthorizationServer {
       },
     };
     const provider = new Provider(this.issuer, configuration);
+    // A code is good for one redemption attempt: a failed one (a wrong PKCE verifier, another
+    // redirect_uri) uses it up, so a stolen code cannot be tried against verifier after verifier.
+    const codes = new DatabaseAdapter(db, vault, 'AuthorizationCode');
+    provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.path !== paths.token || ctx.status < 400) return;
+      const params = (ctx as KoaContextWithOIDC).oidc?.params;
+      if (params?.grant_type === 'authorization_code' && typeof params.code === 'string') await codes.useUp(params.code);
+    });
     // Behind a TLS-terminating proxy the public URL is https: trust its forwarded protocol for cookies.
     provider.proxy = this.issuer.startsWith('https:');
     return provider;

@@ -10,7 +10,9 @@
  *   QUIVER_AUTH_ACCESS_TOKEN_TTL  access token lifetime in seconds (default 600)
  *   QUIVER_AUTH_REFRESH_TOKEN_TTL refresh token lifetime in seconds (default 30 days)
  *   QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS  `1` accepts client metadata documents over http on
- *                                 loopback addresses (development only; https everywhere else)
+ *                                 loopback addresses and from any address (development only)
+ *   QUIVER_AUTH_RATE_LIMIT        requests per minute per client address at each endpoint, e.g.
+ *                                 `register:10,authorize:60,token:60` (the default); 0 turns one off
  */
 
 export interface IdentityProviderSettings {
@@ -28,7 +30,17 @@ export interface AuthorizationServerSettings {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   insecureClientDocuments: boolean;
+  /** Requests per minute per client address at the unauthenticated endpoints; 0: no limit. */
+  rateLimits: RateLimits;
 }
+
+export interface RateLimits {
+  register: number;
+  authorize: number;
+  token: number;
+}
+
+export const defaultRateLimits: RateLimits = { register: 10, authorize: 60, token: 60 };
 
 export function authorizationServerSettings(env: NodeJS.ProcessEnv, overrides: Partial<AuthorizationServerSettings> = {}): AuthorizationServerSettings {
   const issuer = env.QUIVER_OIDC_ISSUER?.trim();
@@ -50,8 +62,26 @@ export function authorizationServerSettings(env: NodeJS.ProcessEnv, overrides: P
     accessTokenTtl: seconds(env, 'QUIVER_AUTH_ACCESS_TOKEN_TTL', 600),
     refreshTokenTtl: seconds(env, 'QUIVER_AUTH_REFRESH_TOKEN_TTL', 30 * 24 * 3600),
     insecureClientDocuments: env.QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS === '1',
+    rateLimits: rateLimits(env.QUIVER_AUTH_RATE_LIMIT),
     ...overrides,
   };
+}
+
+/** `register:10,authorize:60,token:60`: the endpoints named are set, the others keep their default. */
+function rateLimits(setting: string | undefined): RateLimits {
+  const limits = { ...defaultRateLimits };
+  for (const part of (setting ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name, value] = part.split(':').map((item) => item.trim());
+    const perMinute = Number(value);
+    if (!name || !(name in limits) || value === undefined || !Number.isInteger(perMinute) || perMinute < 0) {
+      throw new Error(`QUIVER_AUTH_RATE_LIMIT must look like register:10,authorize:60,token:60 (requests per minute, 0 for none), got '${setting}'`);
+    }
+    limits[name as keyof RateLimits] = perMinute;
+  }
+  return limits;
 }
 
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

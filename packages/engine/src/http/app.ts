@@ -27,6 +27,8 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   const app = Fastify({
     logger: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // request.ip is the client's address: the peer's, or the one a trusted proxy forwards for.
+    ...(engine.config.trustedProxies.length && { trustProxy: engine.config.trustedProxies }),
     ...options,
     ...(options.logger && { logger: { ...(options.logger === true ? {} : options.logger), serializers: { req: loggedRequest } } }),
   });

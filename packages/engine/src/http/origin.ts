@@ -12,11 +12,9 @@ import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { EngineConfig } from '../config.js';
 import { forbidden } from '../errors.js';
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
+import { isLoopback } from '../security/loopback.js';
 
 const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, '').toLowerCase();
-const isLoopbackName = (hostname: string) => LOOPBACK_NAMES.has(bare(hostname)) || bare(hostname).endsWith('.localhost') || /^127\./.test(bare(hostname));
 
 export class OriginPolicy {
   private readonly origins: Set<string>;
@@ -58,7 +56,7 @@ export class OriginPolicy {
     } catch {
       return false;
     }
-    return isLoopbackName(hostname) || isIP(hostname) !== 0 || this.hosts.has(hostname);
+    return isLoopback(hostname) || isIP(hostname) !== 0 || this.hosts.has(hostname);
   }
 
   private allowsOrigin(header: string): boolean {
@@ -68,6 +66,6 @@ export class OriginPolicy {
     } catch {
       return false; // `null` (a sandboxed page, a file) included
     }
-    return ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackName(url.hostname)) || this.origins.has(url.origin);
+    return ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url)) || this.origins.has(url.origin);
   }
 }

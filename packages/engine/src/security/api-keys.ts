@@ -8,6 +8,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
+import { endSignInsOfKey } from '../authorization-server/grants.js';
 import type { ChangeWatcher } from '../store/changes.js';
 import { LastUse } from '../store/last-use.js';
 import type { Database } from '../store/schema.js';
@@ -79,16 +80,21 @@ export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyInfo[]> {
 /** Revocations made in this process, so that its verifiers forget at once rather than at the next poll. */
 const revocations = new EventEmitter().setMaxListeners(0);
 
-/** Revokes by id or by prefix; true when a key was revoked. */
+/**
+ * Revokes by id or by prefix; true when a key was revoked. What was signed in with the key ends with it:
+ * the MCP clients' grants it allowed (their tokens stop working at once) and the browser sign-in it left.
+ */
 export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Promise<boolean> {
-  const result = await db
+  const revoked = await db
     .updateTable('api_keys')
     .set({ revoked_at: new Date().toISOString() })
     .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('prefix', '=', idOrPrefix)]))
     .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .returning('id')
+    .execute();
+  for (const { id } of revoked) await endSignInsOfKey(db, id);
   revocations.emit('revoked', db);
-  return Number(result.numUpdatedRows) > 0;
+  return revoked.length > 0;
 }
 
 /**

@@ -6,6 +6,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
 
 export class Vault {
   constructor(private readonly key: Buffer) {
@@ -44,4 +46,60 @@ export function loadMasterKey(fromEnv: string | undefined, keyFile: string): Buf
   }
   chmodSync(keyFile, 0o600);
   return Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'hex');
+}
+
+/** The setting that holds the check value, and what is sealed in it. */
+const CHECK_SETTING = 'master_key_check';
+const CHECK_TEXT = 'quiver master key check';
+
+/**
+ * Refuses a master key that cannot open what the database holds sealed (engines sharing a database with
+ * different keys would otherwise start, and fail every call that needs a token or a secret). A check value
+ * is sealed into `settings` on first start and opened on every start. A database sealed before the check
+ * existed is tried on one of its sealed values first, so that a wrong key never becomes the reference.
+ * `keySource` says where the key came from: QUIVER_MASTER_KEY, or the key file's path.
+ */
+export async function checkMasterKey(db: Kysely<Database>, vault: Vault, keySource: string): Promise<void> {
+  const refuse = () => {
+    throw new Error(
+      `the master key from ${keySource} cannot open the data sealed in the database: it is not the key the database was first started with. ` +
+        'Start with that key (QUIVER_MASTER_KEY, or the key file master.key in the data directory).',
+    );
+  };
+  const stored = await sealedCheck(db);
+  const sealed = stored ?? (await anySealedValue(db));
+  if (sealed !== undefined && !opens(vault, sealed)) refuse();
+  if (stored !== undefined) return;
+  await db
+    .insertInto('settings')
+    .values({ key: CHECK_SETTING, value: JSON.stringify(vault.seal(CHECK_TEXT)) })
+    .onConflict((conflict) => conflict.column('key').doNothing())
+    .execute();
+  // Another engine starting at the same moment may have written its own first.
+  if (!opens(vault, (await sealedCheck(db))!)) refuse();
+}
+
+async function sealedCheck(db: Kysely<Database>): Promise<string | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', CHECK_SETTING).executeTakeFirst();
+  return row && (JSON.parse(row.value) as string);
+}
+
+/** One value sealed before the check value existed, if the database holds any. */
+async function anySealedValue(db: Kysely<Database>): Promise<string | undefined> {
+  const samples = await Promise.all([
+    db.selectFrom('secrets').select('value_ciphertext as sealed').limit(1).executeTakeFirst(),
+    db.selectFrom('connections').select('access_token_ciphertext as sealed').limit(1).executeTakeFirst(),
+    db.selectFrom('auth_providers').select('client_secret_ciphertext as sealed').where('client_secret_ciphertext', 'is not', null).limit(1).executeTakeFirst(),
+    db.selectFrom('workers').select('secret_ciphertext as sealed').where('secret_ciphertext', 'is not', null).limit(1).executeTakeFirst(),
+  ]);
+  return samples.find((sample) => sample?.sealed)?.sealed ?? undefined;
+}
+
+function opens(vault: Vault, sealed: string): boolean {
+  try {
+    vault.open(sealed);
+    return true;
+  } catch {
+    return false;
+  }
 }

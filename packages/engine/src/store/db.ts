@@ -3,7 +3,7 @@
  * postgres:// URL. One schema, one set of migrations, run on open.
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -16,12 +16,29 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** `postgres://...` or `postgresql://...` for PostgreSQL; anything else is a SQLite file path. */
+/** `postgres://...` or `postgresql://...` for PostgreSQL; an absolute file path (or `:memory:`) for SQLite. */
 export async function openStore(location: string): Promise<Store> {
-  const postgres = /^postgres(ql)?:\/\//.test(location);
+  const dialect = dialectOf(location);
+  const postgres = dialect === 'postgres';
   const db = postgres ? await postgresDb(location) : await sqliteDb(location);
   await migrate(db, postgres);
-  return { db, dialect: postgres ? 'postgres' : 'sqlite', close: () => db.destroy() };
+  return { db, dialect, close: () => db.destroy() };
+}
+
+const accepted = 'a postgres:// or postgresql:// URL, or the absolute path of a SQLite file';
+
+/**
+ * Which database a location names. Anything else is refused in one line, rather than taken for a
+ * SQLite file named after it in whatever the working directory is (a URL's credentials are not repeated).
+ */
+function dialectOf(location: string): Dialect {
+  if (/^postgres(ql)?:\/\//i.test(location)) return 'postgres';
+  if (location === ':memory:' || isAbsolute(location)) return 'sqlite';
+  const variable = 'DATABASE_URL (or "database" in the config file)';
+  // A scheme, but not a Windows drive letter (C:\...), which isAbsolute has taken already there.
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(location)?.[1];
+  if (scheme) throw new Error(`${variable} uses the scheme '${scheme.toLowerCase()}:', which the engine does not support: use ${accepted}.`);
+  throw new Error(`${variable} is '${location}', a relative path: use ${accepted}, so that it does not depend on the working directory.`);
 }
 
 async function sqliteDb(file: string): Promise<Kysely<Database>> {

@@ -132,11 +132,19 @@ export interface AuthorizationServerObjectTable {
   id_hash: string;
   /** JSON of the object, without its id (for tokens and codes, the id is the secret). */
   payload: string;
+  /** The grant an object belongs to; a grant's own id for the grant itself. */
   grant_id: string | null;
   uid_hash: string | null;
   user_code_hash: string | null;
   expires_at: string | null;
   consumed_at: string | null;
+  /** Grants: the user (the sign-in's subject) and the client. */
+  account_id: string | null;
+  client_id: string | null;
+  /** The API key a grant or a browser session was signed in with (revoking the key ends them). */
+  api_key_id: string | null;
+  /** Grants: when one of the grant's access tokens last called the engine. */
+  last_used_at: string | null;
 }
 
 export interface Database {

@@ -4,7 +4,7 @@
  * transport failure other than a timeout; an invoke only when the connection was never made, so it
  * never runs twice.
  */
-import { redactError, toolError, type ErrorKind, type Invocation, type Tool, type ToolError, type ToolResult } from '@quiver/core';
+import { toolError, type ErrorKind, type Invocation, type Tool, type ToolError, type ToolResult } from '@quiver/core';
 import { isToolDefinition, toolFromDefinition } from './definitions.js';
 import { signWorkerToken, type InvokeRequest, type InvokeResponse } from './protocol.js';
 import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
@@ -74,9 +74,8 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
         developer_message: `worker ${worker.id}: ${refusal(response.status, body)}`,
       });
     }
-    const credentials = [invocation.token ?? '', ...Object.values(invocation.secrets)];
-    const result = resultOf(body as InvokeResponse);
-    return 'error' in result ? { error: redactError(result.error, credentials) } : result;
+    // The dispatcher keeps the call's credentials out of the result, as for any source.
+    return resultOf(body as InvokeResponse);
   }
 
   async function check(): Promise<WorkerCheck> {

@@ -6,7 +6,7 @@
  * enabled again or deleted. Changes made by any engine process sharing the database reach the others
  * through the change watcher.
  */
-import type { ToolSource } from '@quiver/core';
+import { qualifiedName, toolError, type CredentialResolver, type Invocation, type Tool, type ToolError, type ToolSource } from '@quiver/core';
 import type { Kysely } from 'kysely';
 import type { Vault } from '../security/vault.js';
 import type { ChangeWatcher } from '../store/changes.js';
@@ -26,6 +26,8 @@ interface StoredConfig {
   uri: string;
   timeout: number;
   retry: number;
+  /** Absent in workers registered before it existed: they may receive none. */
+  allowedSecrets?: string[];
 }
 
 /** What the vault seals. */
@@ -38,6 +40,8 @@ export class WorkerRegistry {
   private readonly db: Kysely<Database>;
   /** The source of each worker, kept while its row is unchanged, so its listing is not asked again. */
   private sources = new Map<string, { updatedAt: string; source: ToolSource }>();
+  /** The worker each listed tool came from, for the secrets it may receive. */
+  private readonly servedBy = new WeakMap<Tool, WorkerSettings>();
   private loading: Promise<void> = Promise.resolve();
 
   constructor(
@@ -92,6 +96,20 @@ export class WorkerRegistry {
     return workerSource(worker).tools();
   }
 
+  /**
+   * The engine's credentials, refusing a worker's tool that declares a secret its worker may not
+   * receive before anything is looked up (no OAuth flow starts for a call that cannot run).
+   */
+  guard(resolver: CredentialResolver): CredentialResolver {
+    return {
+      resolve: async (tool, userId) => {
+        const worker = this.servedBy.get(tool);
+        const refused = worker && secretsRefusal(tool, worker, declaredKeys(tool));
+        return refused ? { refused } : resolver.resolve(tool, userId);
+      },
+    };
+  }
+
   /** Reads every worker and hands the dispatcher their sources. */
   load(): Promise<void> {
     this.loading = this.loading.then(async () => {
@@ -138,6 +156,7 @@ export class WorkerRegistry {
       toolkits,
       tools: async () => {
         const tools = await remote.tools();
+        for (const tool of tools) this.servedBy.set(tool, worker);
         const served = [...new Set(tools.map((tool) => tool.toolkit.name))].sort();
         if (JSON.stringify(served) !== JSON.stringify([...toolkits].sort())) {
           // Remembered for when the worker is down: its toolkits stay routed to it. Not a change of
@@ -150,11 +169,16 @@ export class WorkerRegistry {
         }
         return tools;
       },
+      // The last check before anything leaves for the worker, whatever resolved the call's credentials.
+      invoke: async (tool: Tool, input: Record<string, unknown>, invocation: Invocation) => {
+        const refused = secretsRefusal(tool, worker, Object.keys(invocation.secrets));
+        return refused ? { error: refused } : remote.invoke(tool, input, invocation);
+      },
     };
   }
 
   private rowOf(worker: WorkerSettings): Omit<WorkerTable, 'created_at' | 'updated_at' | 'toolkits'> {
-    const config: StoredConfig = { uri: worker.uri, timeout: worker.timeout, retry: worker.retry };
+    const config: StoredConfig = { uri: worker.uri, timeout: worker.timeout, retry: worker.retry, allowedSecrets: worker.allowedSecrets };
     const sealed: Sealed = { ...(worker.secret !== undefined && { secret: worker.secret }), ...(worker.headers && { headers: worker.headers }) };
     return {
       id: worker.id,
@@ -168,8 +192,22 @@ export class WorkerRegistry {
   private settingsOf(row: WorkerTable): WorkerSettings {
     const config = JSON.parse(row.config) as StoredConfig;
     const sealed: Sealed = row.secret_ciphertext ? JSON.parse(this.deps.vault.open(row.secret_ciphertext)) : {};
-    return { id: row.id, type: row.type as WorkerType, enabled: row.enabled === 1, ...config, ...sealed };
+    return { id: row.id, type: row.type as WorkerType, enabled: row.enabled === 1, ...config, allowedSecrets: config.allowedSecrets ?? [], ...sealed };
   }
+}
+
+const declaredKeys = (tool: Tool) => (tool.requirements.secrets ?? []).map((secret) => secret.key);
+
+/** Why a call of a worker's tool may not carry these secrets: the ones the worker may not receive, and how to allow them. */
+function secretsRefusal(tool: Tool, worker: WorkerSettings, keys: string[]): ToolError | undefined {
+  const refused = keys.filter((key) => !worker.allowedSecrets.includes(key));
+  if (!refused.length) return undefined;
+  const allowed = JSON.stringify({ allowed_secrets: [...worker.allowedSecrets, ...refused] });
+  return toolError(
+    'TOOL_REQUIREMENTS_NOT_MET',
+    `${qualifiedName(tool)} runs on worker ${worker.id}, which may not receive the secret${refused.length > 1 ? 's' : ''} it declares: ${refused.join(', ')}. ` +
+      `An admin can allow ${refused.length > 1 ? 'them' : 'it'} in the worker's allowed_secrets: PATCH /v1/workers/${worker.id} ${allowed}.`,
+  ).error;
 }
 
 export function workerSource(worker: WorkerSettings): WorkerSource {

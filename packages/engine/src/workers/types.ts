@@ -1,5 +1,5 @@
 /** A registered worker's settings, and what the engine can ask of one beyond a ToolSource. */
-import type { ErrorKind, ToolSource } from '@quiver/core';
+import { errorKinds, type ErrorKind, type ToolSource } from '@quiver/core';
 
 export type WorkerType = 'http' | 'mcp';
 
@@ -13,6 +13,11 @@ export interface WorkerSettings {
   timeout: number;
   /** Further attempts after a transport failure that cannot have run anything. */
   retry: number;
+  /**
+   * The keys of the engine's secrets this worker may receive with a call (none by default): a call of
+   * one of its tools that declares any other secret is refused.
+   */
+  allowedSecrets: string[];
   /** http: the secret tokens are signed with. */
   secret?: string;
   /** mcp: headers sent with every request (may hold credentials, so kept sealed). */
@@ -67,21 +72,7 @@ export class WorkerUnavailable extends Error {
   }
 }
 
-const errorKinds = new Set<string>([
-  'TOOL_RUNTIME_BAD_INPUT_VALUE',
-  'TOOL_RUNTIME_RETRY',
-  'TOOL_RUNTIME_CONTEXT_REQUIRED',
-  'TOOL_RUNTIME_FATAL',
-  'TOOL_REQUIREMENTS_NOT_MET',
-  'UPSTREAM_RUNTIME_BAD_REQUEST',
-  'UPSTREAM_RUNTIME_AUTH_ERROR',
-  'UPSTREAM_RUNTIME_NOT_FOUND',
-  'UPSTREAM_RUNTIME_VALIDATION_ERROR',
-  'UPSTREAM_RUNTIME_RATE_LIMIT',
-  'UPSTREAM_RUNTIME_SERVER_ERROR',
-  'NETWORK_TRANSPORT_RUNTIME_TIMEOUT',
-  'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE',
-]);
+const knownKinds = new Set<string>(errorKinds);
 
 /** A known error kind, or TOOL_RUNTIME_FATAL. */
-export const errorKindOf = (kind: unknown): ErrorKind => (typeof kind === 'string' && errorKinds.has(kind) ? (kind as ErrorKind) : 'TOOL_RUNTIME_FATAL');
+export const errorKindOf = (kind: unknown): ErrorKind => (typeof kind === 'string' && knownKinds.has(kind) ? (kind as ErrorKind) : 'TOOL_RUNTIME_FATAL');

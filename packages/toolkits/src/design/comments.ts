@@ -1,5 +1,5 @@
 /** Comments: a comment pinned to a node, a reply, and the file's comments a page at a time. */
-import { callUpstream, toolError, type ToolHandler } from '@quiver/core';
+import { answerOfShape, callUpstream, toolError, type JsonSchema, type ToolHandler } from '@quiver/core';
 import { binding } from './bindings.js';
 import { normalizeNodeIds } from './node-ids.js';
 
@@ -20,12 +20,16 @@ export const addCommentOrReply: ToolHandler = async ({ node_id, x, y, ...args },
 };
 
 const DEFAULT_PAGE = 10;
+const COMMENTS_SHAPE: JsonSchema = { type: 'object', required: ['comments'], properties: { comments: { type: 'array' } } };
 
 /** Figma answers every comment of the file at once; the tool hands them out a page at a time. */
 export const getComments: ToolHandler = async ({ file_key, offset = 0, max_items = DEFAULT_PAGE }, context) => {
-  const result = await callUpstream(binding('GetComments'), { file_key }, context);
+  const tool = binding('GetComments');
+  const result = await callUpstream(tool, { file_key }, context);
   if ('error' in result) return result;
-  const all = (result.value as { comments: unknown[] }).comments;
+  const answer = answerOfShape<{ comments: unknown[] }>(tool, result.value, COMMENTS_SHAPE);
+  if ('error' in answer) return answer;
+  const all = answer.value.comments;
   const start = offset as number;
   const end = start + (max_items as number);
   return {

@@ -6,7 +6,7 @@
 import {
   buildRequest,
   isBinaryBody,
-  toolError,
+  unexpectedResponse,
   type HttpBinding,
   type ToolContext,
   type ToolData,
@@ -58,9 +58,13 @@ export async function download(context: ToolContext, endpoint: string, argument:
   if ('error' in built) return built;
   const outcome = await context.client.send(built);
   if ('error' in outcome) return outcome;
-  const result = outcome.response.headers['dropbox-api-result'];
-  if (typeof result !== 'string') return toolError('UPSTREAM_RUNTIME_BAD_REQUEST', `Dropbox answered ${endpoint} without the Dropbox-API-Result header.`);
-  const metadata = JSON.parse(result) as unknown;
+  const metadata = resultHeader(outcome.response.headers['dropbox-api-result']);
+  if (metadata === undefined)
+    return unexpectedResponse(
+      endpointBinding(endpoint),
+      'the Dropbox-API-Result header to hold the file metadata as a JSON object',
+      outcome.response.headers['dropbox-api-result'],
+    );
   const content = outcome.response.body;
   if (isBinaryBody(content)) {
     // Dropbox answers every download as application/octet-stream, text files included: a file whose
@@ -71,6 +75,17 @@ export async function download(context: ToolContext, endpoint: string, argument:
   // A content host that labels the body (a proxy) has had it decoded as text or JSON already.
   const text = content === undefined ? '' : typeof content === 'string' ? content : JSON.stringify(content);
   return { value: { metadata, content: text } };
+}
+
+/** The metadata a content endpoint sends in its Dropbox-API-Result header: a JSON object, or undefined for anything else. */
+function resultHeader(header: string | string[] | undefined): Record<string, unknown> | undefined {
+  if (typeof header !== 'string') return undefined;
+  try {
+    const metadata = JSON.parse(header) as unknown;
+    return metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

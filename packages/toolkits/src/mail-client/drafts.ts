@@ -2,7 +2,7 @@
  * A draft update: Graph replaces recipient lists whole, so the tool reads the draft, applies the
  * additions and removals to its lists, and sends back only what changed.
  */
-import { callUpstream, toolError, type ToolHandler } from '@quiver/core';
+import { answerOfShape, callUpstream, toolError, type JsonSchema, type ToolHandler } from '@quiver/core';
 import { binding, variant } from './bindings.js';
 import { adjust, type Recipient } from './recipients.js';
 
@@ -19,6 +19,26 @@ const LISTS = [
   { field: 'ccRecipients', add: 'cc_add', remove: 'cc_remove', label: 'Cc' },
   { field: 'bccRecipients', add: 'bcc_add', remove: 'bcc_remove', label: 'Bcc' },
 ] as const;
+
+// null is read as absent, as the code below reads it.
+const RECIPIENTS: JsonSchema = {
+  type: ['array', 'null'],
+  items: {
+    type: 'object',
+    required: ['emailAddress'],
+    properties: { emailAddress: { type: 'object', required: ['address'], properties: { address: { type: 'string' } } } },
+  },
+};
+
+/** The fields of the draft the update reads. */
+const DRAFT_SHAPE: JsonSchema = {
+  type: 'object',
+  properties: {
+    isDraft: { type: 'boolean' },
+    body: { type: ['object', 'null'], properties: { contentType: { type: 'string' } } },
+    ...Object.fromEntries(LISTS.map((list) => [list.field, RECIPIENTS])),
+  },
+};
 
 const CHANGES = ['subject', 'body', ...LISTS.flatMap((list) => [list.add, list.remove])];
 
@@ -38,9 +58,11 @@ const refuse = (message: string) => toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `I
 
 export const updateDraftEmail: ToolHandler = async (args, context) => {
   if (!CHANGES.some((name) => args[name] !== undefined)) return refuse(`give at least one of ${CHANGES.join(', ')}.`);
-  const current = await callUpstream(read, { message_id: args.message_id, select: 'isDraft,body,toRecipients,ccRecipients,bccRecipients' }, context);
+  const answer = await callUpstream(read, { message_id: args.message_id, select: 'isDraft,body,toRecipients,ccRecipients,bccRecipients' }, context);
+  if ('error' in answer) return answer;
+  const current = answerOfShape<Draft>(read, answer.value, DRAFT_SHAPE);
   if ('error' in current) return current;
-  const draft = current.value as Draft;
+  const draft = current.value;
   if (draft.isDraft === false) return refuse(`message ${args.message_id} has been sent; only unsent drafts can be changed.`);
 
   const changes: Record<string, unknown> = { message_id: args.message_id, subject: args.subject };

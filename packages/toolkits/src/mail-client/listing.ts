@@ -2,7 +2,18 @@
  * The three list tools: one page of messages, sorted or filtered, from the whole mailbox or one folder.
  * Graph's next link carries the offset of the next page (`$skip`); that offset is the pagination token.
  */
-import { callUpstream, toolError, type Parameter, type Tool, type ToolContext, type ToolHandler, type ToolResult } from '@quiver/core';
+import {
+  answerOfShape,
+  callUpstream,
+  toolError,
+  unexpectedResponse,
+  type JsonSchema,
+  type Parameter,
+  type Tool,
+  type ToolContext,
+  type ToolHandler,
+  type ToolResult,
+} from '@quiver/core';
 import { binding, variant } from './bindings.js';
 import { propertyFilter } from './filter.js';
 
@@ -48,12 +59,22 @@ const paging: Placed[] = [
 const orderBy = (args: Record<string, unknown>) =>
   `${SORT_FIELDS[(args.sort_by as string | undefined) ?? 'receivedDateTime']}${args.sort_order === 'ascending' ? '' : ' desc'}`;
 
+/** What a page is read for: the messages, and the next page's link when there is one. */
+const PAGE_SHAPE: JsonSchema = {
+  type: 'object',
+  required: ['value'],
+  properties: { value: { type: 'array' }, '@odata.nextLink': { type: 'string' } },
+};
+
 async function listPage(tool: Tool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
   const result = await callUpstream(tool, { ...args, limit: args.limit ?? DEFAULT_LIMIT, select: SUMMARY_FIELDS }, context);
   if ('error' in result) return result;
-  const page = result.value as { value: unknown[]; '@odata.nextLink'?: string };
-  const next = page['@odata.nextLink'] && new URL(page['@odata.nextLink']).searchParams.get('$skip');
-  return { value: { messages: page.value, count: page.value.length, ...(next && { pagination_token: next }) } };
+  const page = answerOfShape<{ value: unknown[]; '@odata.nextLink'?: string }>(tool, result.value, PAGE_SHAPE);
+  if ('error' in page) return page;
+  const { value: messages, '@odata.nextLink': link } = page.value;
+  if (link !== undefined && !URL.canParse(link)) return unexpectedResponse(tool, '@odata.nextLink to be a URL', link);
+  const next = link && new URL(link).searchParams.get('$skip');
+  return { value: { messages, count: messages.length, ...(next && { pagination_token: next }) } };
 }
 
 const mailbox = binding('ListEmails');

@@ -2,7 +2,7 @@
 import type { ToolContext, ToolHandler } from '@quiver/core';
 import { CANDIDATES, judgeConfidences, round } from './acceptance.js';
 import { matchNames } from './name-matching.js';
-import { collect, pylon, send, type Page } from './upstream.js';
+import { answers, collect, pylon, send, type Page } from './upstream.js';
 import { rankUsers, userSummary } from './users.js';
 
 /** Spec 8: users and contacts come 20 to a page unless asked otherwise. */
@@ -52,11 +52,12 @@ async function findContacts(query: string, maxPages: number, context: ToolContex
       pylon.searchContacts,
       { filter: { field: 'email', operator: 'equals', value: query.trim() }, limit: CANDIDATES },
       context,
+      answers.matches,
     );
     if ('error' in exact) return exact;
     if (exact.value.data.length) return { value: { matches: exact.value.data.map((item) => ({ item, confidence: 1 })), pages: 0, complete: true } };
   }
-  const scanned = await collect<Contact>(pylon.getContacts, { limit: SCAN_PAGE_SIZE }, context, maxPages);
+  const scanned = await collect<Contact>(pylon.getContacts, { limit: SCAN_PAGE_SIZE }, context, answers.people, maxPages);
   if ('error' in scanned) return scanned;
   const { items, pages, complete } = scanned.value;
   return {
@@ -90,11 +91,11 @@ const SearchContacts: ToolHandler = async (input, context) => {
 const GetTeamAndAssignment: ToolHandler = async (input, context) => {
   const value = (input.value as string).trim();
   if (input.lookup_by === 'id') {
-    const team = await send<{ data: Team }>(pylon.getTeam, { id: value }, context);
+    const team = await send<{ data: Team }>(pylon.getTeam, { id: value }, context, answers.team);
     if ('error' in team) return team.error.kind === 'UPSTREAM_RUNTIME_NOT_FOUND' ? { error: { ...team.error, message: `No team has the id ${value}.` } } : team;
     return { value: { team: team.value.data } };
   }
-  const teams = await collect<Team>(pylon.getTeams, {}, context, TEAM_PAGES);
+  const teams = await collect<Team>(pylon.getTeams, {}, context, answers.people, TEAM_PAGES);
   if ('error' in teams) return teams;
   const ranked = await matchNames(teams.value.items, value, (team) => [team.name]);
   const verdict = judgeConfidences(
@@ -107,7 +108,7 @@ const GetTeamAndAssignment: ToolHandler = async (input, context) => {
     return { value: { team: null, candidates, message: `${verdict.reason} ${next}` } };
   }
   // The team as Pylon answers it on its own, members included.
-  const team = await send<{ data: Team }>(pylon.getTeam, { id: ranked[0]!.item.id }, context);
+  const team = await send<{ data: Team }>(pylon.getTeam, { id: ranked[0]!.item.id }, context, answers.team);
   if ('error' in team) return team;
   return { value: { team: team.value.data, match: { confidence: round(ranked[0]!.confidence) } } };
 };

@@ -4,7 +4,7 @@ import { ASSIGN_SCORE_GAP, CANDIDATES, judgeScores, round, SCORE_GAP, scoreGap }
 import { textToHtml } from './html.js';
 import { resolveIssue, searchIssues, summary, type Issue, type Resolution } from './issues.js';
 import { resolveUser } from './users.js';
-import { calledAs, pylon, send } from './upstream.js';
+import { answers, calledAs, pylon, send } from './upstream.js';
 
 const unchanged = (resolution: Extract<Resolution, { issue: null }>) => ({ ...resolution, message: `${resolution.message} Nothing was changed.` });
 
@@ -53,7 +53,7 @@ const UpdateIssueStatus: ToolHandler = async (input, context) => {
   if ('error' in resolved) return resolved;
   if (resolved.value.issue === null) return { value: unchanged(resolved.value) };
   const { issue, match } = resolved.value;
-  const updated = await send<{ data: Issue }>(pylon.updateIssue, { id: issue.id, state: input.state }, context);
+  const updated = await send<{ data: Issue }>(pylon.updateIssue, { id: issue.id, state: input.state }, context, answers.issue);
   if ('error' in updated) return updated;
   return { value: { issue: updated.value.data, previous_state: issue.state, ...(match && { match }) } };
 };
@@ -80,7 +80,7 @@ const AssignIssue: ToolHandler = async (input, context): Promise<ToolResult> => 
     return { value: { issue: null, unresolved: 'user', candidates: user.value.candidates, message: `${user.value.message} Nothing was changed.` } };
   }
   const assignee = user.value.user;
-  const updated = await send<{ data: Issue }>(pylon.updateIssue, { id: issue.id, assignee_id: assignee.id }, context);
+  const updated = await send<{ data: Issue }>(pylon.updateIssue, { id: issue.id, assignee_id: assignee.id }, context, answers.issue);
   if ('error' in updated) return updated;
   return {
     value: {

@@ -7,7 +7,7 @@ import { toolError, type ToolContext, type ToolError } from '@quiver/core';
 import { CANDIDATES, judgeScores, round, scoreGap } from './acceptance.js';
 import { parseQuery, QueryError } from './issue-query.js';
 import { rankIssues } from './issue-ranking.js';
-import { calledAs, collect, pylon, send, type Outcome } from './upstream.js';
+import { answers, calledAs, collect, pylon, send, type Outcome } from './upstream.js';
 
 export interface Issue {
   id: string;
@@ -41,7 +41,7 @@ export interface SearchOutcome {
 
 /** The issue by id or number (the input `parameter`); Pylon's 404 comes back saying which issue was missing. */
 export async function getIssue(idOrNumber: string, parameter: string, context: ToolContext): Promise<Outcome<Issue>> {
-  const answer = await send<{ data: Issue }>(calledAs(pylon.getIssue, parameter), { [parameter]: idOrNumber.trim() }, context);
+  const answer = await send<{ data: Issue }>(calledAs(pylon.getIssue, parameter), { [parameter]: idOrNumber.trim() }, context, answers.issue);
   if ('error' in answer)
     return answer.error.kind === 'UPSTREAM_RUNTIME_NOT_FOUND'
       ? { error: { ...answer.error, message: `No issue has the id or number ${idOrNumber}.` } }
@@ -61,7 +61,14 @@ export async function searchIssues(query: string, parameter: string, context: To
   const now = Date.now();
   const window = { start_time: new Date(now - SEARCH_WINDOW_MS).toISOString(), end_time: new Date(now).toISOString() };
   // Pylon lists newest first, so the first 400 are the newest 400.
-  const fetched = await collect<Issue>(pylon.getIssues, { ...window, limit: PAGE_SIZE }, context, Math.ceil(SEARCH_LIMIT / PAGE_SIZE), SEARCH_LIMIT);
+  const fetched = await collect<Issue>(
+    pylon.getIssues,
+    { ...window, limit: PAGE_SIZE },
+    context,
+    answers.issues,
+    Math.ceil(SEARCH_LIMIT / PAGE_SIZE),
+    SEARCH_LIMIT,
+  );
   if ('error' in fetched) return fetched;
   const issues = fetched.value.items;
   return { value: { ranked: await rankIssues(issues, parsed), indexed: issues.length, window } };

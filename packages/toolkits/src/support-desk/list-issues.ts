@@ -6,7 +6,7 @@
  */
 import { toolError, type ToolHandler } from '@quiver/core';
 import { DAY_MS, type Issue, type Window } from './issues.js';
-import { pylon, send, type Page } from './upstream.js';
+import { answers, pylon, send, type Page } from './upstream.js';
 
 /** Spec 8: the default window. */
 const DEFAULT_WINDOW_MS = 7 * DAY_MS;
@@ -51,7 +51,7 @@ export const ListIssues: ToolHandler = async (input, context) => {
     window = { start_time: new Date(start).toISOString(), end_time: new Date(end).toISOString() };
   }
 
-  const answer = await send<Page<Issue>>(pylon.getIssues, { ...window, cursor: upstreamCursor, limit: PAGE_SIZE }, context);
+  const answer = await send<Page<Issue>>(pylon.getIssues, { ...window, cursor: upstreamCursor, limit: PAGE_SIZE }, context, answers.issues);
   if ('error' in answer) return answer;
   const { data, pagination } = answer.value;
   const tags = (input.tags as string[] | undefined) ?? [];
@@ -62,7 +62,7 @@ export const ListIssues: ToolHandler = async (input, context) => {
       (input.team_id === undefined || issue.team?.id === input.team_id) &&
       tags.every((tag) => issue.tags?.includes(tag)),
   );
-  const more = pagination.has_next_page && pagination.cursor !== '';
+  const more = pagination.has_next_page && !!pagination.cursor;
   return {
     value: {
       issues,

@@ -2,7 +2,7 @@
 import { toolError, type ToolContext } from '@quiver/core';
 import { CANDIDATES, judgeConfidences, round } from './acceptance.js';
 import { matchNames } from './name-matching.js';
-import { collect, pylon, type Outcome } from './upstream.js';
+import { answers, collect, pylon, type Outcome } from './upstream.js';
 
 export interface User {
   id: string;
@@ -17,7 +17,7 @@ const USER_PAGES = 50;
 const PAGE_SIZE = 100;
 
 export async function allUsers(context: ToolContext): Promise<Outcome<User[]>> {
-  const read = await collect<User>(pylon.getUsers, { limit: PAGE_SIZE }, context, USER_PAGES);
+  const read = await collect<User>(pylon.getUsers, { limit: PAGE_SIZE }, context, answers.people, USER_PAGES);
   return 'error' in read ? read : { value: read.value.items };
 }
 
@@ -29,7 +29,7 @@ export async function rankUsers(query: string, context: ToolContext) {
       users.value,
       query,
       (user) => [user.name],
-      (user) => user.emails ?? [user.email],
+      (user) => user.emails ?? (user.email ? [user.email] : []),
     ),
   };
 }

@@ -3,7 +3,7 @@
  * one body, creates the checklist with its name, then each item in order, and answers the checklist as
  * the last call left it. Should an item fail, the error says how far it got, so nothing is created twice.
  */
-import { callUpstream, parseRequestBody, type Tool, type ToolHandler } from '@quiver/core';
+import { answerOfShape, callUpstream, parseRequestBody, type JsonSchema, type Tool, type ToolHandler } from '@quiver/core';
 
 interface ChecklistBody {
   name: string;
@@ -14,6 +14,13 @@ interface Checklist {
   id: string;
   name: string;
 }
+
+/** Both calls answer the checklist; its id is what the next call needs. */
+const ANSWER_SHAPE: JsonSchema = {
+  type: 'object',
+  required: ['checklist'],
+  properties: { checklist: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } } },
+};
 
 export function createChecklist(checklist: Tool): ToolHandler {
   // The second call, which no tool offers on its own.
@@ -35,14 +42,19 @@ export function createChecklist(checklist: Tool): ToolHandler {
     const { name, items = [] } = parsed.body as ChecklistBody;
     const created = await callUpstream(checklist, args, context, { body: { name } });
     if ('error' in created) return created;
-    let answer = created.value as { checklist: Checklist };
+    const first = answerOfShape<{ checklist: Checklist }>(checklist, created.value, ANSWER_SHAPE);
+    if ('error' in first) return first;
+    let answer = first.value;
     for (const [index, item] of items.entries()) {
-      const added = await callUpstream(addItem, { checklist_id: answer.checklist.id, ...item }, context);
+      const sent = await callUpstream(addItem, { checklist_id: answer.checklist.id, ...item }, context);
+      const added = 'error' in sent ? sent : answerOfShape<{ checklist: Checklist }>(addItem, sent.value, ANSWER_SHAPE);
       if ('error' in added) {
         const done = `Checklist ${answer.checklist.id} ("${name}") was created with ${index} of ${items.length} items`;
-        return { error: { ...added.error, message: `${done}; item ${index + 1} ("${item.name}") failed: ${added.error.message}` } };
+        // An answer not understood still means the item was most likely added: say so, lest it be added twice.
+        const what = 'error' in sent ? 'failed' : 'was sent, but its answer was not understood';
+        return { error: { ...added.error, message: `${done}; item ${index + 1} ("${item.name}") ${what}: ${added.error.message}` } };
       }
-      answer = added.value as { checklist: Checklist };
+      answer = added.value;
     }
     return { value: answer };
   };

@@ -3,13 +3,19 @@
  * user with that user's tokens, whatever a tool's arguments say. The session's user is the signed-in
  * person of an access token (OAuth, within its scopes), a user key's own user (a `Quiver-User-ID` naming
  * another is refused with 403), or else the user the header names. ToolEngineApi is served to admin keys
- * only. Stateless: each request gets its own server.
+ * only. Stateless: each request gets its own server, and there is no stream to open with GET (405); a
+ * DELETE, which would end a session, is answered as the transport answers it (there is none to end).
+ * A session signed in with `tools:read` only that calls a tool that changes data is answered 403
+ * `insufficient_scope`, so that its client can ask the person for `tools:write` (step-up).
  * `?discovery=true` lists the discovery meta-tools instead of the tools, `?discovery=false` every tool;
  * without it, the engine's setting (`quiver serve --discovery`) decides.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { annotationsOf, functionName } from '@quiver/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { mcpAuthentication, sessionPolicy } from '../../authorization-server/bearer.js';
+import { challenge, mcpAuthentication, readScopeOnly, sessionPolicy, type UserCaller } from '../../authorization-server/bearer.js';
+import type { Engine } from '../../engine.js';
+import { callToolName } from '../../mcp/discovery.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { actingUser, policyFor } from '../access.js';
 import type { Routes } from '../app.js';
@@ -17,8 +23,23 @@ import type { Routes } from '../app.js';
 export const mcpRoutes: Routes = (app, engine) => {
   const authenticate = mcpAuthentication(engine);
   async function handle(request: FastifyRequest<{ Querystring: { discovery?: boolean } }>, reply: FastifyReply) {
+    if (request.method === 'GET') {
+      return reply
+        .status(405)
+        .header('allow', 'POST, DELETE')
+        .send({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, with no stream to open; POST each message.' },
+        });
+    }
     // An OAuth session acts as its token's user, within its scopes; an API key as its role allows.
     const session = request.oauthSession;
+    const beyondScope = session && (await writeToolCalled(engine, session, request.body));
+    if (beyondScope) {
+      const message = `The access token's scope is ${session.scopes.join(' ')}: ${beyondScope} changes data and needs tools:write; ${readScopeOnly.remedy}.`;
+      return challenge(engine.authorizationServer, request, reply, 403, 'insufficient_scope', message);
+    }
     const userId = session ? session.userId : actingUser(request, headerValue(request.headers['quiver-user-id']));
     const policy = session ? sessionPolicy(policyFor(engine, 'user'), session) : policyFor(engine, request.caller!.role);
     const server = createMcpServer(engine.dispatcher, { userId, policy, discovery: request.query.discovery ?? engine.discovery });
@@ -51,5 +72,22 @@ export const mcpRoutes: Routes = (app, engine) => {
     });
   }
 };
+
+/**
+ * The first tool a read-only session's message calls that changes data (by its own name, or through the
+ * discovery meta-tool), if any; undefined for a session that may write, or a message that calls no such tool.
+ */
+async function writeToolCalled(engine: Engine, session: UserCaller, body: unknown): Promise<string | undefined> {
+  if (session.scopes.includes('tools:write')) return undefined;
+  for (const message of [body].flat()) {
+    const call = message as { method?: unknown; params?: { name?: unknown; arguments?: { name?: unknown } } } | null;
+    if (call?.method !== 'tools/call') continue;
+    const named = call.params?.name === callToolName ? call.params.arguments?.name : call.params?.name;
+    if (typeof named !== 'string') continue;
+    const found = await engine.dispatcher.find(named, policyFor(engine, 'user'));
+    if (found && !annotationsOf(found.tool).readOnlyHint) return functionName(found.tool);
+  }
+  return undefined;
+}
 
 const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;

@@ -140,6 +140,8 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
       },
     },
     async (request) => {
+      // A provider format carries no requirements, but a user key may name no other user here either.
+      actingUser(request, request.query.user_id);
       await knownToolkit(engine, request.query.toolkit);
       const slice = page(await listed(engine, request.query.toolkit, policyFor(engine, request.caller!.role)), request.query);
       return { ...slice, items: slice.items.map((tool) => formatTool(tool, request.query.format)) };
@@ -157,8 +159,10 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         querystring: { type: 'object', properties: { format: formatParam, user_id: userParam } },
       },
     },
-    async (request) =>
-      formatTool((await offeredEntry(engine, request.params.name, undefined, policyFor(engine, request.caller!.role))).tool, request.query.format),
+    async (request) => {
+      actingUser(request, request.query.user_id);
+      return formatTool((await offeredEntry(engine, request.params.name, undefined, policyFor(engine, request.caller!.role))).tool, request.query.format);
+    },
   );
 
   app.post<{

@@ -3,6 +3,7 @@
  * (a shared secret signs the engine's tokens); `mcp` workers are MCP servers over streamable HTTP.
  * A secret goes in and never comes out: answers say only whether one is set. MCP headers may carry
  * credentials too, so their values are masked; a masked value sent back in a PATCH keeps the stored one.
+ * A worker receives only the engine's secrets its registration allows (`allowed_secrets`, none by default).
  */
 import { toToolDefinition, type Tool } from '@quiver/core';
 import type { Routes } from '../app.js';
@@ -27,6 +28,7 @@ interface WorkerBody {
   id: string;
   enabled?: boolean;
   type?: WorkerType;
+  allowed_secrets?: string[];
   http?: Connection;
   mcp?: Connection;
 }
@@ -51,6 +53,14 @@ const connectionSchema = (kind: WorkerType) =>
     },
   }) as const;
 
+const allowedSecretsSchema = {
+  type: 'array',
+  items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+  uniqueItems: true,
+  description:
+    "Keys of the engine's secrets this worker may receive with a call (default none). A call of one of its tools that declares any other secret is refused.",
+} as const;
+
 const workerBody = {
   type: 'object',
   required: ['id'],
@@ -58,6 +68,7 @@ const workerBody = {
     id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$', description: "The worker's id; for an mcp worker also the toolkit name of its tools." },
     enabled: { type: 'boolean' },
     type: { type: 'string', enum: ['http', 'mcp'] },
+    allowed_secrets: allowedSecretsSchema,
     http: connectionSchema('http'),
     mcp: connectionSchema('mcp'),
   },
@@ -77,6 +88,7 @@ const workerSchema = {
     type: { type: 'string', enum: ['http', 'mcp'] },
     enabled: { type: 'boolean' },
     managed: { type: 'boolean' },
+    allowed_secrets: { type: 'array', items: { type: 'string' } },
     http: { type: 'object', properties: { uri: { type: 'string' }, timeout: { type: 'integer' }, retry: { type: 'integer' }, secret: secretState } },
     mcp: {
       type: 'object',
@@ -97,6 +109,7 @@ function workerResponse(worker: WorkerSettings) {
     type: worker.type,
     enabled: worker.enabled,
     managed: false,
+    allowed_secrets: worker.allowedSecrets,
     ...(worker.type === 'http' && { http: { ...connection, secret: { binding: 'static', editable: true, exists: Boolean(worker.secret) } } }),
     ...(worker.type === 'mcp' && {
       mcp: { ...connection, ...(worker.headers && { headers: Object.fromEntries(Object.keys(worker.headers).map((name) => [name, mask])) }) },
@@ -140,6 +153,7 @@ function created(body: WorkerBody): WorkerSettings {
     uri: connection.uri,
     timeout: connection.timeout ?? defaultTimeoutSeconds,
     retry: connection.retry ?? defaultRetry,
+    allowedSecrets: body.allowed_secrets ?? [],
     ...(type === 'http' && { secret: connection.secret }),
     ...(type === 'mcp' && connection.headers && { headers: connection.headers }),
   };
@@ -160,6 +174,7 @@ function patched(current: WorkerSettings, body: Omit<WorkerBody, 'id'>): WorkerS
     uri: change.uri ?? current.uri,
     timeout: change.timeout ?? current.timeout,
     retry: change.retry ?? current.retry,
+    allowedSecrets: body.allowed_secrets ?? current.allowedSecrets,
     ...(change.secret !== undefined && { secret: change.secret }),
     ...(headers && { headers }),
   };
@@ -288,6 +303,7 @@ export const workerRoutes: Routes = (app, engine) => {
         uri: connection.uri,
         timeout: connection.timeout ?? 10,
         retry: 0,
+        allowedSecrets: [],
         secret: connection.secret,
         headers: connection.headers,
       };
@@ -300,7 +316,7 @@ export const workerRoutes: Routes = (app, engine) => {
     {
       schema: {
         operationId: 'workers-tools',
-        summary: "The worker's tools as ToolDefinitions, asked of the worker now",
+        summary: "The worker's tools as ToolDefinitions, asked of the worker now; a secret is met when it is set and the worker may receive it",
         params: idParams,
         querystring: { type: 'object', properties: pageQuery },
       },
@@ -313,8 +329,10 @@ export const workerRoutes: Routes = (app, engine) => {
       } catch (error) {
         throw new Problem('worker_unavailable', (error as Error).message);
       }
+      // A declared secret is met when the engine holds it and this worker may receive it.
+      const secrets = await engine.secrets.present(worker.allowedSecrets);
       const slice = page(tools, request.query);
-      return { ...slice, items: slice.items.map((tool) => toToolDefinition(tool)) };
+      return { ...slice, items: slice.items.map((tool) => toToolDefinition(tool, { secrets })) };
     },
   );
 

@@ -4,6 +4,7 @@ import * as oauthFlows from './0002_oauth_flows.js';
 import * as keyRoles from './0003_key_roles.js';
 import * as authorizationServer from './0004_authorization_server.js';
 import * as routingAndRecords from './0005_routing_and_records.js';
+import * as authorizationServerGrants from './0007_authorization_server_grants.js';
 
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_key_roles': keyRoles,
   '0004_authorization_server': authorizationServer,
   '0005_routing_and_records': routingAndRecords,
+  '0007_authorization_server_grants': authorizationServerGrants,
 };

@@ -1,0 +1,119 @@
+/**
+ * The one place credentials are kept out of what leaves a call: its value, its error (messages,
+ * developer message, stack), whatever source ran it (the built-in toolkits, a worker, an MCP server).
+ * The dispatcher applies it to every result, so MCP, the HTTP API, the scheduler's records and the
+ * command line all see the same scrubbed result.
+ */
+import type { ToolError, ToolResult } from './errors.js';
+import type { Tool } from './tool.js';
+
+/** What replaces a credential in any text. */
+export const REDACTED = '[redacted]';
+
+/** The credentials a call ran with. */
+export interface CallSecrets {
+  token?: string;
+  secrets: Record<string, string>;
+}
+
+/**
+ * Every form in which a credential of this call could come back: the token and secret values as they
+ * are and URL-encoded, a Basic pair both joined (`user:password`) and base64-encoded, and the user
+ * information of a secret that is an address (`https://user:password@host`: the password and the pair,
+ * or the user name alone when it stands for a token). The rest of an address is a setting, not a
+ * credential: results name a self-hosted server's URL legitimately.
+ */
+export function credentialForms(tool: Pick<Tool, 'http'>, { token, secrets }: CallSecrets): string[] {
+  const values: string[] = [];
+  for (const value of [token, ...Object.values(secrets)]) {
+    if (!value) continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) values.push(...userInformation(value));
+    else values.push(value);
+  }
+  const auth = tool.http?.auth;
+  if (auth && 'secrets' in auth) {
+    const [user, password] = auth.secrets.map((key) => secrets[key]);
+    if (user && password) values.push(`${user}:${password}`, Buffer.from(`${user}:${password}`).toString('base64'));
+  }
+  return values.flatMap((value) => [value, encodeURIComponent(value)]);
+}
+
+/** The secret parts of an address's user information, in each spelling they may come back in. */
+function userInformation(address: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    // Not parseable as a URL, so nothing tells its parts apart: the whole value is the secret.
+    return [address];
+  }
+  const { username, password } = url;
+  if (!username && !password) return [];
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  // A user name alone is how many services take a token (`https://<token>@host`).
+  const parts = password ? [password, `${username}:${password}`] : [username];
+  return [...new Set(parts.flatMap((part) => [part, decode(part)]))];
+}
+
+/**
+ * Replaces every occurrence of a credential in a text. Values shorter than four characters are left
+ * alone: they would scrub ordinary words and carry no secret worth the name.
+ */
+export function redactor(credentials: readonly string[]): ((text: string) => string) | undefined {
+  const values = [...new Set(credentials.filter((value) => value.length >= 4))].sort((a, b) => b.length - a.length);
+  if (!values.length) return undefined;
+  return (text) => (values.some((value) => text.includes(value)) ? values.reduce((out, value) => out.split(value).join(REDACTED), text) : text);
+}
+
+/** The result with every credential replaced: in the value's strings and keys, and in every text of an error. */
+export function redactResult(result: ToolResult, credentials: readonly string[]): ToolResult {
+  const scrub = redactor(credentials);
+  if (!scrub) return result;
+  if ('error' in result) return { error: redactError(result.error, scrub) };
+  return { ...result, value: walk(result.value, scrub), ...(result.note !== undefined && { note: scrub(result.note) }) };
+}
+
+function redactError(error: ToolError, scrub: (text: string) => string): ToolError {
+  const scrubbed = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
+  return {
+    ...error,
+    message: scrub(error.message),
+    ...(error.developer_message !== undefined && { developer_message: scrubbed(error.developer_message) }),
+    ...(error.additional_prompt_content !== undefined && { additional_prompt_content: scrubbed(error.additional_prompt_content) }),
+    ...(error.stacktrace !== undefined && { stacktrace: scrubbed(error.stacktrace) }),
+  };
+}
+
+/** Walks without recursion: a worker's answer may nest as deep as it likes. */
+function walk(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (!value || typeof value !== 'object') return value;
+  const root: { value: unknown } = { value: undefined };
+  const pending: Array<[unknown, Record<string | number, unknown>, string | number]> = [[value, root as Record<string, unknown>, 'value']];
+  while (pending.length) {
+    const [node, parent, key] = pending.pop()!;
+    if (typeof node === 'string') parent[key] = scrub(node);
+    else if (Array.isArray(node)) {
+      const copy: unknown[] = new Array(node.length);
+      parent[key] = copy;
+      for (const [index, item] of node.entries()) pending.push([item, copy as unknown as Record<number, unknown>, index]);
+    } else if (node && typeof node === 'object') {
+      const copy: Record<string, unknown> = {};
+      parent[key] = copy;
+      for (const [name, item] of Object.entries(node)) {
+        // Defined first, in order (the walk fills them last to first), and as own data properties, so
+        // that a key named `__proto__` stays a key.
+        const scrubbed = scrub(name);
+        Object.defineProperty(copy, scrubbed, { value: undefined, writable: true, enumerable: true, configurable: true });
+        pending.push([item, copy, scrubbed]);
+      }
+    } else parent[key] = node;
+  }
+  return root.value;
+}

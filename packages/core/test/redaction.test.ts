@@ -1,0 +1,64 @@
+/** The one redaction every result passes through (the dispatcher applies it, whatever source ran the tool). */
+import { describe, expect, it } from 'vitest';
+import { credentialForms, REDACTED, redactResult, type ToolResult } from '../src/index.js';
+
+const noAuth = { http: undefined };
+
+describe('credential forms', () => {
+  it('covers a token and secrets as they are and URL-encoded, and a Basic pair joined and in base64', () => {
+    const tool = { http: { method: 'GET' as const, path: '/', auth: { scheme: 'Basic' as const, secrets: ['U', 'P'] as [string, string] } } };
+    const forms = credentialForms(tool, { token: 'tok/en+1', secrets: { U: 'site-1', P: 'pa:ss' } });
+    const pair = Buffer.from('site-1:pa:ss').toString('base64');
+    for (const form of ['tok/en+1', 'tok%2Fen%2B1', 'site-1', 'pa:ss', 'pa%3Ass', 'site-1:pa:ss', pair]) expect(forms, form).toContain(form);
+  });
+
+  it('takes the user information of a secret that is an address, not the address itself', () => {
+    const forms = credentialForms(noAuth, { secrets: { GIT_SERVER_URL: 'http://ghuser:S3cret%21PW99@git.example:8080/api/v3' } });
+    expect(forms).toEqual(expect.arrayContaining(['S3cret%21PW99', 'S3cret!PW99', 'ghuser:S3cret%21PW99']));
+    expect(forms.some((form) => form.includes('git.example'))).toBe(false);
+    // A user name alone stands for a token.
+    expect(credentialForms(noAuth, { secrets: { URL: 'https://ghp_token1234@github.example/' } })).toContain('ghp_token1234');
+    // An address without user information is a setting.
+    expect(credentialForms(noAuth, { secrets: { URL: 'https://github.example/api/v3' } })).toEqual([]);
+  });
+});
+
+describe('redactResult', () => {
+  const forms = credentialForms(noAuth, { token: 'tok-secret-123', secrets: { GIT_SERVER_URL: 'http://ghuser:S3cretPW99@127.0.0.1:1/' } });
+
+  it('scrubs every text of an error, the stack included', () => {
+    const result: ToolResult = {
+      error: {
+        kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+        message: 'no tok-secret-123 here',
+        can_retry: false,
+        developer_message: 'GET http://ghuser:S3cretPW99@127.0.0.1:1/repos/o/r -> 404',
+        additional_prompt_content: 'retry with tok-secret-123',
+        stacktrace: 'Error: tok-secret-123\n    at x',
+      },
+    };
+    const text = JSON.stringify(redactResult(result, forms));
+    for (const secret of ['tok-secret-123', 'S3cretPW99']) expect(text).not.toContain(secret);
+    expect(text).toContain(`http://${REDACTED}@127.0.0.1:1/repos`);
+  });
+
+  it('scrubs values and keys at any depth, without recursion, keeping key order and odd keys', () => {
+    let deep: unknown = 'tok-secret-123';
+    for (let i = 0; i < 50_000; i++) deep = [deep];
+    const value = JSON.parse('{"b":"tok-secret-123","a":{"tok-secret-123":1},"__proto__":{"x":"tok-secret-123"}}') as Record<string, unknown>;
+    const scrubbed = redactResult({ value: { ...value, deep } }, forms) as { value: Record<string, unknown> };
+    expect(Object.keys(scrubbed.value)).toEqual(['b', 'a', '__proto__', 'deep']);
+    const { deep: scrubbedDeep, ...shallow } = scrubbed.value;
+    expect(JSON.stringify(shallow).includes('tok-secret-123')).toBe(false);
+    let leaf = scrubbedDeep;
+    while (Array.isArray(leaf)) leaf = leaf[0];
+    expect(leaf).toBe(REDACTED);
+    expect(Object.getPrototypeOf(scrubbed.value)).toBe(Object.prototype);
+    expect(scrubbed.value.a).toEqual({ [REDACTED]: 1 });
+  });
+
+  it('leaves a result alone when the call had no credential worth the name', () => {
+    const result = { value: { id: 'abc' } };
+    expect(redactResult(result, ['abc'])).toBe(result);
+  });
+});
