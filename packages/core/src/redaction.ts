@@ -1,10 +1,10 @@
 /**
- * The one place credentials are kept out of what leaves a call: its value, its error (messages,
- * developer message, stack), whatever source ran it (the built-in toolkits, a worker, an MCP server).
+ * The one place credentials are kept out of what leaves a call: its value, its note and next page, its
+ * error (messages, developer message, stack), whatever source ran it (the built-in toolkits, a worker, an MCP server).
  * The dispatcher applies it to every result, so MCP, the HTTP API, the scheduler's records and the
  * command line all see the same scrubbed result.
  */
-import type { ToolError, ToolResult } from './errors.js';
+import type { NextPage, ToolError, ToolResult } from './errors.js';
 import type { Tool } from './tool.js';
 
 /** What replaces a credential in any text. */
@@ -76,7 +76,13 @@ export function redactResult(result: ToolResult, credentials: readonly string[])
   const scrub = redactor(credentials);
   if (!scrub) return result;
   if ('error' in result) return { error: redactError(result.error, scrub) };
-  return { ...result, value: walk(result.value, scrub), ...(result.note !== undefined && { note: scrub(result.note) }) };
+  return {
+    ...result,
+    value: walk(result.value, scrub),
+    ...(result.note !== undefined && { note: scrub(result.note) }),
+    // The next page's arguments come from the upstream too (a Link header may carry a token).
+    ...(result.next_page !== undefined && { next_page: walk(result.next_page, scrub) as NextPage }),
+  };
 }
 
 function redactError(error: ToolError, scrub: (text: string) => string): ToolError {
@@ -110,7 +116,8 @@ function walk(value: unknown, scrub: (text: string) => string): unknown {
         // Defined first, in order (the walk fills them last to first), and as own data properties, so
         // that a key named `__proto__` stays a key.
         const scrubbed = scrub(name);
-        Object.defineProperty(copy, scrubbed, { value: undefined, writable: true, enumerable: true, configurable: true });
+        if (scrubbed === '__proto__') Object.defineProperty(copy, scrubbed, { value: undefined, writable: true, enumerable: true, configurable: true });
+        else copy[scrubbed] = undefined;
         pending.push([item, copy, scrubbed]);
       }
     } else parent[key] = node;

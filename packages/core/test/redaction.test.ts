@@ -57,6 +57,15 @@ describe('redactResult', () => {
     expect(scrubbed.value.a).toEqual({ [REDACTED]: 1 });
   });
 
+  it('scrubs the note and the next page, which come from the upstream too', () => {
+    const scrubbed = redactResult(
+      { value: [], note: 'more at tok-secret-123', next_page: { page: 'tok-secret-123', cursor: { at: 'tok-secret-123' } } },
+      forms,
+    );
+    expect(JSON.stringify(scrubbed)).not.toContain('tok-secret-123');
+    expect(scrubbed).toMatchObject({ next_page: { page: REDACTED, cursor: { at: REDACTED } } });
+  });
+
   it('leaves a result alone when the call had no credential worth the name', () => {
     const result = { value: { id: 'abc' } };
     expect(redactResult(result, ['abc'])).toBe(result);

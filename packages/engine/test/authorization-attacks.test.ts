@@ -7,6 +7,7 @@
  * own pages (the browser suite drives the same pages in Chromium).
  */
 import { mkdtempSync } from 'node:fs';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -150,6 +151,26 @@ describe.each(databases)('the authorization server under attack, on $name', ({ n
     });
     afterAll(() => engine?.close());
 
+    it('ends a sign-in under way when its key is revoked, before the person consents', async () => {
+      const { key, info } = await createApiKey(engine.engine.store.db, 'vera', { role: 'user', userId: 'vera' });
+      const person = new Browser();
+      const open = await authorize(client, person, key, {}, { until: 'consent' });
+      expect(open.pages).toEqual(['sign-in', 'consent']);
+      expect((await engine.api('DELETE', `/v1/admin/api_keys/${info.id}`)).status).toBe(204);
+      // Allowing now finds no sign-in behind the page: no code.
+      const uid = /\/oauth\/interaction\/([^/?]+)/.exec(open.back.pathname)![1]!;
+      const allowed = await person.fetch(`${engine.url}/oauth/interaction/${uid}/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
+      expect(allowed.status).toBe(400);
+      expect(allowed.headers.get('location')).toBeNull();
+      // And the browser is asked to sign in again, with no grant left behind.
+      await expect(authorize(client, person, undefined)).rejects.toBeInstanceOf(SignInAsked);
+      expect((await engine.api('GET', '/v1/admin/oauth_grants?user_id=vera')).body.total_count).toBe(0);
+    });
+
     it('leaves a refresh token usable when the refresh fails on its resource or scope', async () => {
       const tokens = (await redeem(client, await authorize(client, browser, userKey))).body;
       for (const resource of ['https://elsewhere.example/mcp', `${engine.url}/mcp`]) {
@@ -171,6 +192,21 @@ describe.each(databases)('the authorization server under attack, on $name', ({ n
       const wrongRedirect = await authorize(client, browser, userKey);
       expect((await redeem(client, wrongRedirect, engine.url, { redirect_uri: 'http://127.0.0.1:9/other' })).status).toBe(400);
       expect(await redeem(client, wrongRedirect)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      // At the token endpoint however its path is spelt.
+      const elsewhere = await authorize(client, browser, userKey);
+      const spelt = await fetch(`${engine.url}/oauth/Token/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: elsewhere.back.searchParams.get('code')!,
+          redirect_uri: REDIRECT,
+          client_id: client.clientId,
+          code_verifier: 'x'.repeat(43),
+        }),
+      });
+      expect(spelt.status).toBe(400);
+      expect(await redeem(client, elsewhere)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     });
 
     it('answers a read-only session calling a tool that writes with 403 insufficient_scope, naming the scope to ask for', async () => {
@@ -248,8 +284,39 @@ describe.each(databases)('the authorization server under attack, on $name', ({ n
       const many = Array.from({ length: 11 }, (_, i) => `https://client.example/cb${i}`);
       expect(await register({ redirect_uris: many })).toMatchObject({ status: 400, body: { error_description: expect.stringContaining('redirect_uris') } });
       const long = (path: string) => `https://client.example/${path}/${'x'.repeat(1900)}`;
-      const heavy = { redirect_uris: [REDIRECT], client_uri: long('a'), logo_uri: long('b'), tos_uri: long('c'), policy_uri: long('d'), jwks_uri: long('e') };
+      const heavy = {
+        redirect_uris: [REDIRECT],
+        client_uri: long('a'),
+        logo_uri: long('b'),
+        tos_uri: long('c'),
+        policy_uri: long('d'),
+        initiate_login_uri: long('e'),
+      };
       expect(await register(heavy)).toMatchObject({ status: 400, body: { error_description: expect.stringContaining('bytes') } });
+    });
+
+    it('fetches nothing a registration names: a sector identifier, a JWKS', async () => {
+      let connections = 0;
+      const listener = createTcpServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      const { port } = listener.address() as AddressInfo;
+      try {
+        for (const field of ['sector_identifier_uri', 'jwks_uri']) {
+          const response = await fetch(`${engine.url}/oauth/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ redirect_uris: [REDIRECT], [field]: `https://127.0.0.1:${port}/sector` }),
+          });
+          expect(response.status, field).toBe(400);
+          expect(await response.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringContaining(field) });
+        }
+        expect(connections).toBe(0);
+      } finally {
+        listener.close();
+      }
     });
 
     it('forgets a registration no person allowed within a day, and keeps one that was used', async () => {
@@ -331,6 +398,29 @@ describe.each(databases)('the authorization server under attack, on $name', ({ n
           );
         }
         expect(tokens).toEqual([400, 400, 400, 400, 429]);
+        // However the path is spelt, as oidc-provider's router reads it; revocation counts as the token endpoint.
+        for (const path of ['/oauth/register/', '/oauth/REGISTER', '/oauth//register', '/oauth/%72egister']) {
+          const response = await fetch(`${engine.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+          });
+          expect(response.status, path).toBe(429);
+        }
+        for (const path of ['/oauth/token/', '/oauth/Token', '/oauth/revoke']) {
+          const response = await fetch(`${engine.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'token=x',
+          });
+          expect(response.status, path).toBe(429);
+        }
+        expect((await fetch(`${engine.url}/oauth/authorize/?client_id=x`, { redirect: 'manual' })).status).toBe(429);
+        // Pushed authorization requests are not offered at all.
+        expect(
+          (await fetch(`${engine.url}/oauth/par`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' }))
+            .status,
+        ).not.toBe(201);
         // Without a trusted proxy, X-Forwarded-For changes nothing: the peer's address counts.
         const forwarded = await fetch(`${engine.url}/oauth/register`, {
           method: 'POST',
@@ -355,6 +445,10 @@ describe.each(databases)('the authorization server under attack, on $name', ({ n
         expect((await register('203.0.113.7')).status).toBe(201);
         expect((await register('203.0.113.7')).status).toBe(429);
         expect((await register('198.51.100.4')).status).toBe(201);
+        // An IPv6 client is counted by its /64: another address of the same block is the same client.
+        expect((await register('2001:db8:1:2::1')).status).toBe(201);
+        expect((await register('2001:db8:1:2::ffff')).status).toBe(429);
+        expect((await register('2001:db8:1:3::1')).status).toBe(201);
       } finally {
         await engine.close();
       }

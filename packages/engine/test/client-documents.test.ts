@@ -97,6 +97,12 @@ describe('client ID metadata documents', () => {
       '::ffff:8.8.8.8',
       'fd12::1',
       'fe80::1',
+      '192.0.2.2',
+      '198.51.100.1',
+      '203.0.113.9',
+      '2001:db8::1',
+      '2001:0:4136::1',
+      '64:ff9b:1::a',
       'not-an-ip',
     ]) {
       expect(isPublicAddress(address), address).toBe(false);

@@ -43,7 +43,13 @@ export interface Authorized {
  * The person's part: from the authorization request to the redirect back, signing in with `key` when
  * the engine asks and allowing when it asks for consent. `browser` keeps the person's cookies across flows.
  */
-export async function authorize(client: SignInClient, browser: Browser, key: string | undefined, params: Record<string, string> = {}): Promise<Authorized> {
+export async function authorize(
+  client: SignInClient,
+  browser: Browser,
+  key: string | undefined,
+  params: Record<string, string> = {},
+  options: { until?: 'consent' } = {},
+): Promise<Authorized> {
   const verifier = randomBytes(32).toString('base64url');
   const url = new URL(`${client.engine}/oauth/authorize`);
   const values = {
@@ -57,11 +63,17 @@ export async function authorize(client: SignInClient, browser: Browser, key: str
     ...params,
   };
   for (const [name, value] of Object.entries(values)) url.searchParams.set(name, value);
-  return { ...(await walk(client, browser, key, url.href)), verifier };
+  return { ...(await walk(client, browser, key, url.href, options)), verifier };
 }
 
 /** From an authorization URL (a client's own) to the redirect back, as `authorize` does. */
-export async function walk(client: SignInClient, browser: Browser, key: string | undefined, url: string): Promise<Omit<Authorized, 'verifier'>> {
+export async function walk(
+  client: SignInClient,
+  browser: Browser,
+  key: string | undefined,
+  url: string,
+  { until }: { until?: 'consent' } = {},
+): Promise<Omit<Authorized, 'verifier'>> {
   const pages: string[] = [];
   // Absolute URLs the engine builds from its issuer lead to the engine itself.
   const local = (location: string, from: string) => new URL(location.replace(client.issuer ?? client.engine, client.engine), from).href;
@@ -79,6 +91,8 @@ export async function walk(client: SignInClient, browser: Browser, key: string |
     if (response.status !== 200 || !uid) throw new Error(`unexpected page ${response.status} at ${current}: ${html.slice(0, 400)}`);
     const page = html.includes('id="allow"') ? 'consent' : 'sign-in';
     pages.push(page);
+    // The person leaves the consent page open: `back` is that page.
+    if (page === until) return { back: new URL(current), pages };
     if (page === 'sign-in' && key === undefined) throw new SignInAsked(current);
     const action = `${client.engine}/oauth/interaction/${uid}/${page === 'consent' ? 'consent' : 'key'}`;
     const submitted = await browser.fetch(action, {

@@ -47,8 +47,12 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata services
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation ranges, often a lab's own addresses
+  ['192.88.99.0', 24], // 6to4 relays
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 3], // multicast, reserved, broadcast
 ] as const)
   notPublic[4].addSubnet(net, prefix, 'ipv4');
@@ -57,6 +61,10 @@ for (const [net, prefix] of [
   ['::1', 128],
   ['::ffff:0:0', 96], // IPv4-mapped
   ['64:ff9b::', 96], // NAT64, an IPv4 address inside
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard
+  ['2001::', 32], // Teredo, an IPv4 address inside
+  ['2001:db8::', 32], // documentation
   ['2002::', 16], // 6to4, an IPv4 address inside
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local

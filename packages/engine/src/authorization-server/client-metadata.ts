@@ -17,8 +17,13 @@ export const CLIENT_LIMITS = {
   listItems: 10,
 } as const;
 
+/** Metadata that would have the engine fetch an address the client names, which it never does for a public client. */
+const FETCHED = ['sector_identifier_uri', 'jwks_uri', 'request_uris', 'backchannel_logout_uri', 'backchannel_client_notification_endpoint'];
+
 /** Why the metadata is refused, in words for the client's developer; undefined when it is accepted. */
 export function clientMetadataProblem(metadata: Record<string, unknown>): string | undefined {
+  const fetched = FETCHED.find((field) => metadata[field] !== undefined);
+  if (fetched) return `${fetched} is not supported: the engine serves public clients with PKCE and fetches nothing a client names`;
   for (const [field, value] of Object.entries(metadata)) {
     const problem = fieldProblem(field, value);
     if (problem) return problem;

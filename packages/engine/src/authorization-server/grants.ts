@@ -117,25 +117,40 @@ export async function endSignInsOfKey(db: Kysely<Database>, keyId: string): Prom
   });
 }
 
+/** What a sign-in hands on to the rest of the authorization: the person, and the API key they signed in with, if any. */
+export type SignInResult = {
+  login?: { accountId: string };
+  apiKeyId?: string;
+};
+
 /**
- * Remembers how the person of a browser session signed in (an API key, or not), on the session and on
- * the grant just made or extended, so that revoking the key ends both.
+ * After a request of the authorization server that signed a person in (`signedIn`: with an API key, or
+ * not) or issued a code for a grant: the browser session and the grant remember the key, so that
+ * revoking it ends both. A key revoked while the sign-in was under way ends them at once.
  */
-export async function recordSignIn(db: Kysely<Database>, { sessionUid, grantId, keyId }: { sessionUid: string; grantId: string; keyId: string | null }) {
-  await db
-    .updateTable('authorization_server_objects')
-    .set({ api_key_id: keyId })
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('model', '=', 'Session'), eb('uid_hash', '=', hashOf(sessionUid))]),
-        eb.and([eb('model', '=', 'Grant'), eb('grant_id', '=', grantId)]),
-      ]),
-    )
-    .execute();
+export async function recordSignIn(db: Kysely<Database>, { sessionUid, signedIn, grantId }: { sessionUid: string; signedIn?: SignInResult; grantId?: string }) {
+  let keyId: string | null;
+  if (signedIn?.login) {
+    keyId = signedIn.apiKeyId ?? null;
+    await db
+      .updateTable('authorization_server_objects')
+      .set({ api_key_id: keyId })
+      .where('model', '=', 'Session')
+      .where('uid_hash', '=', hashOf(sessionUid))
+      .execute();
+  } else keyId = await keyOfSession(db, sessionUid);
+  if (grantId) {
+    await db.updateTable('authorization_server_objects').set({ api_key_id: keyId }).where('model', '=', 'Grant').where('grant_id', '=', grantId).execute();
+  }
+  if (keyId && !(await keyStands(db, keyId))) await endSignInsOfKey(db, keyId);
+}
+
+async function keyStands(db: Kysely<Database>, keyId: string): Promise<boolean> {
+  return !!(await db.selectFrom('api_keys').select('id').where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst());
 }
 
 /** The API key a browser session was signed in with, if any. */
-export async function keyOfSession(db: Kysely<Database>, sessionUid: string): Promise<string | null> {
+async function keyOfSession(db: Kysely<Database>, sessionUid: string): Promise<string | null> {
   const row = await db
     .selectFrom('authorization_server_objects')
     .select('api_key_id')

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine.js';
 import type { Routes } from '../http/app.js';
-import { keyOfSession, recordSignIn } from './grants.js';
+import type { SignInResult } from './grants.js';
 import { SignInError, verifyApiKey } from './identity.js';
 import { consentPage, errorPage, signInPage, type ClientView } from './pages.js';
 import { mcpPaths, paths, toolScopes, type AuthorizationServer, type LimitedEndpoint } from './server.js';
@@ -162,7 +162,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     if (identity?.role !== 'user' || !identity.userId) {
       return signIn(reply, found.interaction.uid, found.client, 'That key cannot sign in: use a valid user key.', 401);
     }
-    // The key goes with the sign-in to the consent, which records it on the session and the grant.
+    // The key goes with the sign-in: the session, and the grants it leads to, remember it (grants.ts).
     const result: SignInResult = { login: { accountId: identity.userId }, apiKeyId: identity.keyId };
     const returnTo = await found.provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
     return reply.redirect(returnTo, 303);
@@ -184,11 +184,6 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
     const grantId = await grant.save();
-    // How the person signed in: this time (the sign-in just before), or when the browser's session began.
-    const signedIn = interaction.lastSubmission as SignInResult | undefined;
-    const sessionUid = interaction.session!.uid;
-    const keyId = signedIn?.login ? (signedIn.apiKeyId ?? null) : await keyOfSession(engine.store.db, sessionUid);
-    await recordSignIn(engine.store.db, { sessionUid, grantId, keyId });
     await server.keepClient(clientId);
     const returnTo = await provider.interactionResult(request.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
     return reply.redirect(returnTo, 303);
@@ -203,15 +198,10 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
   });
 }
 
-/** What a sign-in hands on to the consent: the person, and the API key they signed in with, if any. */
-type SignInResult = {
-  login?: { accountId: string };
-  apiKeyId?: string;
-};
-
 /**
- * Answers 429 with Retry-After when the client address has used up its requests at this endpoint
- * (`/oauth/register`, `/oauth/authorize`, `/oauth/token`; sign-in forms count as authorization).
+ * Answers 429 with Retry-After when the client address has used up its requests at this endpoint:
+ * registration; a new authorization request (with the sign-in forms); and every other POST oidc-provider
+ * answers (the token endpoint, revocation), which counts as `token`.
  */
 function tooMany(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply, endpoint = limitedEndpoint(request)): boolean {
   if (!endpoint) return false;
@@ -226,12 +216,25 @@ function tooMany(server: AuthorizationServer, request: FastifyRequest, reply: Fa
 }
 
 function limitedEndpoint(request: FastifyRequest): LimitedEndpoint | undefined {
-  const path = request.url.split('?')[0]!;
-  if (path === paths.registration && request.method === 'POST') return 'register';
-  if (path === paths.token && request.method === 'POST') return 'token';
+  const path = routedPath(request.url);
+  if (path === paths.registration) return 'register';
   // A new authorization request; resuming one (`/oauth/authorize/<uid>`) needs the browser's own cookie.
   if (path === paths.authorization) return 'authorize';
-  return undefined;
+  return request.method === 'POST' ? 'token' : undefined;
+}
+
+/** The path as oidc-provider's router reads it: decoded, in any letter case, slashes doubled or trailing. */
+function routedPath(url: string): string {
+  let path = url.split('?')[0]!;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Not decodable: the router will not match it either.
+  }
+  return path
+    .toLowerCase()
+    .replace(/\/{2,}/g, '/')
+    .replace(/(.)\/+$/, '$1');
 }
 
 /**

@@ -13,9 +13,10 @@ import type { Kysely } from 'kysely';
 import type { Vault } from '../security/vault.js';
 import type { Database } from '../store/schema.js';
 import type { AuthorizationServerSettings } from './settings.js';
-import { RateLimiter } from '../http/rate-limit.js';
+import { addressKey, RateLimiter } from '../http/rate-limit.js';
 import { DatabaseAdapter } from './adapter.js';
 import { clientMetadataProblem, redirectUriProblem } from './client-metadata.js';
+import { recordSignIn, type SignInResult } from './grants.js';
 import { ClientDocuments } from './client-documents.js';
 import { IdentityProvider } from './identity.js';
 import { serverKeys } from './keys.js';
@@ -85,7 +86,7 @@ export class AuthorizationServer {
 
   /** Counts a request of `address` at `endpoint`: 0 when it may go on, else the milliseconds to wait. */
   limit(endpoint: LimitedEndpoint, address: string): number {
-    return this.limiters[endpoint].take(address);
+    return this.limiters[endpoint].take(addressKey(address));
   }
 
   /** Keeps a registered client that a person has allowed (an unused registration expires). */
@@ -152,6 +153,13 @@ export class AuthorizationServer {
       claims: { openid: ['sub'] },
       findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
       pkce: { required: () => true },
+      // The engine fetches nothing a client names (a sector identifier, a JWKS, a logout endpoint): a
+      // registration would otherwise make it fetch any address. Client metadata documents are fetched
+      // apart, bounded (client-documents.ts).
+      ...({ sectorIdentifierUriValidate: () => false } as Partial<Configuration>), // (missing from oidc-provider's types)
+      fetch: async (url) => {
+        throw new Error(`the engine's authorization server fetches nothing for a client (${new URL(String(url)).origin})`);
+      },
       allowOmittingSingleRegisteredRedirectUri: false,
       // Every client is public: a refresh token is rotated on each use, and a replayed one revokes the grant.
       // A refresh that is going to fail on its resource fails before the token is used up (RFC 8707 §2.2).
@@ -177,6 +185,8 @@ export class AuthorizationServer {
       },
       features: {
         devInteractions: { enabled: false },
+        // Nothing an MCP client uses, and one more unauthenticated way to store requests.
+        pushedAuthorizationRequests: { enabled: false },
         // No registration access token: registrations are not managed afterwards, so none is stored.
         registration: { enabled: true, issueRegistrationAccessToken: false },
         revocation: { enabled: true },
@@ -218,9 +228,16 @@ export class AuthorizationServer {
     const codes = new DatabaseAdapter(db, vault, 'AuthorizationCode');
     provider.use(async (ctx, next) => {
       await next();
-      if (ctx.path !== paths.token || ctx.status < 400) return;
-      const params = (ctx as KoaContextWithOIDC).oidc?.params;
-      if (params?.grant_type === 'authorization_code' && typeof params.code === 'string') await codes.useUp(params.code);
+      const oidc = (ctx as KoaContextWithOIDC).oidc;
+      if (oidc?.route === 'token' && ctx.status >= 400) {
+        const params = oidc?.params;
+        if (params?.grant_type === 'authorization_code' && typeof params.code === 'string') await codes.useUp(params.code);
+      }
+      // A sign-in taking effect, or a code issued for a grant: remember the API key the person signed in with.
+      const sessionUid = oidc?.session?.uid;
+      const signedIn = oidc?.result as SignInResult | undefined;
+      const grantId = oidc?.entities.AuthorizationCode?.grantId;
+      if (sessionUid && (signedIn?.login || grantId)) await recordSignIn(db, { sessionUid, signedIn, grantId });
     });
     // Behind a TLS-terminating proxy the public URL is https: trust its forwarded protocol for cookies.
     provider.proxy = this.issuer.startsWith('https:');

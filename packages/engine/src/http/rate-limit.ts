@@ -4,6 +4,27 @@
  * process, and bounded: past `maxKeys` the keys seen longest ago are forgotten (which only ever lets a
  * request through).
  */
+import { isIPv6 } from 'node:net';
+
+/**
+ * The key a client address is counted under: an IPv4 address as it is (written as such when it comes
+ * IPv4-mapped), an IPv6 address by its /64, the block one subscriber or host is given and can spend
+ * address after address of.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped) return mapped;
+  const bare = address.replace(/%.*$/, '');
+  if (!isIPv6(bare)) return address;
+  const [head = '', tail] = bare.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
