@@ -40,6 +40,8 @@ RUN mkdir /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 9099
+# Liveness: a process that serves is healthy, whatever its database does (a restart would not bring the
+# database back). Orchestrators route traffic by readiness instead: GET /v1/ready.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9099/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["quiver"]

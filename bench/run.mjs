@@ -132,7 +132,9 @@ try {
       log('engine on postgres: skipped, no PostgreSQL at 127.0.0.1:5432');
       continue;
     }
-    log(`engine on ${name}: POST /v1/tools/execute vs a bare proxy vs direct, then 1,000 executions at concurrency 1 and 32 ...`);
+    log(
+      `engine on ${name}: POST /v1/tools/execute (telemetry off, then on) vs a bare proxy vs direct, then 1,000 executions at concurrency 1 and 32 each way ...`,
+    );
     engine[name] = await engineBench(emulator.url, overhead.campaignId, database);
   }
 } finally {
@@ -209,6 +211,7 @@ const engineRows = Object.entries(engine).flatMap(([name, e]) => [
   `| engine on ${name}: the same request through a bare pass-through proxy / directly, median | ${e.proxy.medianMs} ms / ${e.direct.medianMs} ms | |`,
   `| engine on ${name}: ratio to the bare proxy (to the direct call), at the median | ${e.ratioToProxy} (${e.ratioMedian}) | ${proxyTarget[name]} |`,
   `| engine on ${name}: executions per second at concurrency 1 / 32 | ${e.executionsPerSecond.concurrency1} / ${e.executionsPerSecond.concurrency32} | |`,
+  `| engine on ${name} with tracing and metrics exported over OTLP (loopback receiver): median; ratio to the bare proxy; executions per second at concurrency 1 / 32 | ${e.telemetry.execute.medianMs} ms; ${e.telemetry.ratioToProxy}; ${e.telemetry.executionsPerSecond.concurrency1} / ${e.telemetry.executionsPerSecond.concurrency32} | |`,
 ]);
 console.log(
   [

@@ -2,6 +2,7 @@
 import {
   builtinSource,
   localDispatcher,
+  traceFields,
   ServingPolicy,
   ToolCatalog,
   UpstreamClient,
@@ -13,6 +14,7 @@ import {
 } from '@quiver/core';
 import { builtinToolkits, toolkits } from '@quiver/toolkits';
 import { emptyConfig, mergeConfig, type QuiverConfig, type Settings } from './config.js';
+import { logStream } from './log-format.js';
 import type { SandboxHandle } from './sandbox-session.js';
 
 export interface SetupOptions {
@@ -73,7 +75,11 @@ export interface App {
 export async function openApp(options: SetupOptions & { logCalls?: boolean; serving?: ServingOptions }): Promise<App> {
   const setup = await openSetup(options);
   const client = new UpstreamClient(options.settings.upstreamLimits);
-  const record = options.logCalls ? (call: CallRecord) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...call })}\n`) : undefined;
+  const log = logStream(options.settings.logFormat);
+  // Written while the call's span is active: the line names its trace when spans are recorded.
+  const record = options.logCalls
+    ? (call: CallRecord) => log.write(`${JSON.stringify({ time: new Date().toISOString(), msg: 'tool executed', ...call, ...traceFields() })}\n`)
+    : undefined;
   const dispatcher = localDispatcher(runnableToolkits(options.settings), {
     client,
     baseUrls: configuredBaseUrls(setup.config),
@@ -103,4 +109,14 @@ function sandboxConfig(
     if (provider) config.tokens[provider] = token;
   }
   return config;
+}
+
+/**
+ * OpenTelemetry for a command, when its settings ask for it (or `prometheus`, for the engine's /metrics).
+ * Only then is the SDK loaded: a command with telemetry off starts as fast as before.
+ */
+export async function openTelemetry(settings: Settings, options: { prometheus?: boolean } = {}) {
+  if (!settings.telemetry.traces && !settings.telemetry.metrics && !options.prometheus) return undefined;
+  const { startTelemetry } = await import('@quiver/engine/telemetry');
+  return startTelemetry(settings.telemetry, options);
 }

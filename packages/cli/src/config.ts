@@ -5,7 +5,7 @@
  *
  * Config file (the first that exists: --config, QUIVER_CONFIG, quiver.config.json in the working directory,
  * config.json in the platform's configuration directory):
- *   { "dataDir": "...", "database": "postgres://...", "publicUrl": "https://...", "logLevel": "info",
+ *   { "dataDir": "...", "database": "postgres://...", "publicUrl": "https://...", "logLevel": "info", "logFormat": "json",
  *     "toolkits": { "CrmMarketingApi": { "baseUrl": "https://api.hubapi.com" } },
  *     "tokens":   { "hubspot": "<OAuth access token>" },
  *     "secrets":  { "SOME_KEY": "<value>" },
@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { upstreamSettings, type Tool, type UpstreamClientOptions } from '@quiver/core';
 // Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
 import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
+import { telemetrySettings, type TelemetrySettings } from '@quiver/engine/telemetry-settings';
 
 /** Where each toolkit's upstream is and which credentials local calls (`call`, `mcp`, `worker`) use. */
 export interface QuiverConfig {
@@ -37,8 +38,12 @@ export interface Settings {
   masterKey?: string;
   /** The engine's address as browsers reach it (OAuth callbacks); the listening address when absent. */
   publicUrl?: string;
-  /** Log level of the engine's JSON lines on standard error. */
+  /** Log level of the engine's lines on standard error. */
   logLevel: string;
+  /** JSON lines, or lines for a person at a terminal. */
+  logFormat: LogFormat;
+  /** OpenTelemetry: where traces and metrics go over OTLP, the service's name, the sampler (see Observability in the README). */
+  telemetry: TelemetrySettings;
   /** The name of the engine's one project. */
   projectName: string;
   /** Origins of web pages allowed to call the engine's API and MCP endpoint, besides loopback ones and the public URL. */
@@ -47,6 +52,10 @@ export interface Settings {
   trustedProxies: string[];
   /** Limits of every upstream call: the deadline covering all attempts, and the largest answer read. */
   upstreamLimits: UpstreamClientOptions;
+  /** Days the engine keeps audit events (0: for ever). */
+  auditRetentionDays: number;
+  /** Seconds a stopping engine keeps serving while it answers not ready, before it closes. */
+  drainSeconds: number;
   /** The secret the engine signs worker calls with (`quiver worker`); the variable it came from names it in errors. */
   workerSecret: { variable: string; value?: string };
   /** Base URLs, tokens and secrets from the config file and the environment (flags of `call` are layered on later). */
@@ -76,7 +85,11 @@ export interface SettingSources {
   home: string;
   /** The tools whose base URL, token and secret variables are looked up. */
   tools: readonly Tool[];
+  /** Whether standard error is a terminal: the log format's default follows it. */
+  terminal?: boolean;
 }
+
+export type LogFormat = 'json' | 'pretty';
 
 interface SettingDoc {
   setting: string;
@@ -119,10 +132,26 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: '`http://<host>:<port>`',
   },
   {
-    setting: 'log level (JSON lines on standard error)',
+    setting: 'log level (lines on standard error)',
     env: 'QUIVER_LOG_LEVEL',
     file: 'logLevel',
     default: '`info`',
+  },
+  {
+    setting: 'log format: `json` lines, or `pretty` lines for a person',
+    env: 'QUIVER_LOG_FORMAT',
+    file: 'logFormat',
+    default: '`pretty` when standard error is a terminal, `json` otherwise',
+  },
+  {
+    setting: 'OpenTelemetry traces and metrics over OTLP/HTTP (see [Observability](#observability))',
+    env: '`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`, `OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`, `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_SDK_DISABLED`',
+    default: 'off until an endpoint is set; then `http/protobuf`, service `quiver`, sampler `parentbased_always_on`, metrics every 60 s',
+  },
+  {
+    setting: "the user id on a tool call's span (`user.id`)",
+    env: 'QUIVER_TELEMETRY_USER_ID',
+    default: 'off (`1` turns it on)',
   },
   {
     setting: 'project name',
@@ -149,6 +178,16 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     setting: 'the largest upstream answer read, in bytes',
     env: 'QUIVER_UPSTREAM_MAX_RESPONSE_BYTES',
     default: '`10485760` (10 MB)',
+  },
+  {
+    setting: 'days the audit trail of administrative changes is kept (`0` keeps it for ever)',
+    env: 'QUIVER_AUDIT_RETENTION_DAYS',
+    default: '`90`',
+  },
+  {
+    setting: 'seconds a stopping engine keeps serving while `GET /v1/ready` answers 503, before it closes (0 to 300)',
+    env: 'QUIVER_DRAIN_SECONDS',
+    default: '`0`',
   },
   {
     setting: 'worker secret (`quiver worker`)',
@@ -198,9 +237,9 @@ export function settingsTable(): string {
 
 /** The settings of this process: its flags, environment, working directory and home. */
 export const loadSettings = (flags: SettingFlags, tools: readonly Tool[]): Settings =>
-  resolveSettings({ flags, env: process.env, cwd: process.cwd(), platform: process.platform, home: homedir(), tools });
+  resolveSettings({ flags, env: process.env, cwd: process.cwd(), platform: process.platform, home: homedir(), tools, terminal: process.stderr.isTTY });
 
-export function resolveSettings({ flags, env: given, cwd, platform, home, tools }: SettingSources): Settings {
+export function resolveSettings({ flags, env: given, cwd, platform, home, tools, terminal = false }: SettingSources): Settings {
   // A variable set to the empty string (as compose files and shells often leave them) counts as unset.
   const env = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
   const configFile = findConfigFile(flags.config ?? env.QUIVER_CONFIG, cwd, configHome(env, platform, home));
@@ -222,10 +261,14 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools 
     masterKey: env.QUIVER_MASTER_KEY,
     publicUrl: (env.QUIVER_PUBLIC_URL ?? text('publicUrl'))?.replace(/\/+$/, ''),
     logLevel: env.QUIVER_LOG_LEVEL ?? text('logLevel') ?? 'info',
+    logFormat: logFormatOf(env.QUIVER_LOG_FORMAT ?? text('logFormat'), terminal),
+    telemetry: usage(() => telemetrySettings(env)),
     projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? 'Quiver',
     allowedOrigins: allowedOriginsOf(env.QUIVER_ALLOWED_ORIGINS),
     trustedProxies: trustedProxiesOf(env.QUIVER_TRUSTED_PROXIES),
     upstreamLimits: usage(() => upstreamSettings(env)),
+    auditRetentionDays: wholeNumber('QUIVER_AUDIT_RETENTION_DAYS', env.QUIVER_AUDIT_RETENTION_DAYS, 90, 'days (0 keeps events for ever)'),
+    drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, 0, 'seconds from 0 to 300', 300),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
     upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
     authProviders,
@@ -241,6 +284,21 @@ function usage<T>(read: () => T): T {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** A whole number from 0 (to `max`), or the default when unset. */
+function wholeNumber(name: string, setting: string | undefined, fallback: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (setting === undefined) return fallback;
+  const value = Number(setting);
+  if (!Number.isInteger(value) || value < 0 || value > max) throw new UsageError(`${name} must be a whole number of ${what}, not '${setting}'`);
+  return value;
+}
+
+/** QUIVER_LOG_FORMAT: `json` or `pretty`; unset, pretty for a person at a terminal and JSON for whatever collects the lines. */
+function logFormatOf(setting: string | undefined, terminal: boolean): LogFormat {
+  if (setting === undefined) return terminal ? 'pretty' : 'json';
+  if (setting !== 'json' && setting !== 'pretty') throw new UsageError(`QUIVER_LOG_FORMAT must be json or pretty, not '${setting}'`);
+  return setting;
 }
 
 /** QUIVER_ALLOWED_ORIGINS: comma-separated origins (scheme, host and port), each checked now rather than at the first request. */

@@ -1,21 +1,21 @@
 /**
  * How the long-running commands end: SIGINT and SIGTERM (and, for a stdio server, the end of standard
  * input) close what the command opened and exit 0; a close that hangs is cut short so the process is gone
- * within 5 s. Errors at start-up end the process at once, on one line of standard error.
+ * within 5 s (after the engine's drain time, when one is set). Errors at start-up end the process at once, on one line of standard error.
  */
 import { createServer } from 'node:net';
 
 const CLOSE_LIMIT_MS = 4_000;
 
-export function closeOnStop(close: () => Promise<void>, { stdin = false } = {}): void {
+export function closeOnStop(close: () => Promise<void>, { stdin = false, drainMs = 0 } = {}): void {
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => {
-      console.error(`quiver: not closed after ${CLOSE_LIMIT_MS / 1000} s; exiting`);
+      console.error(`quiver: not closed after ${(drainMs + CLOSE_LIMIT_MS) / 1000} s; exiting`);
       process.exit(1);
-    }, CLOSE_LIMIT_MS).unref();
+    }, drainMs + CLOSE_LIMIT_MS).unref();
     close().then(
       () => process.exit(0),
       (error: Error) => {

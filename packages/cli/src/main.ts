@@ -15,11 +15,12 @@ import {
   type ToolError,
   type Toolkit,
 } from '@quiver/core';
-import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, runnableToolkits } from './app.js';
+import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, openTelemetry, runnableToolkits } from './app.js';
 import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
 import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
 import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
+import { logStream } from './log-format.js';
 import { runningSandbox } from './sandbox-session.js';
 import type { TokenFormat } from './tokens.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
@@ -67,8 +68,9 @@ addServingOptions(program.command('mcp'))
     const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
     const { createMcpServer } = await import('@quiver/engine/mcp');
+    const telemetry = await openTelemetry(settings);
     const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
-    const server = createMcpServer(app.dispatcher, { discovery: options.discovery });
+    const server = createMcpServer(app.dispatcher, { discovery: options.discovery, network: 'pipe' });
     const transport = new StdioServerTransport();
     // A message over the transport's limit (10 MB) makes it stop reading: rather than a silent process,
     // the client gets a JSON-RPC error naming the limit, and the process ends with status 1.
@@ -83,19 +85,40 @@ addServingOptions(program.command('mcp'))
       console.error(`quiver: ${message}`);
       void app.close().finally(() => process.exit(1));
     };
-    closeOnStop(() => server.close().then(() => app.close()), { stdin: true });
+    closeOnStop(
+      () =>
+        server
+          .close()
+          .then(() => app.close())
+          .then(() => telemetry?.shutdown()),
+      { stdin: true },
+    );
     await server.connect(transport);
   });
+
+/** The flags of `quiver serve`. */
+type ServeFlags = {
+  port: string;
+  host: string;
+  metricsPort?: string;
+  metricsHost: string;
+  sandbox?: boolean;
+  config?: string;
+  dataDir?: string;
+} & ServingFlags;
 
 addServingOptions(program.command('serve'))
   .description('run the engine: the HTTP API under /v1 and MCP streamable HTTP at /v1/mcp and /mcp')
   .option('--port <port>', 'port to listen on', '9099')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--metrics-port <port>', 'also serve GET /metrics (Prometheus) on this port, without an API key')
+  .option('--metrics-host <host>', 'address of the --metrics-port listener', '127.0.0.1')
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
-  .action(async (options: { port: string; host: string; sandbox?: boolean; config?: string; dataDir?: string } & ServingFlags) => {
+  .action(async (options: ServeFlags) => {
     const port = portOf(options.port);
+    const metricsPort = options.metricsPort === undefined ? undefined : portOf(options.metricsPort, '--metrics-port');
     const serving = servingOptions(options);
     const settings = settingsFor(options);
     // Only a warning: a worker registered later may bring the tools named.
@@ -103,7 +126,10 @@ addServingOptions(program.command('serve'))
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
     checkDataDir(settings, { required: true });
     await checkPortFree(options.host, port);
+    if (metricsPort !== undefined) await checkPortFree(options.metricsHost, metricsPort);
     const { engineConfig, parseAuthProviders, startEngine } = await import('@quiver/engine');
+    // Metrics are always collected for GET /metrics; traces and OTLP export when the settings ask for them.
+    const telemetry = await openTelemetry(settings, { prometheus: true });
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox });
     const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, trustedProxies, upstreamLimits } = settings;
@@ -117,13 +143,17 @@ addServingOptions(program.command('serve'))
       allowedOrigins,
       trustedProxies,
       upstreamLimits,
+      auditRetentionDays: settings.auditRetentionDays,
+      drainSeconds: settings.drainSeconds,
       host: options.host,
       port,
     });
     const running = await startEngine({
       config,
-      // JSON lines on standard error; requests are logged without headers, so no key or token appears.
-      logger: { level: settings.logLevel, stream: process.stderr },
+      // One line a request and one a tool call on standard error, without headers: no key or token appears.
+      logger: { level: settings.logLevel, stream: logStream(settings.logFormat) },
+      metrics: telemetry?.scrape,
+      ...(metricsPort !== undefined && { metricsListener: { host: options.metricsHost, port: metricsPort } }),
       toolkits: runnableToolkits(settings),
       baseUrls: configuredBaseUrls(setup.config),
       // In the sandbox the engine is every provider's authorization server, granting the emulators' token.
@@ -133,13 +163,21 @@ addServingOptions(program.command('serve'))
     }).catch((error: unknown) => {
       throw listenError(error, options.host, port);
     });
-    closeOnStop(() => running.close().then(() => setup.close()));
+    closeOnStop(
+      () =>
+        running
+          .close()
+          .then(() => setup.close())
+          .then(() => telemetry?.shutdown()),
+      { drainMs: settings.drainSeconds * 1000 },
+    );
     if (authProviders.length) await running.engine.oauth.applyProviders(authProviders);
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
     const tools = (await running.engine.dispatcher.list()).length;
     const listing = options.discovery ? ' (discovery mode: search, describe and call meta-tools)' : '';
     console.error(`quiver: ${tools} tools; API ${running.url}/v1, MCP ${running.url}/v1/mcp${listing}${mode}`);
-    console.error(`quiver: data in ${config.dataDir}; every route but /v1/health and /v1/openapi needs an API key (quiver keys create)`);
+    console.error(`quiver: data in ${config.dataDir}; every route but /v1/health, /v1/ready and /v1/openapi needs an API key (quiver keys create)`);
+    if (running.metricsUrl) console.error(`quiver: metrics without a key at ${running.metricsUrl}`);
   });
 
 program
@@ -178,6 +216,7 @@ program
       if (toolkits.some((toolkit) => toolkit.name === 'CommerceTools')) checkDataDir(settings, { required: false });
       await checkPortFree(options.host, port);
       const setup = await openSetup({ settings, sandbox: options.sandbox });
+      const telemetry = await openTelemetry(settings);
       const worker = await startWorkerServer({
         toolkits,
         secret,
@@ -188,7 +227,12 @@ program
       }).catch((error: unknown) => {
         throw listenError(error, options.host, port);
       });
-      closeOnStop(() => worker.close().then(() => setup.close()));
+      closeOnStop(() =>
+        worker
+          .close()
+          .then(() => setup.close())
+          .then(() => telemetry?.shutdown()),
+      );
       const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
       console.error(`quiver: worker serving ${worker.tools.length} tools of ${toolkits.map((t) => t.name).join(', ')} at ${worker.url}${mode}`);
       console.error(
@@ -220,8 +264,10 @@ keys
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    await withStore(options, async (db, { createApiKey }) => {
+    await withStore(options, async (db, { createApiKey, AuditTrail, commandLineActor }) => {
       const { key, info } = await createApiKey(db, options.name, scope);
+      const change = { name: info.name, prefix: info.prefix, role: info.role, user_id: info.user_id };
+      await new AuditTrail(db).record({ action: 'api_key.created', target: info.id, change }, { actor: commandLineActor() });
       console.log(key);
       const who = info.user_id ? ` for user ${info.user_id}` : '';
       console.error(`created ${info.role} API key ${info.prefix}…${who} (${info.name}, id ${info.id}); it is not shown again`);
@@ -249,8 +295,11 @@ keys
   .addOption(configOption)
   .addOption(dataDirOption)
   .action(async (idOrPrefix: string, options: SettingFlags) => {
-    await withStore(options, async (db, { revokeApiKey }) => {
-      if (!(await revokeApiKey(db, idOrPrefix))) throw new UsageError(`no active API key with id or prefix '${idOrPrefix}'`);
+    await withStore(options, async (db, { findActiveKey, revokeApiKey, AuditTrail, commandLineActor }) => {
+      const key = await findActiveKey(db, idOrPrefix);
+      if (!key || !(await revokeApiKey(db, key.id))) throw new UsageError(`no active API key with id or prefix '${idOrPrefix}'`);
+      const change = { name: key.name, prefix: key.prefix, role: key.role, user_id: key.user_id };
+      await new AuditTrail(db).record({ action: 'api_key.revoked', target: key.id, change }, { actor: commandLineActor() });
       console.error(`revoked ${idOrPrefix}`);
     });
   });
@@ -302,6 +351,7 @@ program
       const tool = await listedTool(name);
       const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
       if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
+      const telemetry = await openTelemetry(settings);
       // `fields` as over MCP; the whole result, uncapped, since a terminal takes any size.
       const app = await openApp({
         settings,
@@ -316,6 +366,8 @@ program
         process.exitCode = 'error' in result ? 1 : 0;
       } finally {
         await app.close();
+        // The call's spans are exported before the process ends.
+        await telemetry?.shutdown();
       }
     },
   );
@@ -407,9 +459,9 @@ function knownToolkit(name: string) {
   return toolkit;
 }
 
-function portOf(text: string): number {
+function portOf(text: string, flag = '--port'): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got '${text}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`${flag} must be a port number, got '${text}'`);
   return port;
 }
 

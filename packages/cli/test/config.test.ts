@@ -94,6 +94,21 @@ describe('resolveSettings', () => {
     expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(/authProviders must be an array/);
   });
 
+  it('keeps audit events 90 days and drains for no time unless told, refusing what is not a whole number', () => {
+    expect(settings()).toMatchObject({ auditRetentionDays: 90, drainSeconds: 0 });
+    expect(settings({ env: { QUIVER_AUDIT_RETENTION_DAYS: '365', QUIVER_DRAIN_SECONDS: '15' } })).toMatchObject({ auditRetentionDays: 365, drainSeconds: 15 });
+    expect(settings({ env: { QUIVER_AUDIT_RETENTION_DAYS: '0' } }).auditRetentionDays).toBe(0);
+    for (const value of ['-1', '1.5', 'forever']) {
+      expect(() => settings({ env: { QUIVER_AUDIT_RETENTION_DAYS: value } })).toThrow(
+        new UsageError(`QUIVER_AUDIT_RETENTION_DAYS must be a whole number of days (0 keeps events for ever), not '${value}'`),
+      );
+    }
+    expect(() => settings({ env: { QUIVER_DRAIN_SECONDS: '10m' } })).toThrow(
+      new UsageError("QUIVER_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, not '10m'"),
+    );
+    expect(() => settings({ env: { QUIVER_DRAIN_SECONDS: '301' } })).toThrow(/QUIVER_DRAIN_SECONDS/);
+  });
+
   it('takes the worker secret from flags or the environment', () => {
     expect(settings({ flags: { secret: 's1' } }).workerSecret).toEqual({ variable: 'QUIVER_WORKER_SECRET', value: 's1' });
     expect(settings({ env: { QUIVER_WORKER_SECRET: 's2' } }).workerSecret.value).toBe('s2');

@@ -124,6 +124,23 @@ describe('quiver serve', () => {
     }, 30_000);
   }
 
+  it('drains on SIGTERM: not ready at once, serving for QUIVER_DRAIN_SECONDS, then exits 0', async () => {
+    const server = start(['serve', '--port', '0'], { ...dataEnv(), QUIVER_DRAIN_SECONDS: '2' });
+    const [, url] = await lineMatching(server.child.stderr!, /API (http:\/\/\S+)\/v1,/);
+    expect((await fetch(`${url}/v1/ready`)).status).toBe(200);
+    const sentAt = Date.now();
+    server.child.kill('SIGTERM');
+    // The signal arrives in its own time: ask until the answer changes.
+    let ready = await fetch(`${url}/v1/ready`);
+    while (ready.status === 200 && Date.now() - sentAt < 1000) ready = await fetch(`${url}/v1/ready`);
+    expect([ready.status, await ready.json()]).toEqual([503, { ready: false, reason: 'the engine is shutting down (draining)' }]);
+    expect((await fetch(`${url}/v1/health`)).status).toBe(200);
+    const { code } = await server.exit;
+    expect(code).toBe(0);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - sentAt).toBeLessThan(7000);
+  }, 30_000);
+
   it('stops at start-up, naming the data directory, when it cannot write there', async () => {
     const blocked = join(scratch, 'another-file');
     writeFileSync(blocked, '');

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, forgetKey, storedKey, storeKey, whenUnauthorized, type Me } from './api.js';
 import { forgetToolIndex } from './catalog.js';
 import { ActivityPage } from './pages/activity.js';
+import { AuditPage } from './pages/audit.js';
 import { ConnectionsPage } from './pages/connections.js';
 import { GrantsPage } from './pages/grants.js';
 import { KeysPage } from './pages/keys.js';
@@ -26,6 +27,7 @@ const pages: { path: string; title: string; roles: Role[] }[] = [
   { path: 'activity', title: 'Activity', roles: ['admin', 'service'] },
   { path: 'keys', title: 'API keys', roles: ['admin'] },
   { path: 'grants', title: 'MCP sign-ins', roles: ['admin'] },
+  { path: 'audit', title: 'Audit', roles: ['admin'] },
 ];
 
 function useHash(): string[] {
@@ -188,6 +190,8 @@ function Page({ path, detail, me }: { path: string; detail: string | undefined; 
       return <ActivityPage />;
     case 'grants':
       return <GrantsPage />;
+    case 'audit':
+      return <AuditPage />;
     default:
       return <KeysPage ownKeyId={me.key.id} />;
   }

@@ -422,6 +422,42 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect((await engine.api('GET', '/v1/admin/oauth_grants')).body.total_count).toBe(0);
   });
 
+  it('shows the changes made above in the audit trail, with the key that made them, and never a secret value', async () => {
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audit trail' }).waitFor();
+    const row = (...texts: string[]) => texts.reduce((rows, text) => rows.filter({ hasText: text }), page.getByRole('row'));
+    // The sign-in just ended, the secret, the worker and the keys of the tests above, all made from this browser with its key.
+    await row('MCP sign-in ended', 'dana@example.com').waitFor();
+    const action = page.getByLabel('Action');
+    await action.selectOption('secret.set');
+    await row('MCP sign-in ended').waitFor({ state: 'detached' });
+    const secret = row('secret set', 'CONSOLE_TEST_SECRET');
+    await secret.waitFor();
+    const signedIn = (await engine.api('GET', '/v1/me')).body.key;
+    for (const part of [`test ${signedIn.prefix}…`, 'admin', '127.0.0.1', 'replaced: false']) expect(await secret.textContent()).toContain(part);
+    await action.selectOption('api_key.revoked');
+    await row('API key revoked', 'ci pipeline').waitFor();
+    await action.selectOption('worker.registered');
+    await row('worker registered', 'allowed_secrets').waitFor();
+    await action.selectOption('');
+    const target = page.getByLabel('Target');
+    await target.fill('NO_SUCH_THING');
+    await target.press('Enter');
+    await page.getByText('No changes match.').waitFor();
+    await target.fill('CONSOLE_TEST_SECRET');
+    await target.press('Enter');
+    await secret.waitFor();
+    await expect(page.getByRole('row').count()).resolves.toBe(2);
+    const content = await page.content();
+    for (const value of [secretValue, workerSecret, 'console-test-client-secret']) expect(content).not.toContain(value);
+    await audit('audit');
+    await shoot('audit');
+    await target.fill('');
+    await target.press('Enter');
+    await row('auth provider created', 'github').waitFor();
+    await shoot('audit-all');
+  });
+
   it('is usable with the keyboard alone: skip link, search, a tool, the navigation', async () => {
     await page.goto(`${engine.url}/#/tools`);
     await page.reload();
@@ -491,7 +527,20 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   });
 
   it('ran every page through axe-core, with no CSP violation or script error', () => {
-    expect(audited).toEqual(['sign-in', 'tools', 'tool', 'playground', 'secrets', 'workers', 'scheduled', 'activity', 'keys', 'grants', 'connections']);
+    expect(audited).toEqual([
+      'sign-in',
+      'tools',
+      'tool',
+      'playground',
+      'secrets',
+      'workers',
+      'scheduled',
+      'activity',
+      'keys',
+      'grants',
+      'audit',
+      'connections',
+    ]);
     expect(problems).toEqual([]);
   });
 });

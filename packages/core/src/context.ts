@@ -9,4 +9,6 @@ export interface ToolContext {
   /** Secret values by key; a tool sees only the keys it declares. */
   secrets: Record<string, string>;
   client: UpstreamClient;
+  /** The toolkit making the call, which the upstream client's metrics are labelled with. */
+  toolkit?: string;
 }

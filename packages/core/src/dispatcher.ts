@@ -12,8 +12,10 @@ import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } f
 import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ServingPolicy } from './serving.js';
 import { builtinSource } from './source.js';
+import { afterAnswer, DURATION_BUCKETS, failed, instrumentSet, telemetry } from './telemetry.js';
 import { qualifiedName, type Tool, type Toolkit } from './tool.js';
 import type { UpstreamClient } from './upstream.js';
+import type { Span } from '@opentelemetry/api';
 
 /** An OAuth authorization the user must complete before the tool can run (the engine's AuthorizationResponse). */
 export interface Authorization {
@@ -52,6 +54,9 @@ export interface CallOptions {
   policy?: ServingPolicy;
   /** This call's credentials, where they differ from the dispatcher's (those a worker receives with an invoke). */
   credentials?: CredentialResolver;
+  /** The HTTP request that made the call and the API key it came with (its id, never the key), for the call's log line. */
+  requestId?: string;
+  keyId?: string;
 }
 
 /** What is recorded of every call: names and outcome, never inputs, tokens or secrets. */
@@ -65,6 +70,9 @@ export interface CallRecord {
   kind?: ErrorKind;
   started_at: string;
   duration_ms: number;
+  /** Where the call came from, when a request made it: the request's id and its API key's id. */
+  request_id?: string;
+  key_id?: string;
 }
 
 export interface Dispatched {
@@ -124,12 +132,27 @@ export class Dispatcher {
   }
 
   async dispatch(name: string, input: unknown, options: CallOptions = {}): Promise<Dispatched> {
+    const tracer = telemetry.tracer;
+    if (!tracer) return this.run(name, input, options, undefined);
+    // OpenTelemetry's `execute_tool` span, active while the tool runs so that upstream attempts nest under it.
+    return tracer.startActiveSpan('execute_tool', { attributes: { 'gen_ai.operation.name': 'execute_tool' } }, async (span) => {
+      try {
+        return await this.run(name, input, options, span);
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async run(name: string, input: unknown, options: CallOptions, span: Span | undefined): Promise<Dispatched> {
     const executionId = options.executionId ?? randomUUID();
     const startedAt = new Date();
     const started = performance.now();
     let tool: Tool | undefined;
     let unknown = false;
     let authorization: Authorization | undefined;
+    /** The source that ran the tool: `builtin` or a worker's id. */
+    let source: string | undefined;
     let result: ToolResult;
     /** The forms of the credentials this call was handed, kept out of whatever it answers. */
     let credentials: string[] = [];
@@ -144,6 +167,7 @@ export class Dispatcher {
         result = toolError(kind, `${name} cannot run now: ${found.unavailable}`);
       } else {
         tool = found.tool;
+        source = found.source.id;
         const run = async (args: Record<string, unknown>): Promise<ToolResult> => {
           const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);
           if ('refused' in resolved) {
@@ -162,7 +186,7 @@ export class Dispatcher {
       result = redactResult(unexpectedFailure(`${tool?.name ?? name} failed unexpectedly.`, cause), credentials);
     }
     const durationMs = performance.now() - started;
-    this.options.record?.({
+    const record: CallRecord = {
       execution_id: executionId,
       tool: tool ? qualifiedName(tool) : name,
       ...(tool && { toolkit: tool.toolkit.name, version: tool.toolkit.version }),
@@ -171,9 +195,54 @@ export class Dispatcher {
       ...('error' in result && { kind: result.error.kind }),
       started_at: startedAt.toISOString(),
       duration_ms: Math.round(durationMs * 10) / 10,
-    });
+      ...(options.requestId && { request_id: options.requestId }),
+      ...(options.keyId && { key_id: options.keyId }),
+    };
+    if (span || telemetry.meter) observeCall(record, durationMs, source, span);
+    this.options.record?.(record);
     return { executionId, result, tool, authorization, durationMs, ...(unknown && { unknown }) };
   }
+}
+
+const callInstruments = instrumentSet((meter) => ({
+  duration: meter.createHistogram('quiver.tool.duration', {
+    unit: 's',
+    description: 'Tool calls through the dispatcher, by toolkit, tool, outcome and error kind; its count is the number of calls.',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  }),
+}));
+
+/**
+ * A finished call on its span and in the tool metrics: names, outcome and error kind, never its input,
+ * result or message. A name no tool has is `_OTHER` in metrics, so that callers cannot add series at will.
+ */
+function observeCall(record: CallRecord, durationMs: number, source: string | undefined, span: Span | undefined): void {
+  const outcome = record.success ? 'success' : 'error';
+  if (span) {
+    if (record.toolkit) {
+      span.updateName(`execute_tool ${record.tool}`);
+      span.setAttributes({
+        'gen_ai.tool.name': record.tool,
+        'quiver.toolkit': record.toolkit,
+        'quiver.toolkit.version': record.version,
+        'quiver.tool.source': source,
+      });
+    }
+    span.setAttribute('gen_ai.tool.call.id', record.execution_id);
+    span.setAttribute('quiver.outcome', outcome);
+    if (record.user_id && telemetry.recordUserId) span.setAttribute('user.id', record.user_id);
+    if (record.kind) failed(span, record.kind);
+  }
+  const instruments = callInstruments();
+  if (!instruments) return;
+  afterAnswer(() =>
+    instruments.duration.record(durationMs / 1000, {
+      'quiver.toolkit': record.toolkit ?? '_OTHER',
+      'gen_ai.tool.name': record.toolkit ? record.tool : '_OTHER',
+      'quiver.outcome': outcome,
+      ...(record.kind && { 'error.type': record.kind }),
+    }),
+  );
 }
 
 const sameTools = (a: readonly Tool[], b: readonly Tool[]) => a.length === b.length && a.every((tool, i) => tool === b[i]);

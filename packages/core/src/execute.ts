@@ -42,7 +42,7 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   const credential = http.auth && authorizationOf(http.auth, context.secrets);
   // An Authorization header parameter (a credential passed with the call, such as a user's JWT) takes precedence.
   if (credential && request.headers.authorization === undefined) request.headers.authorization = credential;
-  const outcome = await context.client.send(request);
+  const outcome = await context.client.send(request, context.toolkit);
   if ('error' in outcome) return outcome;
   const { status, headers, body: value } = outcome.response;
   // Redirects are not followed (the credential would go wherever the upstream points): the model hears where it led.

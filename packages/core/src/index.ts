@@ -19,3 +19,4 @@ export * from './confirmation.js';
 export * from './response.js';
 export * from './paging.js';
 export * from './serving.js';
+export * from './telemetry.js';

@@ -14,6 +14,11 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The path as the catalog writes it, placeholders unfilled (`/repos/{owner}/{repo}`): what telemetry names
+   * the request by, since the filled path and the query may hold anything a caller put there.
+   */
+  template?: string;
 }
 
 /**
@@ -78,7 +83,7 @@ export function buildRequest(
   if (problems.length) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
 
   const search = query.size ? `?${query}` : '';
-  const request: UpstreamRequest = { method: tool.http.method, url: joinUrl(baseUrl, path) + search, headers };
+  const request: UpstreamRequest = { method: tool.http.method, url: joinUrl(baseUrl, path) + search, headers, template: tool.http.path };
   const content = requestBody ?? body ?? (tool.http.bodyRequired ? {} : undefined);
   if (content !== undefined) {
     const contentType = tool.requestBody?.contentType ?? tool.http.contentType ?? 'application/json';

@@ -49,7 +49,7 @@ export function builtinSource(toolkits: readonly Toolkit[], client: UpstreamClie
     tools: () => listing,
     invoke: (tool, input, { token, secrets }) => {
       const baseUrl = baseUrlOf.get(tool.toolkit.name)!;
-      return executeTool(tool, input, { baseUrl: typeof baseUrl === 'function' ? baseUrl() : baseUrl, token, secrets, client });
+      return executeTool(tool, input, { baseUrl: typeof baseUrl === 'function' ? baseUrl() : baseUrl, token, secrets, client, toolkit: tool.toolkit.name });
     },
   };
 }

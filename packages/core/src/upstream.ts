@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
 import { kindOfStatus, toolError, type ToolError } from './errors.js';
 import { headerValueProblem, type UpstreamRequest } from './request.js';
+import { afterAnswer, DURATION_BUCKETS, failed, httpMethod, instrumentSet, spanClock, statusClass, telemetry } from './telemetry.js';
 import type { HttpMethod } from './tool.js';
 
 export interface UpstreamResponse {
@@ -121,8 +122,11 @@ export class UpstreamClient {
     return this.agent;
   }
 
-  /** Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. */
-  async send(request: UpstreamRequest): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
+  /**
+   * Sends the request; any status ≥ 400 or transport failure comes back as a ToolError. `toolkit` labels
+   * the upstream metrics.
+   */
+  async send(request: UpstreamRequest, toolkit?: string): Promise<{ response: UpstreamResponse } | { error: ToolError }> {
     // The last guard before the wire, for requests built by hand: a line break would forge a header, and a
     // value the HTTP client refuses would come back as an unreachable upstream, worth retrying, which it is not.
     for (const [name, value] of Object.entries(request.headers)) {
@@ -131,11 +135,17 @@ export class UpstreamClient {
     }
     const canRetry = SAFE_TO_RETRY.has(request.method);
     const deadline = Date.now() + this.options.deadlineMs;
+    const observed = telemetry.tracer !== undefined || telemetry.meter !== undefined;
+    /** Why the attempt under way is a retry: the kind of the failure before it. */
+    let retryReason: string | undefined;
     for (let attempt = 0; ; attempt++) {
       const timeoutMs = Math.min(this.options.timeoutMs, deadline - Date.now());
+      const startedAt = observed ? spanClock() : 0;
       const outcome = await this.attempt(request, timeoutMs);
+      if (observed) observeAttempt(request, outcome, { toolkit, attempt, retryReason, startedAt });
       if ('response' in outcome && outcome.response.status < 400) return outcome;
       const error = 'response' in outcome ? httpError(request, outcome.response) : outcome.error;
+      retryReason = error.kind;
       const delay = canRetry && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
       const cutShort = timeoutMs < this.options.timeoutMs && error.kind === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT';
       if (delay === undefined) return { error: cutShort ? pastDeadline(error, this.options.deadlineMs, attempt + 1) : error };
@@ -186,6 +196,82 @@ export class UpstreamClient {
     const step = this.options.retryBaseDelayMs * 2 ** attempt;
     return Math.round(step / 2 + Math.random() * (step / 2));
   }
+}
+
+const attemptInstruments = instrumentSet((meter) => ({
+  duration: meter.createHistogram('http.client.request.duration', {
+    unit: 's',
+    description: 'Upstream requests, each attempt apart, by toolkit, method and status class (error.type when no answer came).',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  }),
+  retries: meter.createCounter('quiver.upstream.retries', {
+    description: 'Upstream attempts that repeated a failed one, by toolkit and the failure repeated.',
+  }),
+}));
+
+interface AttemptRecord {
+  toolkit?: string;
+  attempt: number;
+  retryReason?: string;
+  startedAt: number;
+  endedAt: number;
+  status?: number;
+  errorType?: string;
+  parent?: import('@opentelemetry/api').Context;
+}
+
+/**
+ * One attempt as a span of its own (OpenTelemetry's HTTP client span, made once the answer has left, with
+ * the times the attempt started and ended) and in the upstream metrics. The request is named by method and path template,
+ * never by its URL: a filled path or a query holds the caller's values.
+ */
+function observeAttempt(
+  request: UpstreamRequest,
+  outcome: { response: UpstreamResponse } | { error: ToolError },
+  { toolkit, attempt, retryReason, startedAt }: { toolkit?: string; attempt: number; retryReason?: string; startedAt: number },
+): void {
+  const endedAt = spanClock();
+  const status = 'response' in outcome ? outcome.response.status : undefined;
+  const errorType = status === undefined ? (outcome as { error: ToolError }).error.kind : status >= 400 ? String(status) : undefined;
+  // The span's parent, now: by the time the span is made, the call's context is gone.
+  const parent = telemetry.tracer && telemetry.api!.context.active();
+  afterAnswer(() => recordAttempt(request, { toolkit, attempt, retryReason, startedAt, endedAt, status, errorType, parent }));
+}
+
+function recordAttempt(request: UpstreamRequest, { toolkit, attempt, retryReason, startedAt, endedAt, status, errorType, parent }: AttemptRecord): void {
+  const method = httpMethod(request.method);
+  const { tracer } = telemetry;
+  if (tracer && parent) {
+    const { hostname, port, protocol } = new URL(request.url);
+    const span = tracer.startSpan(
+      request.template ? `${method} ${request.template}` : method,
+      {
+        kind: telemetry.api!.SpanKind.CLIENT,
+        startTime: startedAt,
+        attributes: {
+          'http.request.method': method,
+          'server.address': hostname,
+          'server.port': Number(port) || (protocol === 'https:' ? 443 : 80),
+          ...(request.template && { 'url.template': request.template }),
+          ...(toolkit && { 'quiver.toolkit': toolkit }),
+          ...(status !== undefined && { 'http.response.status_code': status }),
+          ...(attempt > 0 && { 'http.request.resend_count': attempt, 'quiver.retry.reason': retryReason }),
+        },
+      },
+      parent,
+    );
+    if (errorType) failed(span, errorType);
+    span.end(endedAt);
+  }
+  const instruments = attemptInstruments();
+  if (!instruments) return;
+  const labels = {
+    'quiver.toolkit': toolkit ?? '_OTHER',
+    'http.request.method': method,
+    ...(status === undefined ? { 'error.type': errorType } : { 'http.response.status_class': statusClass(status) }),
+  };
+  instruments.duration.record((endedAt - startedAt) / 1000, labels);
+  if (attempt > 0) instruments.retries.add(1, { 'quiver.toolkit': labels['quiver.toolkit'], 'quiver.retry.reason': retryReason });
 }
 
 /**

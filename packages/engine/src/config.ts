@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
 import type { UpstreamClientOptions } from '@quiver/core';
+import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.js';
 
 export interface EngineConfig {
   dataDir: string;
@@ -32,6 +33,13 @@ export interface EngineConfig {
   trustedProxies: string[];
   /** Limits of every upstream call (deadline, largest answer); the client's defaults where absent. */
   upstreamLimits?: UpstreamClientOptions;
+  /** Audit events older than this many days are deleted (0 keeps them for ever). Default 90. */
+  auditRetentionDays: number;
+  /**
+   * How long a stopping engine keeps serving while GET /v1/ready answers 503, so that load balancers
+   * polling it stop sending requests before the server closes. Default 0.
+   */
+  drainSeconds: number;
 }
 
 export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
@@ -48,5 +56,7 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     allowedOrigins: settings.allowedOrigins ?? [],
     trustedProxies: settings.trustedProxies ?? [],
     upstreamLimits: settings.upstreamLimits,
+    auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
+    drainSeconds: settings.drainSeconds ?? 0,
   };
 }

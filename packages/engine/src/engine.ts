@@ -13,6 +13,7 @@ import {
 import { toolkits as builtinToolkits } from '@quiver/toolkits';
 import { isIPv6 } from 'node:net';
 import { resolve } from 'node:path';
+import { AuditTrail } from './audit.js';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
 import { OAuth } from './auth/oauth.js';
 import { SandboxAuthorization } from './auth/sandbox-authorization.js';
@@ -23,6 +24,7 @@ import { SecretStore } from './secrets.js';
 import { ApiKeyVerifier } from './security/api-keys.js';
 import { checkMasterKey, loadMasterKey, Vault } from './security/vault.js';
 import { ChangeWatcher } from './store/changes.js';
+import { Readiness } from './readiness.js';
 import { openStore, type Store } from './store/db.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
 import { WorkerRegistry } from './workers/registry.js';
@@ -51,6 +53,8 @@ export interface EngineOptions {
   sandbox?: { token: string };
   /** How often another process's changes (keys, secrets, tokens, workers) are looked for. Default 500 ms. */
   changePollMs?: number;
+  /** This process's metrics in the Prometheus text format (the telemetry module's scrape), served at GET /metrics. */
+  metrics?: () => Promise<string>;
 }
 
 export interface Engine {
@@ -75,8 +79,14 @@ export interface Engine {
   workers: WorkerRegistry;
   scheduler: Scheduler;
   executions: ExecutionLog;
+  /** The record of administrative changes. */
+  audit: AuditTrail;
+  /** Whether this process can take traffic (GET /v1/ready); not from the moment it starts closing. */
+  readiness: Readiness;
   policy: ServingPolicy;
   discovery: boolean;
+  /** This process's metrics in the Prometheus text format, when they are collected. */
+  metrics?: () => Promise<string>;
   /** Where finished calls are logged (the HTTP server's logger once it runs). */
   log?: { info(record: object, message: string): void };
   close(): Promise<void>;
@@ -124,6 +134,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     },
   });
   const scheduler = new Scheduler(store.db, store.dialect, dispatcher, options.scheduler);
+  const audit = new AuditTrail(store.db, config.auditRetentionDays);
+  const readiness = new Readiness(store.db);
   const engine: Engine = {
     config,
     address,
@@ -140,9 +152,14 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     workers,
     scheduler,
     executions,
+    audit,
+    readiness,
     policy,
     discovery: options.discovery ?? false,
+    metrics: options.metrics,
     async close() {
+      readiness.drain();
+      audit.stop();
       await scheduler.stop();
       await changes.stop();
       await executions.flush();
@@ -151,6 +168,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     },
   };
   await changes.start();
+  await audit.start();
   return engine;
 }
 

@@ -27,6 +27,11 @@ export class ExecutionLog {
     private readonly maxBatch = 500,
   ) {}
 
+  /** Records waiting to be written. */
+  get queued(): number {
+    return this.pending.length;
+  }
+
   record(call: CallRecord): void {
     // A name no tool has is the caller's mistake, logged but not an execution.
     if (!call.toolkit) return;

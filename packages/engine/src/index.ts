@@ -2,6 +2,8 @@ export { engineConfig, type EngineConfig } from './config.js';
 export { openEngine, type Engine, type EngineOptions } from './engine.js';
 export type { ActivityItem, ToolkitSeries } from './activity.js';
 export type { SecretInfo } from './secrets.js';
+export { AuditTrail, AUDIT_ACTIONS, commandLineActor, type AuditAction, type AuditActor, type AuditEvent } from './audit.js';
+export type { ReadinessState } from './readiness.js';
 export { startEngine, allRoutes, type RunningEngine } from './server.js';
 export { buildApp, type Routes } from './http/app.js';
 export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServerOptions } from './mcp/server.js';
@@ -9,6 +11,7 @@ export { sandboxCredentials, type Credentials, type AuthorizationResponse } from
 export { OAuth } from './auth/oauth.js';
 export { parseAuthProviders } from './auth/providers.js';
 export { createApiKey, listApiKeys, revokeApiKey, checkedScope, ROLES, type ApiKeyInfo, type ApiKeyIdentity, type Role } from './security/api-keys.js';
+export { findActiveKey } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';
 export { Vault, loadMasterKey } from './security/vault.js';
 export { startWorkerServer, selectToolkits, type WorkerServer, type WorkerServerOptions } from './workers/server.js';

@@ -7,8 +7,8 @@
  * because the tool may already have acted upstream (a POST is not safe to repeat).
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { checkInput, inputSchema, qualifiedName, withoutNulls, type CatalogEntry, type Dispatcher } from '@quiver/core';
+import { sql, type Kysely } from 'kysely';
+import { activeTraceParent, checkInput, inputSchema, inSpan, linkTo, qualifiedName, withoutNulls, type CatalogEntry, type Dispatcher } from '@quiver/core';
 import { invalid } from './errors.js';
 import type { Dialect } from './store/db.js';
 import type { Database, ExecutionTable } from './store/schema.js';
@@ -68,6 +68,8 @@ export class Scheduler {
       error_kind: null,
       created_at: now,
       updated_at: now,
+      // The request scheduling it, for its run's span to link to.
+      trace_parent: activeTraceParent() ?? null,
     };
     await this.db.insertInto('executions').values(row).execute();
     return { id, execution_id: id, execution_type: 'scheduled' as const, status: 'scheduled', success: true, run_at: row.run_at, duration: 0 };
@@ -152,7 +154,13 @@ export class Scheduler {
     }
   }
 
-  private async run(execution: ExecutionTable): Promise<void> {
+  /** A run is a trace of its own, hours after the request that scheduled it, with a link back to that request. */
+  private run(execution: ExecutionTable): Promise<void> {
+    const attributes = { 'quiver.execution.id': execution.id, 'gen_ai.tool.name': execution.tool_name, 'quiver.toolkit': execution.toolkit_name };
+    return inSpan(`scheduled_run ${execution.tool_name}`, { root: true, links: linkTo(execution.trace_parent), attributes }, () => this.runOnce(execution));
+  }
+
+  private async runOnce(execution: ExecutionTable): Promise<void> {
     const attemptId = randomUUID();
     await this.db
       .insertInto('attempts')
@@ -189,6 +197,26 @@ export class Scheduler {
       .set({ status: success ? 'success' : 'failed', finished_at: finished, updated_at: finished, claimed_by: null, claimed_until: null })
       .where('id', '=', execution.id)
       .execute();
+  }
+
+  /**
+   * Scheduled executions of the whole database, by state, and how many seconds the oldest due one is late
+   * (0 when none waits): the scheduler's gauges. One query over the (status, run_at) index.
+   */
+  async backlog(): Promise<{ scheduled: number; due: number; running: number; lagSeconds: number }> {
+    const now = new Date().toISOString();
+    const { rows } = await sql<{ status: string; due: number; count: number | string; oldest: string }>`
+      select status, case when run_at <= ${now} then 1 else 0 end as due, count(*) as count, min(run_at) as oldest
+      from executions where status in ('scheduled', 'running') group by status, due`.execute(this.db);
+    const backlog = { scheduled: 0, due: 0, running: 0, lagSeconds: 0 };
+    for (const row of rows) {
+      if (row.status === 'running') backlog.running += Number(row.count);
+      else if (Number(row.due) === 1) {
+        backlog.due = Number(row.count);
+        backlog.lagSeconds = Math.max(0, (Date.parse(now) - Date.parse(row.oldest)) / 1000);
+      } else backlog.scheduled = Number(row.count);
+    }
+    return backlog;
   }
 
   async list(limit: number, offset: number) {

@@ -56,10 +56,11 @@ export class SecretStore {
     return this.db.selectFrom('secrets').select(infoColumns).orderBy('key').execute() as Promise<SecretInfo[]>;
   }
 
-  async delete(id: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('secrets').where('id', '=', id).executeTakeFirst();
+  /** The key of the secret deleted; undefined when there was none with this id. */
+  async delete(id: string): Promise<string | undefined> {
+    const deleted = await this.db.deleteFrom('secrets').where('id', '=', id).returning('key').executeTakeFirst();
     this.changes.changed('secrets');
-    return Number(result.numDeletedRows) > 0;
+    return deleted?.key;
   }
 
   /** Which of these keys are set. */

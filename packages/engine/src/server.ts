@@ -5,6 +5,7 @@ import { buildApp, type Routes } from './http/app.js';
 import { activityRoutes } from './http/routes/activity.js';
 import { adminAuthRoutes } from './http/routes/admin-auth.js';
 import { apiKeyRoutes } from './http/routes/api-keys.js';
+import { auditRoutes } from './http/routes/audit.js';
 import { authRoutes } from './http/routes/auth.js';
 import { consoleRoutes } from './http/routes/console.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -18,6 +19,8 @@ import { secretRoutes } from './http/routes/secrets.js';
 import { toolIndexRoutes } from './http/routes/tool-index.js';
 import { toolRoutes } from './http/routes/tools.js';
 import { workerRoutes } from './http/routes/workers.js';
+import { metricsRoutes, startMetricsListener } from './http/routes/metrics.js';
+import { observeEngine } from './telemetry/engine-metrics.js';
 import { engineAddress, openEngine, type Engine, type EngineOptions } from './engine.js';
 import { listensBeyondLoopback } from './auth/session-verification.js';
 
@@ -36,10 +39,12 @@ export const allRoutes: Routes[] = [
   meRoutes,
   apiKeyRoutes,
   oauthGrantRoutes,
+  auditRoutes,
   toolIndexRoutes,
   activityRoutes,
   consoleRoutes,
   authorizationServerRoutes,
+  metricsRoutes,
 ];
 
 export interface RunningEngine {
@@ -47,10 +52,18 @@ export interface RunningEngine {
   app: FastifyInstance;
   /** Where the API listens, e.g. http://127.0.0.1:9099. */
   url: string;
+  /** The separate listener's GET /metrics, when one was asked for (`metricsListener`). */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
-export async function startEngine(options: EngineOptions & { logger?: FastifyServerOptions['logger'] }): Promise<RunningEngine> {
+export interface StartOptions extends EngineOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Where to serve GET /metrics without a key, beside the API (`quiver serve --metrics-port`); needs `metrics`. */
+  metricsListener?: { host: string; port: number };
+}
+
+export async function startEngine(options: StartOptions): Promise<RunningEngine> {
   const { config } = options;
   const engine = await openEngine(options);
   const app = await buildApp(engine, allRoutes, { logger: options.logger ?? false });
@@ -62,13 +75,33 @@ export async function startEngine(options: EngineOptions & { logger?: FastifySer
   Object.assign(engine.address, engineAddress(config.host, port));
   const { url } = engine.address;
   engine.scheduler.start();
+  const stopObserving = observeEngine(engine);
+  const listener =
+    options.metricsListener && engine.metrics
+      ? await startMetricsListener(engine.metrics, options.metricsListener).catch(async (error: unknown) => {
+          await app.close();
+          stopObserving();
+          await engine.close();
+          throw error;
+        })
+      : undefined;
   await logSessionVerification(app, engine);
   return {
     engine,
     app,
     url,
+    ...(listener && { metricsUrl: listener.url }),
     async close() {
+      // Draining: GET /v1/ready answers 503 from now on, while everything else is served for the drain
+      // time (so that a load balancer polling it stops sending requests), then the server closes.
+      engine.readiness.drain();
+      if (config.drainSeconds) {
+        app.log.info(`draining for ${config.drainSeconds} s before closing`);
+        await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
+      }
       await app.close();
+      await listener?.close();
+      stopObserving();
       await engine.close();
     },
   };

@@ -90,10 +90,11 @@ export class ConnectionStore {
     this.changed();
   }
 
-  async delete(id: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('connections').where('id', '=', id).executeTakeFirst();
+  /** Whose connection to which provider was deleted; undefined when there was none with this id. */
+  async delete(id: string): Promise<{ user_id: string; provider_id: string } | undefined> {
+    const deleted = await this.db.deleteFrom('connections').where('id', '=', id).returning(['user_id', 'provider_id']).executeTakeFirst();
     this.changed();
-    return Number(result.numDeletedRows) > 0;
+    return deleted;
   }
 
   /** The UserConnectionResponse list: never a token. */

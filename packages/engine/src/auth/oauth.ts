@@ -210,7 +210,7 @@ export class OAuth implements Credentials {
     return this.connections.list(filter);
   }
 
-  deleteConnection(id: string): Promise<boolean> {
+  deleteConnection(id: string): Promise<{ user_id: string; provider_id: string } | undefined> {
     return this.connections.delete(id);
   }
 

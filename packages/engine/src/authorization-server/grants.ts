@@ -102,10 +102,13 @@ async function clientNames(db: Kysely<Database>, clientIds: string[]): Promise<M
   );
 }
 
-/** Ends a grant: the grant, its codes and its tokens. False when there was no such grant. */
-export async function endGrant(db: Kysely<Database>, grantId: string): Promise<boolean> {
-  const result = await db.deleteFrom('authorization_server_objects').where('grant_id', '=', grantId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** Ends a grant: the grant, its codes and its tokens. Whose grant it was; undefined when there was no such grant. */
+export async function endGrant(db: Kysely<Database>, grantId: string): Promise<{ user_id: string | null; client_id: string | null } | undefined> {
+  const ended = await db.deleteFrom('authorization_server_objects').where('grant_id', '=', grantId).returning(['model', 'account_id', 'client_id']).execute();
+  if (!ended.length) return undefined;
+  // Whose grant it was, for the audit trail: the grant's own row says.
+  const grant = ended.find((row) => row.model === 'Grant');
+  return { user_id: grant?.account_id ?? null, client_id: grant?.client_id ?? null };
 }
 
 /** Ends everything signed in with the API key: its grants (with their tokens) and its browser sessions. */

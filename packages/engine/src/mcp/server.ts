@@ -1,8 +1,10 @@
 /** Tools as an MCP server (official SDK, low-level server: our tools bring their own JSON Schemas). */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toMcpTool, type Dispatcher, type ServingPolicy, type ToolResult } from '@quiver/core';
 import { callMetaTool, isMetaTool, metaTools } from './discovery.js';
+import { observeMcp, type McpNetwork } from './telemetry.js';
 
 export { metaTools } from './discovery.js';
 
@@ -15,14 +17,30 @@ export interface McpServerOptions {
   userId?: string;
   /** The session's policy, where it differs from the dispatcher's. */
   policy?: ServingPolicy;
+  /** How messages arrive, for telemetry: `pipe` (stdio) or `tcp` (streamable HTTP, the default). */
+  network?: McpNetwork;
+  /** The HTTP request carrying the session's messages and its API key's id, for each call's log line. */
+  requestId?: string;
+  keyId?: string;
+}
+
+/** A server whose transport's requests are traced and measured once it is connected (see telemetry.ts). */
+class ObservedServer extends Server {
+  network: McpNetwork = 'tcp';
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    observeMcp(transport, this.network);
+  }
 }
 
 /** An MCP server over the dispatcher: it lists what the policy offers and sends every call through the dispatcher. */
 export function createMcpServer(dispatcher: Dispatcher, options: McpServerOptions = {}): Server {
-  const { discovery = false, userId } = options;
+  const { discovery = false, userId, requestId, keyId } = options;
   const policy = options.policy ?? dispatcher.policy;
-  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, policy });
-  const server = new Server(serverInfo, { capabilities: { tools: {} } });
+  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, policy, requestId, keyId });
+  const server = new ObservedServer(serverInfo, { capabilities: { tools: {} } });
+  server.network = options.network ?? 'tcp';
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await dispatcher.list(policy);
     return {

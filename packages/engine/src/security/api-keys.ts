@@ -77,6 +77,17 @@ export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyInfo[]> {
   return rows.map((row) => ({ ...row, role: row.role as Role }));
 }
 
+/** The active key with this id or prefix, if any. */
+export async function findActiveKey(db: Kysely<Database>, idOrPrefix: string): Promise<ApiKeyIdentity | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'role', 'user_id'])
+    .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('prefix', '=', idOrPrefix)]))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row && { ...row, role: row.role as Role };
+}
+
 /** Revocations made in this process, so that its verifiers forget at once rather than at the next poll. */
 const revocations = new EventEmitter().setMaxListeners(0);
 

@@ -13,6 +13,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** PostgreSQL's connection pool, as its metrics read it; SQLite has one connection and no pool. */
+  pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number };
   close(): Promise<void>;
 }
 
@@ -20,9 +22,9 @@ export interface Store {
 export async function openStore(location: string): Promise<Store> {
   const dialect = dialectOf(location);
   const postgres = dialect === 'postgres';
-  const db = postgres ? await postgresDb(location) : await sqliteDb(location);
+  const { db, pool } = postgres ? await postgresDb(location) : { db: await sqliteDb(location), pool: undefined };
   await migrate(db, postgres);
-  return { db, dialect, close: () => db.destroy() };
+  return { db, dialect, pool, close: () => db.destroy() };
 }
 
 const accepted = 'a postgres:// or postgresql:// URL, or the absolute path of a SQLite file';
@@ -63,9 +65,16 @@ function privateFile(file: string): void {
   chmodSync(file, 0o600);
 }
 
-async function postgresDb(url: string): Promise<Kysely<Database>> {
+async function postgresDb(url: string): Promise<{ db: Kysely<Database>; pool: import('pg').Pool }> {
   const { default: pg } = await import('pg');
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }) });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A connection the server ends (a restart, an outage) fails its query, if it runs one, and is dropped by
+  // the pool, which opens another for the next. The error event it also emits, on the pool for an idle
+  // connection and on the connection itself for one in use, would end the process unheard: the engine
+  // stays up instead, not ready (GET /v1/ready), until the database is back.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 }
 
 async function migrate(db: Kysely<Database>, postgres: boolean): Promise<void> {

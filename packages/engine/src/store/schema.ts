@@ -107,6 +107,8 @@ export interface ExecutionTable {
   error_kind: string | null;
   created_at: string;
   updated_at: string;
+  /** Scheduled executions: the W3C traceparent of the request that scheduled it, when spans were recorded. */
+  trace_parent?: string | null;
 }
 
 export interface AttemptTable {
@@ -147,6 +149,28 @@ export interface AuthorizationServerObjectTable {
   last_used_at: string | null;
 }
 
+/** One administrative change: who made it (a key, or the command line), from where, and what changed. */
+export interface AuditEventTable {
+  id: string;
+  occurred_at: string;
+  /** A stable dotted name, e.g. `api_key.created` (audit.ts lists them). */
+  action: string;
+  /** What was changed: its kind (`api_key`, `secret`, `worker`, ...) and its id or name. */
+  target_type: string;
+  target_id: string | null;
+  /** `api_key` or `cli`. */
+  actor_type: string;
+  actor_key_id: string | null;
+  actor_key_prefix: string | null;
+  /** The key's name, or for the command line the system user and host. */
+  actor_name: string | null;
+  actor_role: string | null;
+  client_address: string | null;
+  request_id: string | null;
+  /** JSON of what changed: names, settings and whether a secret was set, never a secret value. */
+  change: string;
+}
+
 export interface Database {
   api_keys: ApiKeyTable;
   secrets: SecretTable;
@@ -158,6 +182,7 @@ export interface Database {
   attempts: AttemptTable;
   settings: SettingTable;
   authorization_server_objects: AuthorizationServerObjectTable;
+  audit_events: AuditEventTable;
 }
 
 export type { Generated };

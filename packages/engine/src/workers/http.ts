@@ -4,20 +4,29 @@
  * transport failure other than a timeout; an invoke only when the connection was never made, so it
  * never runs twice.
  */
-import { toolError, type ErrorKind, type Invocation, type Tool, type ToolError, type ToolResult } from '@quiver/core';
+import { failed, injectTraceContext, inSpan, toolError, type ErrorKind, type Invocation, type Tool, type ToolError, type ToolResult } from '@quiver/core';
 import { isToolDefinition, toolFromDefinition } from './definitions.js';
 import { signWorkerToken, type InvokeRequest, type InvokeResponse } from './protocol.js';
 import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
 
 export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
   const base = worker.uri.replace(/\/+$/, '');
+  const { hostname, port, protocol } = new URL(base);
+  /** What an invoke's client span says of its target. */
+  const target = { 'server.address': hostname, 'server.port': Number(port) || (protocol === 'https:' ? 443 : 80), 'quiver.worker.id': worker.id };
 
-  async function send(path: string, init: { method: 'GET' | 'POST'; body?: unknown; signed?: boolean }, retryAll: boolean): Promise<Response> {
+  async function send(
+    path: string,
+    init: { method: 'GET' | 'POST'; body?: unknown; signed?: boolean; traced?: boolean },
+    retryAll: boolean,
+  ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       try {
         const headers: Record<string, string> = { accept: 'application/json' };
         if (init.signed !== false) headers.authorization = `Bearer ${await signWorkerToken(worker.secret ?? '')}`;
         if (init.body !== undefined) headers['content-type'] = 'application/json';
+        // An invoke's spans on the worker join the caller's trace (W3C traceparent), when spans are recorded.
+        if (init.traced) injectTraceContext(headers);
         return await fetch(`${base}${path}`, {
           method: init.method,
           headers,
@@ -41,7 +50,22 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
     return list.filter(isToolDefinition).map(toolFromDefinition);
   }
 
+  /** One invoke as a client span of its own, whose context the worker receives. */
   async function invoke(tool: Tool, input: unknown, invocation: Invocation): Promise<ToolResult> {
+    const attributes = {
+      ...target,
+      'http.request.method': 'POST',
+      'url.template': '/worker/tools/invoke',
+      'gen_ai.tool.name': `${tool.toolkit.name}.${tool.name}`,
+    };
+    return inSpan('POST /worker/tools/invoke', { kind: 'CLIENT', attributes }, async (span) => {
+      const result = await invokeOnce(tool, input, invocation);
+      if (span && 'error' in result) failed(span, result.error.kind);
+      return result;
+    });
+  }
+
+  async function invokeOnce(tool: Tool, input: unknown, invocation: Invocation): Promise<ToolResult> {
     const request: InvokeRequest = {
       execution_id: invocation.executionId,
       tool: { name: tool.name, toolkit: tool.toolkit.name, version: tool.toolkit.version },
@@ -54,7 +78,7 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
     };
     let response: Response;
     try {
-      response = await send('/worker/tools/invoke', { method: 'POST', body: request }, false);
+      response = await send('/worker/tools/invoke', { method: 'POST', body: request, traced: true }, false);
     } catch (error) {
       if (!(error instanceof WorkerUnavailable)) throw error;
       const kind: ErrorKind = error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';

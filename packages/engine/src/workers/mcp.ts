@@ -8,7 +8,18 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { toolError, type Annotations, type JsonSchema, type Parameter, type Tool, type ToolkitInfo, type ToolResult } from '@quiver/core';
+import {
+  failed,
+  injectTraceContext,
+  inSpan,
+  toolError,
+  type Annotations,
+  type JsonSchema,
+  type Parameter,
+  type Tool,
+  type ToolkitInfo,
+  type ToolResult,
+} from '@quiver/core';
 import { serverInfo } from '../mcp/server.js';
 import {
   errorKindOf,
@@ -26,10 +37,13 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   /** Provider-safe tool name -> the server's name, from the latest listing. */
   const serverNames = new Map<string, string>();
 
-  async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  async function connect(traced: boolean): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
     for (let attempt = 0; ; attempt++) {
       const client = new Client({ name: serverInfo.name, version: serverInfo.version });
-      const transport = new StreamableHTTPClientTransport(new URL(worker.uri), { requestInit: { headers: worker.headers ?? {} } });
+      // A call's spans on the server join the caller's trace: W3C traceparent on each HTTP request of its session.
+      const headers: Record<string, string> = { ...worker.headers };
+      if (traced) injectTraceContext(headers);
+      const transport = new StreamableHTTPClientTransport(new URL(worker.uri), { requestInit: { headers } });
       try {
         await client.connect(transport, { timeout });
         return { client, transport };
@@ -42,8 +56,8 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
     }
   }
 
-  async function session<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const { client, transport } = await connect();
+  async function session<T>(work: (client: Client) => Promise<T>, traced = false): Promise<T> {
+    const { client, transport } = await connect(traced);
     try {
       return await work(client);
     } finally {
@@ -76,15 +90,27 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
     });
   }
 
+  /** One call as an MCP client span, its context sent as OpenTelemetry's MCP conventions say (in `_meta`) and as HTTP headers. */
   async function invoke(tool: Tool, input: unknown): Promise<ToolResult> {
     const name = serverNames.get(tool.name) ?? tool.name;
-    try {
-      return await session(async (client) =>
-        resultOf((await client.callTool({ name, arguments: (input ?? {}) as Record<string, unknown> }, undefined, { timeout })) as CallToolResult),
-      );
-    } catch (error) {
-      return errorOf(error);
-    }
+    const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool', 'quiver.worker.id': worker.id };
+    return inSpan(`tools/call ${name}`, { kind: 'CLIENT', attributes }, async (span) => {
+      let result: ToolResult;
+      try {
+        const _meta: Record<string, string> = {};
+        injectTraceContext(_meta);
+        const args = (input ?? {}) as Record<string, unknown>;
+        result = await session(
+          async (client) =>
+            resultOf((await client.callTool({ name, arguments: args, ...(Object.keys(_meta).length && { _meta }) }, undefined, { timeout })) as CallToolResult),
+          true,
+        );
+      } catch (error) {
+        result = errorOf(error);
+      }
+      if (span && 'error' in result) failed(span, result.error.kind);
+      return result;
+    });
   }
 
   async function check(): Promise<WorkerCheck> {

@@ -5,6 +5,7 @@
 import { localDispatcher, staticCredentials, toToolDefinition, UpstreamClient, type Tool, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installErrorHandling } from '../http/errors.js';
+import { observeRequests } from '../http/telemetry.js';
 import { checkWorkerToken, type InvokeRequest, type InvokeResponse, type WorkerHealth } from './protocol.js';
 
 export interface WorkerServerOptions {
@@ -59,6 +60,8 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
   const dispatcher = localDispatcher(options.toolkits, { client, baseUrls });
 
   const app = Fastify({ logger: false });
+  // An invoke's spans continue the engine's trace, from the traceparent it sends.
+  observeRequests(app);
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url === '/worker/health') return;

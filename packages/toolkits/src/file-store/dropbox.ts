@@ -49,14 +49,14 @@ function request(
 export async function rpc(context: ToolContext, endpoint: string, argument: Record<string, unknown>): Promise<ToolResult> {
   const built = request(context, context.baseUrl, endpoint, {}, argument);
   if ('error' in built) return built;
-  const outcome = await context.client.send(built);
+  const outcome = await context.client.send(built, context.toolkit);
   return 'error' in outcome ? outcome : { value: outcome.response.body };
 }
 
 export async function download(context: ToolContext, endpoint: string, argument: Record<string, unknown>): Promise<ToolResult> {
   const built = request(context, contentUrl(context), endpoint, { argument: headerJson(argument) });
   if ('error' in built) return built;
-  const outcome = await context.client.send(built);
+  const outcome = await context.client.send(built, context.toolkit);
   if ('error' in outcome) return outcome;
   const metadata = resultHeader(outcome.response.headers['dropbox-api-result']);
   if (metadata === undefined)

@@ -3,7 +3,9 @@
  * connections, and the session verification setting.
  */
 import type { AuthProviderInput, AuthProviderPatch } from '../../auth/providers.js';
+import type { AuthProviderTable } from '../../store/schema.js';
 import type { Routes } from '../app.js';
+import { audited, differences, secretChange } from '../audit.js';
 import { notFound } from '../../errors.js';
 import { errorSchema } from '../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
@@ -23,7 +25,7 @@ const oauth2Body = (create: boolean) => ({
   ...(create && { required: ['client_id'] }),
   properties: {
     client_id: { type: 'string', minLength: 1 },
-    client_secret: { type: 'string', description: 'Sealed at rest; never answered back.' },
+    client_secret: { type: 'string', writeOnly: true, description: 'Sealed at rest; never answered back.' },
     authorize_request: request(false),
     token_request: request(false),
     refresh_request: request(false),
@@ -56,6 +58,14 @@ const authProvider = {
 } as const;
 
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+
+/** A provider's settings as the audit trail keeps them: everything but the client secret, of which only whether it is set. */
+const providerSettings = (row: AuthProviderTable) => ({
+  description: row.description,
+  provider_id: row.provider_id,
+  oauth2: JSON.parse(row.oauth2) as object,
+  client_secret: row.client_secret_ciphertext ? 'set' : 'none',
+});
 
 const connection = {
   type: 'object',
@@ -99,6 +109,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
   app.post<{ Body: AuthProviderInput }>(
     '/v1/admin/auth_providers',
     {
+      config: { audit: 'auth_provider.created' },
       schema: {
         operationId: 'auth-providers-create',
         summary: 'Create an auth provider; a preset fills in the endpoints of known services',
@@ -106,7 +117,11 @@ export const adminAuthRoutes: Routes = (app, engine) => {
         response: { 200: authProvider, 400: errorSchema, 409: errorSchema },
       },
     },
-    async (request) => providers.view(await providers.create(request.body)),
+    async (request) => {
+      const row = await providers.create(request.body);
+      audited(request, row.id, providerSettings(row));
+      return providers.view(row);
+    },
   );
 
   app.get<{ Params: { id: string } }>(
@@ -122,6 +137,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
   app.patch<{ Params: { id: string }; Body: AuthProviderPatch }>(
     '/v1/admin/auth_providers/:id',
     {
+      config: { audit: 'auth_provider.updated' },
       schema: {
         operationId: 'auth-providers-patch',
         summary: 'Change an auth provider (an empty client_secret removes it)',
@@ -131,8 +147,12 @@ export const adminAuthRoutes: Routes = (app, engine) => {
       },
     },
     async (request) => {
-      const row = await providers.update(request.params.id, request.body);
+      const before = await providers.row(request.params.id);
+      const row = before && (await providers.update(request.params.id, request.body));
       if (!row) throw notFound(`auth provider ${request.params.id}`);
+      // A new client secret changes nothing the settings show: that it was given is said on its own.
+      const secret = secretChange(request.body.oauth2?.client_secret);
+      audited(request, row.id, { ...differences(providerSettings(before), providerSettings(row)), ...(secret && { client_secret: secret }) });
       return providers.view(row);
     },
   );
@@ -140,6 +160,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/auth_providers/:id',
     {
+      config: { audit: 'auth_provider.deleted' },
       schema: {
         operationId: 'auth-providers-delete',
         summary: "Delete an auth provider and its users' connections",
@@ -150,6 +171,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
     async (request) => {
       const row = await providers.delete(request.params.id);
       if (!row) throw notFound(`auth provider ${request.params.id}`);
+      audited(request, row.id, providerSettings(row));
       return providers.view(row);
     },
   );
@@ -170,6 +192,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/user_connections/:id',
     {
+      config: { audit: 'user_connection.deleted' },
       schema: {
         operationId: 'auth-connections-delete',
         summary: "Delete a user's connection: the user's tools need a new authorization",
@@ -178,7 +201,9 @@ export const adminAuthRoutes: Routes = (app, engine) => {
       },
     },
     async (request, reply) => {
-      if (!(await oauth.deleteConnection(request.params.id))) throw notFound(`connection ${request.params.id}`);
+      const connection = await oauth.deleteConnection(request.params.id);
+      if (!connection) throw notFound(`connection ${request.params.id}`);
+      audited(request, request.params.id, connection);
       return reply.status(204).send();
     },
   );
@@ -198,6 +223,7 @@ export const adminAuthRoutes: Routes = (app, engine) => {
   app.put<{ Body: { unsafe_skip_verification?: boolean; verifier_url?: string } }>(
     '/v1/admin/settings/session_verification',
     {
+      config: { audit: 'session_verification.updated' },
       schema: {
         operationId: 'session-verification-settings-update',
         summary: 'Skip session verification, or verify through your application at verifier_url',
@@ -206,7 +232,9 @@ export const adminAuthRoutes: Routes = (app, engine) => {
       },
     },
     async (request) => {
+      const before = await oauth.sessionVerification.get();
       const next = await oauth.sessionVerification.set(request.body);
+      audited(request, null, differences(before, next));
       if (next.unsafe_skip_verification)
         request.log.warn(
           { api_key_id: request.apiKeyId },

@@ -1,6 +1,7 @@
 /** Admin API keys: create (the key is in this one answer only), list, revoke. */
-import { checkedScope, createApiKey, listApiKeys, revokeApiKey, ROLES, type Role } from '../../security/api-keys.js';
+import { checkedScope, createApiKey, findActiveKey, listApiKeys, revokeApiKey, ROLES, type Role } from '../../security/api-keys.js';
 import type { Routes } from '../app.js';
+import { audited } from '../audit.js';
 import { invalid, notFound } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 
@@ -35,6 +36,7 @@ export const apiKeyRoutes: Routes = (app, engine) => {
   app.post<{ Body: { name: string; role?: Role; user_id?: string } }>(
     '/v1/admin/api_keys',
     {
+      config: { audit: 'api_key.created' },
       schema: {
         operationId: 'api-keys-create',
         summary: 'Create an API key; the answer is the only time the key is shown',
@@ -59,6 +61,7 @@ export const apiKeyRoutes: Routes = (app, engine) => {
         throw invalid((error as Error).message);
       }
       const { key, info } = await createApiKey(engine.store.db, request.body.name, scope);
+      audited(request, info.id, { name: info.name, prefix: info.prefix, role: info.role, user_id: info.user_id });
       return reply.status(201).send({ key, ...info });
     },
   );
@@ -66,6 +69,7 @@ export const apiKeyRoutes: Routes = (app, engine) => {
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/api_keys/:id',
     {
+      config: { audit: 'api_key.revoked' },
       schema: {
         operationId: 'api-keys-revoke',
         summary: 'Revoke an API key (by id or prefix); not the key making the request',
@@ -74,13 +78,11 @@ export const apiKeyRoutes: Routes = (app, engine) => {
     },
     async (request, reply) => {
       // Revocation takes an id or a prefix; either may name the key making this request.
-      const own = await engine.store.db
-        .selectFrom('api_keys')
-        .select(['id', 'prefix'])
-        .where('id', '=', request.apiKeyId ?? '')
-        .executeTakeFirst();
-      if (own && [own.id, own.prefix].includes(request.params.id)) throw invalid('this request is made with that key: revoke it with another key');
-      if (!(await revokeApiKey(engine.store.db, request.params.id))) throw notFound(`API key ${request.params.id}`);
+      const key = await findActiveKey(engine.store.db, request.params.id);
+      if (!key) throw notFound(`API key ${request.params.id}`);
+      if (key.id === request.apiKeyId) throw invalid('this request is made with that key: revoke it with another key');
+      if (!(await revokeApiKey(engine.store.db, key.id))) throw notFound(`API key ${request.params.id}`);
+      audited(request, key.id, { name: key.name, prefix: key.prefix, role: key.role, user_id: key.user_id });
       return reply.status(204).send();
     },
   );

@@ -1,30 +1,48 @@
-/** The two routes that need no key: health, and the OpenAPI document built from the route schemas. */
-import { sql } from 'kysely';
+/**
+ * The routes that need no key: liveness, readiness, and the OpenAPI document built from the route schemas.
+ * Liveness (`/v1/health`) asks nothing of the database: a process that serves is alive, so an orchestrator
+ * does not restart engines for a database outage. Readiness (`/v1/ready`) says whether it should get
+ * traffic: the database answers, the migrations are applied, and the engine is not draining.
+ */
 import type { Routes } from '../app.js';
 
 export const healthRoutes: Routes = (app, engine) => {
-  app.addSchema({ $id: 'health', type: 'object', required: ['healthy'], properties: { healthy: { type: 'boolean' }, reason: { type: 'string' } } });
   app.get(
     '/v1/health',
     {
       config: { public: true },
       schema: {
         operationId: 'engine-health',
-        summary: 'Whether the engine and its database answer',
+        summary: 'Liveness: the engine process serves (200 even while its database is away; see /v1/ready)',
         security: [],
-        response: {
-          200: { $ref: 'health#' },
-          503: { $ref: 'health#' },
-        },
+        response: { 200: { type: 'object', required: ['healthy'], properties: { healthy: { type: 'boolean' } } } },
       },
     },
-    async (_request, reply) => {
-      try {
-        await sql`select 1`.execute(engine.store.db);
-        return { healthy: true };
-      } catch {
-        return reply.status(503).send({ healthy: false, reason: 'the database does not answer' });
+    async () => ({ healthy: true }),
+  );
+
+  app.addSchema({ $id: 'ready', type: 'object', required: ['ready'], properties: { ready: { type: 'boolean' }, reason: { type: 'string' } } });
+  let wasReady: boolean | undefined;
+  app.get(
+    '/v1/ready',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'engine-ready',
+        summary: 'Readiness: 200 when the database answers and its migrations are applied; 503 with the reason otherwise, and while draining',
+        security: [],
+        response: { 200: { $ref: 'ready#' }, 503: { $ref: 'ready#' } },
+      },
+    },
+    async (request, reply) => {
+      const { ready, reason, error } = await engine.readiness.check();
+      // Said once per change, with the error behind it, which the public answer leaves out.
+      if (ready !== wasReady) {
+        if (ready) request.log.info('ready: taking traffic');
+        else request.log.warn({ err: error, reason }, 'not ready');
+        wasReady = ready;
       }
+      return ready ? { ready } : reply.status(503).send({ ready, reason });
     },
   );
 

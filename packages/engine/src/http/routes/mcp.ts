@@ -42,7 +42,13 @@ export const mcpRoutes: Routes = (app, engine) => {
     }
     const userId = session ? session.userId : actingUser(request, headerValue(request.headers['quiver-user-id']));
     const policy = session ? sessionPolicy(policyFor(engine, 'user'), session) : policyFor(engine, request.caller!.role);
-    const server = createMcpServer(engine.dispatcher, { userId, policy, discovery: request.query.discovery ?? engine.discovery });
+    const server = createMcpServer(engine.dispatcher, {
+      userId,
+      policy,
+      discovery: request.query.discovery ?? engine.discovery,
+      requestId: request.id,
+      keyId: request.apiKeyId,
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {

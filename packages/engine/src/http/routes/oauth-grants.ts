@@ -5,6 +5,7 @@
 import { endGrant, listGrants } from '../../authorization-server/grants.js';
 import { notFound } from '../../errors.js';
 import type { Routes } from '../app.js';
+import { audited } from '../audit.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 
 const grantInfo = {
@@ -55,6 +56,7 @@ export const oauthGrantRoutes: Routes = (app, engine) => {
   app.delete<{ Params: { id: string } }>(
     '/v1/admin/oauth_grants/:id',
     {
+      config: { audit: 'oauth_grant.ended' },
       schema: {
         operationId: 'oauth-grants-end',
         summary: 'End a grant: its access and refresh tokens stop working at once, on every engine process',
@@ -62,7 +64,9 @@ export const oauthGrantRoutes: Routes = (app, engine) => {
       },
     },
     async (request, reply) => {
-      if (!(await endGrant(engine.store.db, request.params.id))) throw notFound(`OAuth grant ${request.params.id}`);
+      const grant = await endGrant(engine.store.db, request.params.id);
+      if (!grant) throw notFound(`OAuth grant ${request.params.id}`);
+      audited(request, request.params.id, grant);
       return reply.status(204).send();
     },
   );

@@ -204,7 +204,13 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         const entry = await offeredEntry(engine, body.tool_name, body.tool_version, policy);
         return engine.scheduler.schedule(entry, body.input ?? {}, userId, body.run_at);
       }
-      const outcome = await engine.dispatcher.dispatch(body.tool_name, body.input ?? {}, { version: body.tool_version, userId, policy });
+      const outcome = await engine.dispatcher.dispatch(body.tool_name, body.input ?? {}, {
+        version: body.tool_version,
+        userId,
+        policy,
+        requestId: request.id,
+        keyId: request.apiKeyId,
+      });
       if (outcome.unknown) throw notFound(`tool ${body.tool_name}${body.tool_version ? `@${body.tool_version}` : ''}`);
       return executeResponse(outcome, body.include_error_stacktrace);
     },

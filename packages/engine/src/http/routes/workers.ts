@@ -7,6 +7,7 @@
  */
 import { toToolDefinition, type Tool } from '@quiver/core';
 import type { Routes } from '../app.js';
+import { audited, differences } from '../audit.js';
 import { conflict, invalid, notFound, Problem } from '../../errors.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 import { workerSource } from '../../workers/registry.js';
@@ -48,8 +49,14 @@ const connectionSchema = (kind: WorkerType) =>
         description: 'Further attempts after a transport failure (default 3); an invoke is repeated only when it cannot have run.',
       },
       ...(kind === 'http'
-        ? { secret: { type: 'string', minLength: 1, description: 'The secret the engine signs its tokens with (HS256); never returned.' } }
-        : { headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers sent to the MCP server; values are never returned.' } }),
+        ? { secret: { type: 'string', minLength: 1, writeOnly: true, description: 'The secret the engine signs its tokens with (HS256); never returned.' } }
+        : {
+            headers: {
+              type: 'object',
+              additionalProperties: { type: 'string', writeOnly: true },
+              description: 'Headers sent to the MCP server; values are never returned.',
+            },
+          }),
     },
   }) as const;
 
@@ -208,6 +215,7 @@ export const workerRoutes: Routes = (app, engine) => {
   app.post<{ Body: WorkerBody }>(
     '/v1/workers',
     {
+      config: { audit: 'worker.registered' },
       schema: {
         operationId: 'workers-create',
         summary: 'Register a worker; an enabled one serves its tools at once',
@@ -220,6 +228,7 @@ export const workerRoutes: Routes = (app, engine) => {
       if (worker.id === 'builtin') throw invalid("'builtin' names the engine's own tools; choose another id");
       const saved = await workers.create(worker);
       if (!saved) throw conflict(`worker ${worker.id} exists already`);
+      audited(request, saved.id, workerResponse(saved));
       return reply.status(201).send(workerResponse(saved));
     },
   );
@@ -233,6 +242,7 @@ export const workerRoutes: Routes = (app, engine) => {
   app.patch<{ Params: { id: string }; Body: Omit<WorkerBody, 'id'> }>(
     '/v1/workers/:id',
     {
+      config: { audit: 'worker.updated' },
       schema: {
         operationId: 'workers-update',
         summary: 'Change a worker; fields left out stay as they are',
@@ -241,14 +251,24 @@ export const workerRoutes: Routes = (app, engine) => {
         response: { 200: workerSchema },
       },
     },
-    async (request) => workerResponse(await workers.update(patched(await existing(request.params.id), request.body))),
+    async (request) => {
+      const current = await existing(request.params.id);
+      const next = await workers.update(patched(current, request.body));
+      // The response shows neither the secret nor header values: that they changed is said on its own.
+      const secret = next.secret !== current.secret && { 'http.secret': 'set' };
+      const headers = JSON.stringify(next.headers) !== JSON.stringify(current.headers) && { 'mcp.headers': 'set' };
+      audited(request, next.id, { ...differences(workerResponse(current), workerResponse(next)), ...secret, ...headers });
+      return workerResponse(next);
+    },
   );
 
   app.delete<{ Params: { id: string } }>(
     '/v1/workers/:id',
-    { schema: { operationId: 'workers-delete', summary: 'Remove a worker and its tools', params: idParams } },
+    { config: { audit: 'worker.deleted' }, schema: { operationId: 'workers-delete', summary: 'Remove a worker and its tools', params: idParams } },
     async (request, reply) => {
+      const worker = await workers.get(request.params.id).catch(() => undefined);
       if (!(await workers.delete(request.params.id))) throw notFound(`worker ${request.params.id}`);
+      audited(request, request.params.id, worker ? workerResponse(worker) : {});
       return reply.status(204).send();
     },
   );
@@ -284,6 +304,8 @@ export const workerRoutes: Routes = (app, engine) => {
   app.post<{ Body: Omit<WorkerBody, 'id'> }>(
     '/v1/workers/test',
     {
+      // Tries an address; nothing is saved, so nothing is recorded.
+      config: { audit: false },
       schema: {
         operationId: 'workers-test',
         summary: 'Whether a worker at this address would answer (nothing is saved)',

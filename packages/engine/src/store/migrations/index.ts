@@ -5,6 +5,8 @@ import * as keyRoles from './0003_key_roles.js';
 import * as authorizationServer from './0004_authorization_server.js';
 import * as routingAndRecords from './0005_routing_and_records.js';
 import * as authorizationServerGrants from './0007_authorization_server_grants.js';
+import * as auditEvents from './0008_audit_events.js';
+import * as executionTraceParent from './0009_execution_trace_parent.js';
 
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0004_authorization_server': authorizationServer,
   '0005_routing_and_records': routingAndRecords,
   '0007_authorization_server_grants': authorizationServerGrants,
+  '0008_audit_events': auditEvents,
+  '0009_execution_trace_parent': executionTraceParent,
 };

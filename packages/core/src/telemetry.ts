@@ -1,0 +1,146 @@
+/**
+ * OpenTelemetry's place in the core: what the dispatcher, the upstream client and the engine need to
+ * record spans and metrics through the OpenTelemetry API, and nothing of an SDK. A host that collects
+ * telemetry registers an SDK and hands its tracer and meter to `enableTelemetry` (the engine's
+ * telemetry/sdk.ts does); until then both are absent and every instrumented path is one property read.
+ *
+ * Why not the API's own no-op: it would still allocate a span and a closure on every call, and loading
+ * the API at all (65 modules) costs `quiver mcp` some 20 ms of its cold start. So the API is imported
+ * only when telemetry is enabled, and code reads it from here.
+ */
+import type * as Api from '@opentelemetry/api';
+
+export interface Telemetry {
+  /** The OpenTelemetry API, once telemetry is enabled. */
+  api?: typeof Api;
+  /** Present while spans are recorded. */
+  tracer?: Api.Tracer;
+  /** Present while metrics are recorded. */
+  meter?: Api.Meter;
+  /** Whether a tool call's span may name its user (`user.id`); off unless a setting allows it. */
+  recordUserId: boolean;
+}
+
+export const telemetry: Telemetry = { recordUserId: false };
+
+/** Counts enablements, so that instruments made from an earlier meter are made again from the current one. */
+let generation = 0;
+
+export async function enableTelemetry(options: { tracer?: Api.Tracer; meter?: Api.Meter; recordUserId?: boolean }): Promise<void> {
+  telemetry.api = await import('@opentelemetry/api');
+  telemetry.tracer = options.tracer;
+  telemetry.meter = options.meter;
+  telemetry.recordUserId = options.recordUserId ?? false;
+  generation++;
+}
+
+export function disableTelemetry(): void {
+  telemetry.tracer = undefined;
+  telemetry.meter = undefined;
+  telemetry.recordUserId = false;
+  generation++;
+}
+
+/**
+ * A set of instruments, made from the current meter the first time it is asked for; undefined while
+ * metrics are off. (The API offers no proxy for meters, so instruments cannot be made ahead of the SDK.)
+ */
+export function instrumentSet<T>(create: (meter: Api.Meter) => T): () => T | undefined {
+  let made: { generation: number; instruments: T } | undefined;
+  return () => {
+    const meter = telemetry.meter;
+    if (!meter) return undefined;
+    if (made?.generation !== generation) made = { generation, instruments: create(meter) };
+    return made.instruments;
+  };
+}
+
+/**
+ * Bucket bounds of every duration histogram, in seconds: OpenTelemetry's advice for HTTP durations, and
+ * 30 s and 60 s beyond it for the slow upstream (an upstream call's deadline is 60 s by default).
+ */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60];
+
+/** `2xx`, `4xx`, ...: what metrics label a status with, since the class is what a dashboard asks about. */
+export const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
+
+/** Methods kept as they are in attributes; any other is `_OTHER`, as OpenTelemetry's HTTP conventions say. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+export const httpMethod = (method: string): string => (KNOWN_METHODS.has(method) ? method : '_OTHER');
+
+/** Work that may wait for the current answer to leave. */
+const later: Array<() => void> = [];
+
+/**
+ * Runs `work` once this turn of the event loop has done its I/O (setImmediate), which is after the answer
+ * being prepared has been written: recording metrics and finished spans costs the caller no latency, as
+ * the execution records are written after the answer too.
+ */
+export function afterAnswer(work: () => void): void {
+  if (later.push(work) === 1) setImmediate(runLater);
+}
+
+/** Does now what `afterAnswer` put off: before spans and metrics are exported (a flush, a shutdown). */
+export function runLater(): void {
+  for (const work of later.splice(0)) work();
+}
+
+/** Wall-clock milliseconds with a fraction: a span's start time, taken before its span is made. */
+export const spanClock = (): number => performance.timeOrigin + performance.now();
+
+/** A span's options, its kind by name: the API's enum is not loaded while telemetry is off. */
+export type SpanOptions = Omit<Api.SpanOptions, 'kind'> & { kind?: keyof typeof Api.SpanKind };
+
+/**
+ * Runs `work` in a new span, active while it runs, when spans are recorded; plainly otherwise. A throw
+ * marks the span an error by the exception's name only: messages may quote an upstream or an input.
+ */
+export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Api.Span | undefined) => Promise<T>): Promise<T> {
+  const { tracer, api } = telemetry;
+  if (!tracer || !api) return work(undefined);
+  return tracer.startActiveSpan(name, { ...options, kind: api.SpanKind[options.kind ?? 'INTERNAL'] }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      failed(span, (error as Error)?.name ?? 'Error');
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Marks a span failed with `error.type`, and no message. */
+export function failed(span: Api.Span, errorType: string): void {
+  span.setAttribute('error.type', errorType);
+  span.setStatus({ code: telemetry.api!.SpanStatusCode.ERROR });
+}
+
+/** The active span's ids for a log line, when spans are recorded and one is active. */
+export function traceFields(): { trace_id: string; span_id: string } | undefined {
+  const { tracer, api } = telemetry;
+  if (!tracer || !api) return undefined;
+  const active = api.trace.getSpanContext(api.context.active());
+  return active && api.isSpanContextValid(active) ? { trace_id: active.traceId, span_id: active.spanId } : undefined;
+}
+
+/** Adds the active trace context (`traceparent`, `tracestate`) to headers or an MCP `_meta`, when spans are recorded. */
+export function injectTraceContext(carrier: Record<string, unknown>): void {
+  const { tracer, api } = telemetry;
+  if (tracer && api) api.propagation.inject(api.context.active(), carrier);
+}
+
+/** The active span's W3C traceparent, to be stored with work that runs later; undefined when spans are not recorded. */
+export function activeTraceParent(): string | undefined {
+  const carrier: { traceparent?: string } = {};
+  injectTraceContext(carrier);
+  return carrier.traceparent;
+}
+
+/** A link to the span a stored traceparent names, for a span that runs in a trace of its own; none when there is nothing to link. */
+export function linkTo(traceparent: string | null | undefined): Api.Link[] {
+  const { tracer, api } = telemetry;
+  if (!tracer || !api || !traceparent) return [];
+  const linked = api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, { traceparent }));
+  return linked && api.isSpanContextValid(linked) ? [{ context: linked }] : [];
+}
