@@ -2,7 +2,7 @@
 # The engine as a container: `quiver serve` on port 9099, data in the /data volume, as the unprivileged user node.
 #   docker build -t quiver-engine .
 #   docker run -p 127.0.0.1:9099:9099 -v quiver-data:/data quiver-engine
-# compose.yaml runs it with PostgreSQL.
+# compose.yaml runs two of it behind HAProxy, with PostgreSQL and Redis.
 
 # 1. Build the workspaces and pack them into the same tarball `npm run pack` writes.
 FROM node:20-bookworm-slim AS build

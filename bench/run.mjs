@@ -2,6 +2,7 @@
 // engine's overhead and throughput. Writes bench/results.json and prints the README's table.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -124,21 +125,40 @@ let overhead;
 const engine = {};
 try {
   overhead = await callOverhead(emulator.url);
-  for (const [name, database] of [
-    ['sqlite', undefined],
-    ['postgres', await postgresBenchSchema()],
-  ]) {
-    if (database === null) {
-      log('engine on postgres: skipped, no PostgreSQL at 127.0.0.1:5432');
-      continue;
-    }
+  log(
+    'engine on sqlite: POST /v1/tools/execute (telemetry off, then on) vs a bare proxy vs direct, then 1,000 executions at concurrency 1 and 32 each way ...',
+  );
+  engine.sqlite = await engineBench(emulator.url, overhead.campaignId, undefined);
+  const database = await postgresBenchSchema();
+  const redisUrl = database && (await redisBenchUrl());
+  if (database === null) log('engine on postgres: skipped, no PostgreSQL at 127.0.0.1:5432');
+  else {
+    if (redisUrl === null) log('engine on postgres: limits through Redis and two engine processes skipped, no Redis at 127.0.0.1:6379');
     log(
-      `engine on ${name}: POST /v1/tools/execute (telemetry off, then on) vs a bare proxy vs direct, then 1,000 executions at concurrency 1 and 32 each way ...`,
+      `engine on postgres: POST /v1/tools/execute with limits in memory, off${redisUrl ? ', through Redis, and two engine processes through Redis' : ''} (then telemetry on) vs a bare proxy vs direct, then 1,000 executions at concurrency 1 and 32 each ...`,
     );
-    engine[name] = await engineBench(emulator.url, overhead.campaignId, database);
+    try {
+      engine.postgres = await engineBench(emulator.url, overhead.campaignId, database, { redisUrl });
+    } finally {
+      await dropBenchSchema(database);
+    }
   }
 } finally {
   emulator.stop();
+}
+
+/** The bench's schema, dropped once its engines have stopped, so that runs leave nothing behind. */
+async function dropBenchSchema(database) {
+  const target = new URL(database);
+  const schema = /search_path=(\w+)/.exec(target.searchParams.get('options') ?? '')?.[1];
+  target.searchParams.delete('options');
+  const client = new pg.Client({ connectionString: target.toString() });
+  try {
+    await client.connect();
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** A fresh schema on the local PostgreSQL, or null when none answers. */
@@ -157,6 +177,22 @@ async function postgresBenchSchema() {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** The local Redis's URL when it answers PING, or null. */
+async function redisBenchUrl() {
+  const url = process.env.QUIVER_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port || 6379), hostname, () => socket.write('PING\r\n'));
+    socket.setTimeout(1500, () => socket.destroy());
+    socket.once('data', (data) => {
+      resolve(data.toString().startsWith('+PONG') ? url : null);
+      socket.end();
+    });
+    socket.once('error', () => resolve(null));
+    socket.once('close', () => resolve(null));
+  });
 }
 
 /** Bytes on disk of each toolkit's committed catalog (every packages/toolkits/src/<folder>/catalog.json). */
@@ -211,8 +247,26 @@ const engineRows = Object.entries(engine).flatMap(([name, e]) => [
   `| engine on ${name}: the same request through a bare pass-through proxy / directly, median | ${e.proxy.medianMs} ms / ${e.direct.medianMs} ms | |`,
   `| engine on ${name}: ratio to the bare proxy (to the direct call), at the median | ${e.ratioToProxy} (${e.ratioMedian}) | ${proxyTarget[name]} |`,
   `| engine on ${name}: executions per second at concurrency 1 / 32 | ${e.executionsPerSecond.concurrency1} / ${e.executionsPerSecond.concurrency32} | |`,
+  ...limitRows(name, e),
   `| engine on ${name} with tracing and metrics exported over OTLP (loopback receiver): median; ratio to the bare proxy; executions per second at concurrency 1 / 32 | ${e.telemetry.execute.medianMs} ms; ${e.telemetry.ratioToProxy}; ${e.telemetry.executionsPerSecond.concurrency1} / ${e.telemetry.executionsPerSecond.concurrency32} | |`,
 ]);
+/** PostgreSQL's rows of the limits (off, in memory as in the rows above, through Redis) and of two engine processes. */
+function limitRows(name, e) {
+  const { limits } = e;
+  if (!limits) return [];
+  const blocks = (s) => `${s.median} (${s.min} to ${s.max})`;
+  const ratio = (x) => `${x.ratioToProxy} (${x.ratioToProxyByBlock.min} to ${x.ratioToProxyByBlock.max})`;
+  const redis = limits.redis ? ' / through Redis' : '';
+  return [
+    `| engine on ${name}: ratio to the bare proxy at the median (each block's, lowest to highest), limits off / in memory${redis} | ${[limits.off, e, limits.redis].filter(Boolean).map(ratio).join(' / ')} | |`,
+    `| engine on ${name}: an execution with limits on over one with them off, block by block: median (lowest to highest), in memory${redis} | ${[limits.memoryToOff, limits.redisToOff].filter(Boolean).map(blocks).join(' / ')} | |`,
+    ...(limits.twoRedis
+      ? [
+          `| engine on ${name}: executions per second at concurrency 32, one / two engine processes (limits through Redis; the two sent requests in turn) | ${limits.redis.executionsPerSecond.concurrency32} / ${limits.twoRedis.executionsPerSecond.concurrency32} | |`,
+        ]
+      : []),
+  ];
+}
 console.log(
   [
     '| measure | result | target |',

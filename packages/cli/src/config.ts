@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { upstreamSettings, type Tool, type UpstreamClientOptions } from '@quiver/core';
 // Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
 import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
+import { limitSettings, type LimitSettings } from '@quiver/engine/limit-settings';
 import { telemetrySettings, type TelemetrySettings } from '@quiver/engine/telemetry-settings';
 
 /** Where each toolkit's upstream is and which credentials local calls (`call`, `mcp`, `worker`) use. */
@@ -50,12 +51,20 @@ export interface Settings {
   allowedOrigins: string[];
   /** Proxies whose X-Forwarded-For names the client address (the authorization server's rate limits count by it). */
   trustedProxies: string[];
-  /** Limits of every upstream call: the deadline covering all attempts, and the largest answer read. */
+  /** The Redis engine processes share limits and upstream budgets through (`REDIS_URL`). */
+  redisUrl?: string;
+  /** Put before every key the engine keeps in that Redis (`QUIVER_REDIS_PREFIX`). */
+  redisPrefix: string;
+  /** The engine's limits: requests a minute and tool calls in flight per key, per user and per client address. */
+  limits: LimitSettings;
+  /** Limits of every upstream call: the deadline covering all attempts, the largest answer read, the longest wait for a spent rate-limit budget. */
   upstreamLimits: UpstreamClientOptions;
   /** Days the engine keeps audit events (0: for ever). */
   auditRetentionDays: number;
-  /** Seconds a stopping engine keeps serving while it answers not ready, before it closes. */
+  /** Seconds a stopping engine keeps serving while it answers not ready, before it refuses new requests. */
   drainSeconds: number;
+  /** Then seconds the requests and scheduled executions in flight have to finish, before they are cut. */
+  drainTimeoutSeconds: number;
   /** The secret the engine signs worker calls with (`quiver worker`); the variable it came from names it in errors. */
   workerSecret: { variable: string; value?: string };
   /** Base URLs, tokens and secrets from the config file and the environment (flags of `call` are layered on later). */
@@ -170,6 +179,42 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'none: the peer address counts (comma-separated addresses or CIDR ranges, e.g. `10.0.0.0/8`)',
   },
   {
+    setting: 'Redis shared by engine processes for limits and upstream budgets (see [Many replicas](#many-replicas))',
+    env: 'REDIS_URL',
+    default: 'none: each process counts alone',
+  },
+  {
+    setting: 'what the engine puts before each of its keys in that Redis (deployments sharing one Redis)',
+    env: 'QUIVER_REDIS_PREFIX',
+    default: '`quiver:`',
+  },
+  {
+    setting:
+      'requests a minute per API key: one number, or by role (see [Limits](#limits); `0` turns a limit off; a key may have its own, `quiver keys update --rpm`)',
+    env: 'QUIVER_LIMIT_KEY_RPM',
+    default: '`admin:1200,service:6000,user:600`',
+  },
+  {
+    setting: 'tool calls in flight per API key: one number, or by role (a key may have its own, `--concurrency`)',
+    env: 'QUIVER_LIMIT_KEY_CONCURRENCY',
+    default: '`admin:50,service:200,user:10`',
+  },
+  {
+    setting: 'requests a minute per user acted for (executions and MCP requests), whichever key acts for them',
+    env: 'QUIVER_LIMIT_USER_RPM',
+    default: '`300`',
+  },
+  {
+    setting: 'tool calls in flight per user acted for',
+    env: 'QUIVER_LIMIT_USER_CONCURRENCY',
+    default: '`10`',
+  },
+  {
+    setting: 'requests a minute per client address without a valid API key (health, readiness and the authorization server apart)',
+    env: 'QUIVER_LIMIT_ADDRESS_RPM',
+    default: '`600`',
+  },
+  {
     setting: "one upstream call's deadline in milliseconds, every retry included",
     env: 'QUIVER_UPSTREAM_DEADLINE_MS',
     default: '`60000`',
@@ -180,14 +225,25 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: '`10485760` (10 MB)',
   },
   {
+    setting:
+      "the longest a call waits, in milliseconds and within its deadline, for its credential's spent upstream rate-limit budget (see [Errors and retries](#errors-and-retries))",
+    env: 'QUIVER_UPSTREAM_WAIT_MS',
+    default: '`0`: the call fails at once, nothing sent',
+  },
+  {
     setting: 'days the audit trail of administrative changes is kept (`0` keeps it for ever)',
     env: 'QUIVER_AUDIT_RETENTION_DAYS',
     default: '`90`',
   },
   {
-    setting: 'seconds a stopping engine keeps serving while `GET /v1/ready` answers 503, before it closes (0 to 300)',
+    setting: 'seconds a stopping engine keeps serving everything while `GET /v1/ready` answers 503, so that load balancers stop sending requests (0 to 300)',
     env: 'QUIVER_DRAIN_SECONDS',
     default: '`0`',
+  },
+  {
+    setting: 'then seconds the requests and scheduled executions in flight have to finish while new requests get 503; past it they are cut (0 to 600)',
+    env: 'QUIVER_DRAIN_TIMEOUT_SECONDS',
+    default: '`25`',
   },
   {
     setting: 'worker secret (`quiver worker`)',
@@ -266,9 +322,13 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools,
     projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? 'Quiver',
     allowedOrigins: allowedOriginsOf(env.QUIVER_ALLOWED_ORIGINS),
     trustedProxies: trustedProxiesOf(env.QUIVER_TRUSTED_PROXIES),
+    redisUrl: redisUrlOf(env.REDIS_URL),
+    redisPrefix: env.QUIVER_REDIS_PREFIX ?? 'quiver:',
+    limits: usage(() => limitSettings(env)),
     upstreamLimits: usage(() => upstreamSettings(env)),
     auditRetentionDays: wholeNumber('QUIVER_AUDIT_RETENTION_DAYS', env.QUIVER_AUDIT_RETENTION_DAYS, 90, 'days (0 keeps events for ever)'),
     drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, 0, 'seconds from 0 to 300', 300),
+    drainTimeoutSeconds: wholeNumber('QUIVER_DRAIN_TIMEOUT_SECONDS', env.QUIVER_DRAIN_TIMEOUT_SECONDS, 25, 'seconds from 0 to 600', 600),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
     upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
     authProviders,
@@ -312,6 +372,14 @@ function allowedOriginsOf(setting: string | undefined): string[] {
     if (url.origin !== origin.replace(/\/$/, '')) throw new UsageError(`QUIVER_ALLOWED_ORIGINS: '${origin}' is not an origin (scheme, host and port only)`);
     return url.origin;
   });
+}
+
+/** REDIS_URL: a redis:// or rediss:// URL, checked now rather than at the first limit. */
+function redisUrlOf(setting: string | undefined): string | undefined {
+  if (setting === undefined) return undefined;
+  const url = URL.parse(setting);
+  if (url?.protocol !== 'redis:' && url?.protocol !== 'rediss:') throw new UsageError('REDIS_URL must be a redis:// or rediss:// URL');
+  return setting;
 }
 
 /** QUIVER_TRUSTED_PROXIES: comma-separated IP addresses or CIDR ranges of the proxies in front of the engine. */

@@ -1,14 +1,23 @@
 /**
  * How the long-running commands end: SIGINT and SIGTERM (and, for a stdio server, the end of standard
  * input) close what the command opened and exit 0; a close that hangs is cut short so the process is gone
- * within 5 s (after the engine's drain time, when one is set). Errors at start-up end the process at once, on one line of standard error.
+ * within 5 s (after the engine's drain, when it has work in flight or a drain time is set: `drainMs`
+ * covers it all). A second SIGINT or SIGTERM while closing exits at once, without waiting for the work in
+ * flight, with the status a shell gives a process ended by that signal (130, 143). Errors at start-up end
+ * the process at once, on one line of standard error.
  */
 import { createServer } from 'node:net';
+import { constants } from 'node:os';
 
 const CLOSE_LIMIT_MS = 4_000;
 
 export function closeOnStop(close: () => Promise<void>, { stdin = false, drainMs = 0 } = {}): void {
   let stopping = false;
+  const signalled = (signal: NodeJS.Signals) => {
+    if (!stopping) return stop();
+    console.error(`quiver: ${signal} again while closing; exiting at once, without waiting for the work in flight`);
+    process.exit(128 + constants.signals[signal]);
+  };
   const stop = () => {
     if (stopping) return;
     stopping = true;
@@ -24,8 +33,8 @@ export function closeOnStop(close: () => Promise<void>, { stdin = false, drainMs
       },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', signalled);
+  process.on('SIGTERM', signalled);
   // A client that goes away closes our standard input; that is the end of the session.
   if (stdin) process.stdin.once('end', stop).once('close', stop);
 }

@@ -132,19 +132,22 @@ addServingOptions(program.command('serve'))
     const telemetry = await openTelemetry(settings, { prometheus: true });
     const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
     const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const { dataDir, database, masterKey, publicUrl, projectName, authorizationServer, allowedOrigins, trustedProxies, upstreamLimits } = settings;
     const config = engineConfig({
-      dataDir,
-      database,
-      masterKey,
-      publicUrl,
-      projectName,
-      authorizationServer,
-      allowedOrigins,
-      trustedProxies,
-      upstreamLimits,
+      dataDir: settings.dataDir,
+      database: settings.database,
+      masterKey: settings.masterKey,
+      publicUrl: settings.publicUrl,
+      projectName: settings.projectName,
+      authorizationServer: settings.authorizationServer,
+      allowedOrigins: settings.allowedOrigins,
+      trustedProxies: settings.trustedProxies,
+      redisUrl: settings.redisUrl,
+      redisPrefix: settings.redisPrefix,
+      limits: settings.limits,
+      upstreamLimits: settings.upstreamLimits,
       auditRetentionDays: settings.auditRetentionDays,
       drainSeconds: settings.drainSeconds,
+      drainTimeoutSeconds: settings.drainTimeoutSeconds,
       host: options.host,
       port,
     });
@@ -169,7 +172,8 @@ addServingOptions(program.command('serve'))
           .close()
           .then(() => setup.close())
           .then(() => telemetry?.shutdown()),
-      { drainMs: settings.drainSeconds * 1000 },
+      // The close limit covers the whole drain: serving while not ready, then the work in flight finishing.
+      { drainMs: (settings.drainSeconds + settings.drainTimeoutSeconds) * 1000 },
     );
     if (authProviders.length) await running.engine.oauth.applyProviders(authProviders);
     const mode = options.sandbox ? ' (sandbox: every toolkit points at the local emulators)' : '';
@@ -256,7 +260,9 @@ keys
     ).choices(['admin', 'service', 'user']),
   )
   .option('--user <id>', 'the one user a user key acts as')
-  .action(async (options: { name: string; role?: 'admin' | 'service' | 'user'; user?: string } & SettingFlags) => {
+  .option('--rpm <n>', "requests a minute for this key (0: no limit; default: its role's, QUIVER_LIMIT_KEY_RPM)")
+  .option('--concurrency <n>', "tool calls in flight for this key (0: no limit; default: its role's, QUIVER_LIMIT_KEY_CONCURRENCY)")
+  .action(async (options: { name: string; role?: 'admin' | 'service' | 'user'; user?: string } & LimitFlags & SettingFlags) => {
     const { checkedScope } = await import('@quiver/engine');
     const scope = { role: options.role ?? (options.user === undefined ? 'admin' : 'user'), userId: options.user } as const;
     try {
@@ -264,13 +270,36 @@ keys
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
+    const limits = keyLimitsOf(options);
     await withStore(options, async (db, { createApiKey, AuditTrail, commandLineActor }) => {
-      const { key, info } = await createApiKey(db, options.name, scope);
-      const change = { name: info.name, prefix: info.prefix, role: info.role, user_id: info.user_id };
+      const { key, info } = await createApiKey(db, options.name, scope, limits);
+      const change = { name: info.name, prefix: info.prefix, role: info.role, user_id: info.user_id, rpm: info.rpm, concurrency: info.concurrency };
       await new AuditTrail(db).record({ action: 'api_key.created', target: info.id, change }, { actor: commandLineActor() });
       console.log(key);
       const who = info.user_id ? ` for user ${info.user_id}` : '';
       console.error(`created ${info.role} API key ${info.prefix}…${who} (${info.name}, id ${info.id}); it is not shown again`);
+    });
+  });
+
+keys
+  .command('update')
+  .description("change an API key's own limits (by id or prefix); running engines apply them within a second")
+  .argument('<key>', 'the id or prefix `quiver keys list` shows')
+  .option('--rpm <n>', "requests a minute for this key (0: no limit), or `default` for its role's")
+  .option('--concurrency <n>', "tool calls in flight for this key (0: no limit), or `default` for its role's")
+  .addOption(configOption)
+  .addOption(dataDirOption)
+  .action(async (idOrPrefix: string, options: LimitFlags & SettingFlags) => {
+    const limits = keyLimitsOf(options);
+    if (limits.rpm === undefined && limits.concurrency === undefined) throw new UsageError('nothing to change: give --rpm, --concurrency or both');
+    await withStore(options, async (db, { updateApiKeyLimits, differences, AuditTrail, commandLineActor }) => {
+      const changed = await updateApiKeyLimits(db, idOrPrefix, limits);
+      if (!changed) throw new UsageError(`no active API key with id or prefix '${idOrPrefix}'`);
+      const view = ({ name, prefix, role, user_id, rpm, concurrency }: typeof changed.after) => ({ name, prefix, role, user_id, rpm, concurrency });
+      const change = differences(view(changed.before), view(changed.after));
+      await new AuditTrail(db).record({ action: 'api_key.updated', target: changed.after.id, change }, { actor: commandLineActor() });
+      const shown = (value: number | null) => (value === null ? "its role's default" : value === 0 ? 'no limit' : String(value));
+      console.error(`updated ${changed.after.prefix}…: rpm ${shown(changed.after.rpm)}, concurrency ${shown(changed.after.concurrency)}`);
     });
   });
 
@@ -283,7 +312,11 @@ keys
     await withStore(options, async (db, { listApiKeys }) => {
       for (const key of await listApiKeys(db)) {
         const role = key.user_id ? `${key.role}:${key.user_id}` : key.role;
-        console.log(`${key.id}  ${key.prefix}…  ${role}  ${key.name}  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`);
+        // A key's own limits, where it has them (otherwise its role's).
+        const limits = `${key.rpm === null ? '' : `  rpm ${key.rpm}`}${key.concurrency === null ? '' : `  concurrency ${key.concurrency}`}`;
+        console.log(
+          `${key.id}  ${key.prefix}…  ${role}  ${key.name}  created ${key.created_at}${limits}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`,
+        );
       }
     });
   });
@@ -298,11 +331,24 @@ keys
     await withStore(options, async (db, { findActiveKey, revokeApiKey, AuditTrail, commandLineActor }) => {
       const key = await findActiveKey(db, idOrPrefix);
       if (!key || !(await revokeApiKey(db, key.id))) throw new UsageError(`no active API key with id or prefix '${idOrPrefix}'`);
-      const change = { name: key.name, prefix: key.prefix, role: key.role, user_id: key.user_id };
+      const change = { name: key.name, prefix: key.prefix, role: key.role, user_id: key.user_id, rpm: key.rpm, concurrency: key.concurrency };
       await new AuditTrail(db).record({ action: 'api_key.revoked', target: key.id, change }, { actor: commandLineActor() });
       console.error(`revoked ${idOrPrefix}`);
     });
   });
+
+type LimitFlags = { rpm?: string; concurrency?: string };
+
+/** `--rpm` and `--concurrency`: a whole number from 0 (0: no limit), or `default` for the role's (null). */
+function keyLimitsOf(options: LimitFlags): { rpm?: number | null; concurrency?: number | null } {
+  const limit = (flag: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    if (text === 'default') return null;
+    if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number (0: no limit) or 'default', got '${text}'`);
+    return Number(text);
+  };
+  return { rpm: limit('--rpm', options.rpm), concurrency: limit('--concurrency', options.concurrency) };
+}
 
 /** Opens the engine's store (as `serve` would) for one command. */
 async function withStore(

@@ -109,6 +109,23 @@ describe('resolveSettings', () => {
     expect(() => settings({ env: { QUIVER_DRAIN_SECONDS: '301' } })).toThrow(/QUIVER_DRAIN_SECONDS/);
   });
 
+  it('reads the upstream limits, a wait for a spent rate-limit budget of 0 (fail at once) included', () => {
+    expect(settings().upstreamLimits).toEqual({});
+    expect(settings({ env: { QUIVER_UPSTREAM_DEADLINE_MS: '30000', QUIVER_UPSTREAM_WAIT_MS: '5000' } }).upstreamLimits).toEqual({
+      deadlineMs: 30_000,
+      budgetWaitMs: 5_000,
+    });
+    expect(settings({ env: { QUIVER_UPSTREAM_WAIT_MS: '0' } }).upstreamLimits).toEqual({ budgetWaitMs: 0 });
+    for (const value of ['-1', '1.5', '5s']) {
+      expect(() => settings({ env: { QUIVER_UPSTREAM_WAIT_MS: value } })).toThrow(
+        new UsageError(`QUIVER_UPSTREAM_WAIT_MS must be a whole number (0 or more), not "${value}".`),
+      );
+    }
+    expect(() => settings({ env: { QUIVER_UPSTREAM_DEADLINE_MS: '0' } })).toThrow(
+      new UsageError('QUIVER_UPSTREAM_DEADLINE_MS must be a positive whole number, not "0".'),
+    );
+  });
+
   it('takes the worker secret from flags or the environment', () => {
     expect(settings({ flags: { secret: 's1' } }).workerSecret).toEqual({ variable: 'QUIVER_WORKER_SECRET', value: 's1' });
     expect(settings({ env: { QUIVER_WORKER_SECRET: 's2' } }).workerSecret.value).toBe('s2');

@@ -25,7 +25,7 @@ describe('quiver keys in the audit trail', () => {
       expect(total_count).toBe(2);
       const id = items[0]!.target.id;
       const actor = { type: 'cli', key_id: null, key_prefix: null, name: expect.stringContaining(hostname()), role: null };
-      const change = { name: 'deploy bot', prefix: key.slice(0, 10), role: 'service', user_id: null };
+      const change = { name: 'deploy bot', prefix: key.slice(0, 10), role: 'service', user_id: null, rpm: null, concurrency: null };
       expect(items.map(({ action, target, actor, client_address, change }) => ({ action, target, actor, client_address, change }))).toEqual([
         { action: 'api_key.revoked', target: { type: 'api_key', id }, actor, client_address: null, change },
         { action: 'api_key.created', target: { type: 'api_key', id }, actor, client_address: null, change },

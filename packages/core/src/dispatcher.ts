@@ -57,7 +57,15 @@ export interface CallOptions {
   /** The HTTP request that made the call and the API key it came with (its id, never the key), for the call's log line. */
   requestId?: string;
   keyId?: string;
+  /**
+   * Asked once the call is about to run (its input checked, before any credential is looked up): the
+   * engine's limits of calls in flight. A refusal is the call's result; an admitted call is released when it ends.
+   */
+  admit?: () => Promise<Admission>;
 }
+
+/** A call let through (to be released once it has ended), or refused with an error for the caller. */
+export type Admission = { release(): void } | { refused: ToolError };
 
 /** What is recorded of every call: names and outcome, never inputs, tokens or secrets. */
 export interface CallRecord {
@@ -169,13 +177,19 @@ export class Dispatcher {
         tool = found.tool;
         source = found.source.id;
         const run = async (args: Record<string, unknown>): Promise<ToolResult> => {
-          const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);
-          if ('refused' in resolved) {
-            authorization = resolved.authorization;
-            return { error: resolved.refused };
+          const admission = await options.admit?.();
+          if (admission && 'refused' in admission) return { error: admission.refused };
+          try {
+            const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);
+            if ('refused' in resolved) {
+              authorization = resolved.authorization;
+              return { error: resolved.refused };
+            }
+            credentials = credentialForms(found.tool, resolved);
+            return redactResult(await found.source.invoke(found.tool, args, { executionId, userId: options.userId, ...resolved }), credentials);
+          } finally {
+            admission?.release();
           }
-          credentials = credentialForms(found.tool, resolved);
-          return redactResult(await found.source.invoke(found.tool, args, { executionId, userId: options.userId, ...resolved }), credentials);
         };
         const policy = options.policy ?? this.options.policy;
         // The policy refuses before any credential is looked up: a refused tool starts no OAuth flow.

@@ -6,6 +6,8 @@ export const errorKinds = [
   'TOOL_RUNTIME_RETRY',
   'TOOL_RUNTIME_CONTEXT_REQUIRED',
   'TOOL_RUNTIME_FATAL',
+  /** The engine's own limits refused the call (requests per minute, calls in flight); `retry_after_ms` says when to come back. */
+  'TOOL_RUNTIME_RATE_LIMIT',
   'TOOL_REQUIREMENTS_NOT_MET',
   'UPSTREAM_RUNTIME_BAD_REQUEST',
   'UPSTREAM_RUNTIME_AUTH_ERROR',
@@ -43,6 +45,7 @@ export type NextPage = Record<string, unknown>;
 
 const retryableKinds = new Set<ErrorKind>([
   'TOOL_RUNTIME_RETRY',
+  'TOOL_RUNTIME_RATE_LIMIT',
   'UPSTREAM_RUNTIME_RATE_LIMIT',
   'UPSTREAM_RUNTIME_SERVER_ERROR',
   'NETWORK_TRANSPORT_RUNTIME_TIMEOUT',
@@ -65,10 +68,13 @@ export function unexpectedFailure(message: string, cause: unknown): { error: Too
 
 export const isError = (result: ToolResult): result is { error: ToolError } => 'error' in result;
 
-/** Kind of an upstream HTTP failure; a 403 that carries exhausted rate-limit headers is a rate limit. */
+/**
+ * Kind of an upstream HTTP failure; a 403 that carries exhausted rate-limit headers, or a Retry-After
+ * (GitHub's secondary limits), is a rate limit.
+ */
 export function kindOfStatus(status: number, headers: Record<string, string | string[] | undefined>): ErrorKind {
   if (status === 429) return 'UPSTREAM_RUNTIME_RATE_LIMIT';
-  if (status === 403 && headers['x-ratelimit-remaining'] === '0') return 'UPSTREAM_RUNTIME_RATE_LIMIT';
+  if (status === 403 && (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)) return 'UPSTREAM_RUNTIME_RATE_LIMIT';
   if (status === 401 || status === 403) return 'UPSTREAM_RUNTIME_AUTH_ERROR';
   if (status === 404) return 'UPSTREAM_RUNTIME_NOT_FOUND';
   if (status === 422) return 'UPSTREAM_RUNTIME_VALIDATION_ERROR';

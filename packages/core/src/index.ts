@@ -6,6 +6,7 @@ export * from './validation.js';
 export * from './input.js';
 export * from './request.js';
 export * from './upstream.js';
+export * from './budgets.js';
 export * from './answer-shape.js';
 export * from './execute.js';
 export * from './formats.js';

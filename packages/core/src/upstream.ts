@@ -1,11 +1,13 @@
 /**
  * The upstream HTTP client: pooled keep-alive connections (undici), connect and per-attempt timeouts,
- * one deadline for the whole call, a bounded response size, and retries only where a repeat cannot do harm.
+ * one deadline for the whole call, a bounded response size, retries only where a repeat cannot do harm,
+ * and the upstreams' rate-limit budgets (budgets.ts): a call whose credential's budget is spent is not sent.
  */
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
-import { kindOfStatus, toolError, type ToolError } from './errors.js';
+import { readBudget, retryAfterHeader, resetTime, UpstreamBudgets, waitOf, type RequestBudget } from './budgets.js';
+import { kindOfStatus, toolError, type ErrorKind, type ToolError } from './errors.js';
 import { headerValueProblem, type UpstreamRequest } from './request.js';
 import { afterAnswer, DURATION_BUCKETS, failed, httpMethod, instrumentSet, spanClock, statusClass, telemetry } from './telemetry.js';
 import type { HttpMethod } from './tool.js';
@@ -55,6 +57,13 @@ export interface UpstreamClientOptions {
   retryBaseDelayMs?: number;
   /** A longer Retry-After is not waited for: the rate-limit error goes back to the caller. */
   maxRetryAfterMs?: number;
+  /**
+   * The longest a call not yet sent waits for its credential's spent upstream budget (within its deadline)
+   * rather than failing at once with nothing sent. Default 0: it fails at once.
+   */
+  budgetWaitMs?: number;
+  /** The upstreams' rate-limit budgets. Default: kept in this process's memory. */
+  budgets?: UpstreamBudgets;
   /** Connections per upstream origin. */
   connections?: number;
 }
@@ -63,18 +72,22 @@ export interface UpstreamClientOptions {
  * The limits a deployment may set, from the environment:
  *   QUIVER_UPSTREAM_DEADLINE_MS        one call's deadline, every retry included (default 60000)
  *   QUIVER_UPSTREAM_MAX_RESPONSE_BYTES the largest upstream answer read (default 10485760, 10 MB)
+ *   QUIVER_UPSTREAM_WAIT_MS            the longest a call waits for a spent upstream budget (default 0: it fails at once)
  */
 export function upstreamSettings(env: Record<string, string | undefined>): UpstreamClientOptions {
-  const positive = (name: string): number | undefined => {
+  const wholeNumber = (name: string, least: number): number | undefined => {
     const text = env[name];
     if (text === undefined || text === '') return undefined;
     const value = Number(text);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(text)}.`);
+    if (!Number.isInteger(value) || value < least) {
+      throw new Error(`${name} must be a ${least > 0 ? 'positive ' : ''}whole number${least > 0 ? '' : ' (0 or more)'}, not ${JSON.stringify(text)}.`);
+    }
     return value;
   };
-  const deadlineMs = positive('QUIVER_UPSTREAM_DEADLINE_MS');
-  const maxResponseBytes = positive('QUIVER_UPSTREAM_MAX_RESPONSE_BYTES');
-  return { ...(deadlineMs && { deadlineMs }), ...(maxResponseBytes && { maxResponseBytes }) };
+  const deadlineMs = wholeNumber('QUIVER_UPSTREAM_DEADLINE_MS', 1);
+  const maxResponseBytes = wholeNumber('QUIVER_UPSTREAM_MAX_RESPONSE_BYTES', 1);
+  const budgetWaitMs = wholeNumber('QUIVER_UPSTREAM_WAIT_MS', 0);
+  return { ...(deadlineMs && { deadlineMs }), ...(maxResponseBytes && { maxResponseBytes }), ...(budgetWaitMs !== undefined && { budgetWaitMs }) };
 }
 
 /** Methods whose repetition cannot create a second effect. POST and PATCH are never repeated. */
@@ -95,9 +108,11 @@ const loadUndici = async (): Promise<Undici> => (undici ??= await importUndici()
 export class UpstreamClient {
   // Made with the first request, once undici is loaded, and held as it is: later requests wait for nothing.
   private agent: Agent | undefined;
-  private readonly options: Required<UpstreamClientOptions>;
+  private readonly options: Required<Omit<UpstreamClientOptions, 'budgets'>>;
+  readonly budgets: UpstreamBudgets;
 
-  constructor(options: UpstreamClientOptions = {}) {
+  constructor({ budgets, ...options }: UpstreamClientOptions = {}) {
+    this.budgets = budgets ?? new UpstreamBudgets();
     this.options = {
       connectTimeoutMs: 5_000,
       timeoutMs: 30_000,
@@ -106,6 +121,7 @@ export class UpstreamClient {
       maxRetries: 2,
       retryBaseDelayMs: 250,
       maxRetryAfterMs: 10_000,
+      budgetWaitMs: 0,
       connections: 64,
       ...options,
     };
@@ -136,15 +152,38 @@ export class UpstreamClient {
     const canRetry = SAFE_TO_RETRY.has(request.method);
     const deadline = Date.now() + this.options.deadlineMs;
     const observed = telemetry.tracer !== undefined || telemetry.meter !== undefined;
+    const budget = this.budgets.budgetOf(request);
     /** Why the attempt under way is a retry: the kind of the failure before it. */
     let retryReason: string | undefined;
     for (let attempt = 0; ; attempt++) {
+      if (budget) {
+        // Synchronous, and 0, while nothing is known of this upstream's budgets: the common case costs no await.
+        const wait = this.budgets.wait(budget);
+        if (wait !== 0) {
+          const refused = await this.admit(request, budget, await wait, attempt, deadline, toolkit);
+          if (refused) return { error: refused };
+        }
+      }
       const timeoutMs = Math.min(this.options.timeoutMs, deadline - Date.now());
       const startedAt = observed ? spanClock() : 0;
       const outcome = await this.attempt(request, timeoutMs);
       if (observed) observeAttempt(request, outcome, { toolkit, attempt, retryReason, startedAt });
-      if ('response' in outcome && outcome.response.status < 400) return outcome;
-      const error = 'response' in outcome ? httpError(request, outcome.response) : outcome.error;
+      if ('response' in outcome && outcome.response.status < 400) {
+        const reading = readBudget(outcome.response.headers, false, budget?.resource ?? 'core', this.budgets.now());
+        if (reading && budget) await this.budgets.record(budget, reading);
+        return outcome;
+      }
+      let error: ToolError;
+      if ('response' in outcome) {
+        const kind = kindOfStatus(outcome.response.status, outcome.response.headers);
+        const resource = budget?.resource ?? 'core';
+        // One reading of the clock: the wait reported is the one the answer asked for, to the millisecond.
+        const readAt = this.budgets.now();
+        const reading = readBudget(outcome.response.headers, kind === 'UPSTREAM_RUNTIME_RATE_LIMIT', resource, readAt);
+        if (reading && budget) await this.budgets.record(budget, reading);
+        // A rate limit's wait, whatever the dialect said it in; the retry below waits that long, and the budget agrees.
+        error = httpError(request, outcome.response, kind, reading && waitOf(reading, resource, readAt));
+      } else error = outcome.error;
       retryReason = error.kind;
       const delay = canRetry && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
       const cutShort = timeoutMs < this.options.timeoutMs && error.kind === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT';
@@ -153,6 +192,36 @@ export class UpstreamClient {
       if (Date.now() + delay >= deadline) return { error: pastDeadline(error, this.options.deadlineMs, attempt + 1) };
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
+  }
+
+  /**
+   * The one gate before every attempt, once the budget says `wait` (ms): while the credential's budget is
+   * spent, the call waits for it when it may (a call not yet sent up to `budgetWaitMs`; a retry, whose
+   * caller already waits for it, up to `maxRetryAfterMs`, as for a Retry-After) and can within its
+   * deadline; otherwise it fails with nothing sent.
+   */
+  private async admit(
+    request: UpstreamRequest,
+    budget: RequestBudget,
+    wait: number,
+    attempt: number,
+    deadline: number,
+    toolkit?: string,
+  ): Promise<ToolError | undefined> {
+    const mayWait = attempt === 0 ? this.options.budgetWaitMs : this.options.maxRetryAfterMs;
+    let waited = 0;
+    while (wait > 0) {
+      if (waited + wait > mayWait || Date.now() + wait >= deadline) {
+        throttled(toolkit, 'failed', wait);
+        return budgetSpent(request, budget, wait, this.budgets.now(), attempt);
+      }
+      waited += wait;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      // Another process may have spent it again meanwhile.
+      wait = await this.budgets.wait(budget);
+    }
+    if (waited > 0) throttled(toolkit, 'waited', waited);
+    return undefined;
   }
 
   async close(): Promise<void> {
@@ -207,7 +276,36 @@ const attemptInstruments = instrumentSet((meter) => ({
   retries: meter.createCounter('quiver.upstream.retries', {
     description: 'Upstream attempts that repeated a failed one, by toolkit and the failure repeated.',
   }),
+  throttled: meter.createCounter('quiver.upstream.throttled', {
+    description: "Upstream calls held by their credential's spent rate-limit budget, by toolkit and outcome: failed with nothing sent, or waited, then sent.",
+  }),
 }));
+
+/** A call held by a spent budget, on the tool call's span and in the metrics: no credential, no hash, no host. */
+function throttled(toolkit: string | undefined, outcome: 'failed' | 'waited', ms: number): void {
+  if (telemetry.tracer) {
+    telemetry.api!.trace.getActiveSpan()?.setAttributes({ 'quiver.upstream.throttled': outcome, 'quiver.upstream.throttle.wait_ms': Math.ceil(ms) });
+  }
+  const instruments = attemptInstruments();
+  if (instruments) afterAnswer(() => instruments.throttled.add(1, { 'quiver.toolkit': toolkit ?? '_OTHER', 'quiver.throttle.outcome': outcome }));
+}
+
+/** The answer to a call not sent because its credential's budget is spent: when it comes back, and that nothing was sent. */
+function budgetSpent(request: UpstreamRequest, budget: RequestBudget, waitMs: number, now: number, attempt: number): ToolError {
+  const host = budget.origin.slice(budget.origin.indexOf('//') + 2);
+  const at = new Date(now + waitMs).toISOString();
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  // A retry held here follows a rate-limit refusal, which the upstream did not act on either.
+  const sent = attempt === 0 ? 'this call was not sent' : 'this call was not sent again after the rate-limit refusal';
+  return toolError(
+    'UPSTREAM_RUNTIME_RATE_LIMIT',
+    `The rate limit of ${host} for this account is used up until ${at} (${seconds} s from now), so ${sent}. Try it again after that; calls to other services are not affected.`,
+    {
+      retry_after_ms: Math.ceil(waitMs),
+      developer_message: `${request.method} ${withoutQuery(request.url)}: not sent: the upstream's rate-limit budget for this credential is spent until ${at}, as the upstream's own rate-limit headers said; nothing reached the upstream. QUIVER_UPSTREAM_WAIT_MS lets a call wait for the budget within its deadline instead.`,
+    },
+  ).error;
+}
 
 interface AttemptRecord {
   toolkit?: string;
@@ -381,10 +479,10 @@ const binaryBody = (bytes: Buffer, contentType: string): BinaryBody => ({
   size_bytes: bytes.length,
 });
 
-function httpError(request: UpstreamRequest, response: UpstreamResponse): ToolError {
-  const kind = kindOfStatus(response.status, response.headers);
+/** `retryAfter`: how long the answer's budget reading keeps the request from being sent (for a rate limit). */
+function httpError(request: UpstreamRequest, response: UpstreamResponse, kind: ErrorKind, retryAfterMs: number | undefined): ToolError {
   const detail = upstreamMessage(response.body);
-  const retryAfter = kind === 'UPSTREAM_RUNTIME_RATE_LIMIT' ? retryAfterMs(response.headers) : undefined;
+  const retryAfter = kind === 'UPSTREAM_RUNTIME_RATE_LIMIT' ? retryAfterMs : undefined;
   const error = toolError(kind, `The upstream service answered ${response.status}${detail ? `: ${detail}` : '.'}`, {
     status_code: response.status,
     retry_after_ms: retryAfter,
@@ -420,17 +518,14 @@ function upstreamMessage(body: unknown): string | undefined {
   return typeof message === 'string' ? truncate(message, 500) : undefined;
 }
 
-/** From Retry-After (seconds or HTTP date) or x-ratelimit-reset (epoch seconds). */
+/** From Retry-After (seconds or HTTP date) or x-ratelimit-reset (epoch seconds); the budget reading (budgets.ts) uses the same parsers. */
 export function retryAfterMs(headers: UpstreamResponse['headers']): number | undefined {
-  const retryAfter = headers['retry-after'];
-  if (typeof retryAfter === 'string') {
-    const seconds = Number(retryAfter);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(retryAfter);
-    if (!Number.isNaN(date)) return Math.max(0, date - Date.now());
-  }
-  const reset = Number(headers['x-ratelimit-reset']);
-  return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - Date.now()) : undefined;
+  const now = Date.now();
+  const retryAfter = retryAfterHeader(headers, now);
+  if (retryAfter !== undefined) return retryAfter;
+  if (headers['x-ratelimit-reset'] === undefined) return undefined;
+  const reset = resetTime(headers['x-ratelimit-reset'], now);
+  return Number.isFinite(reset) ? Math.max(0, reset - now) : undefined;
 }
 
 function transportError(request: UpstreamRequest, cause: unknown): ToolError {

@@ -85,6 +85,9 @@ const client = new UpstreamClient({
   retryBaseDelayMs: 5,
   maxResponseBytes: LIMIT,
   maxRetryAfterMs: 1_000,
+  // The scenarios follow each other at once with one credential: a call waits out the Retry-After that the
+  // previous call's 429 left on the credential's budget (as long as a retry may wait), so that each reaches the upstream.
+  budgetWaitMs: 1_000,
 });
 let runtime: Dispatcher;
 

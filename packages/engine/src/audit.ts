@@ -15,6 +15,7 @@ import type { AuditEventTable, Database } from './store/schema.js';
 /** Every action the trail records: `<target type>.<what happened>`. Stable: filters and tools depend on them. */
 export const AUDIT_ACTIONS = [
   'api_key.created',
+  'api_key.updated',
   'api_key.revoked',
   'secret.set',
   'secret.deleted',

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
 import type { UpstreamClientOptions } from '@quiver/core';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.js';
+import { defaultLimits, type LimitSettings } from './limits/settings.js';
 
 export interface EngineConfig {
   dataDir: string;
@@ -31,16 +32,30 @@ export interface EngineConfig {
    * counted, by the rate limits, as coming from the address it forwards for. None: the peer's address.
    */
   trustedProxies: string[];
+  /** The Redis every engine process shares limits and upstream budgets through; each process alone when absent. */
+  redisUrl?: string;
+  /** Put before every key the engine keeps in that Redis (deployments sharing one Redis). Default `quiver:`. */
+  redisPrefix: string;
+  /** Requests a minute and calls in flight per API key, per user and per client address (limits/settings.ts). */
+  limits: LimitSettings;
   /** Limits of every upstream call (deadline, largest answer); the client's defaults where absent. */
   upstreamLimits?: UpstreamClientOptions;
   /** Audit events older than this many days are deleted (0 keeps them for ever). Default 90. */
   auditRetentionDays: number;
   /**
    * How long a stopping engine keeps serving while GET /v1/ready answers 503, so that load balancers
-   * polling it stop sending requests before the server closes. Default 0.
+   * polling it stop sending requests before it refuses them. Default 0.
    */
   drainSeconds: number;
+  /**
+   * Then how long the requests and scheduled executions in flight have to finish while new ones are
+   * refused; what is still running after it is cut (scheduled executions are marked failed). Default 25.
+   */
+  drainTimeoutSeconds: number;
 }
+
+/** Within Kubernetes' default 30 s between SIGTERM and SIGKILL, with room for the rest of the close. */
+export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 25;
 
 export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
   const dataDir = resolve(settings.dataDir);
@@ -55,8 +70,12 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     authorizationServer: settings.authorizationServer ?? authorizationServerSettings({}),
     allowedOrigins: settings.allowedOrigins ?? [],
     trustedProxies: settings.trustedProxies ?? [],
+    redisUrl: settings.redisUrl,
+    redisPrefix: settings.redisPrefix ?? 'quiver:',
+    limits: settings.limits ?? defaultLimits,
     upstreamLimits: settings.upstreamLimits,
     auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
     drainSeconds: settings.drainSeconds ?? 0,
+    drainTimeoutSeconds: settings.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
   };
 }

@@ -1,6 +1,7 @@
 /** The engine: its store, vault, dispatcher and services, opened together and closed together. */
 import {
   builtinSource,
+  DEFAULT_DEADLINE_MS,
   Dispatcher,
   ServingPolicy,
   ToolCatalog,
@@ -20,12 +21,15 @@ import { SandboxAuthorization } from './auth/sandbox-authorization.js';
 import { AuthorizationServer } from './authorization-server/server.js';
 import type { EngineConfig } from './config.js';
 import { ExecutionLog } from './executions.js';
+import { Limits } from './limits/limits.js';
 import { SecretStore } from './secrets.js';
 import { ApiKeyVerifier } from './security/api-keys.js';
 import { checkMasterKey, loadMasterKey, Vault } from './security/vault.js';
 import { ChangeWatcher } from './store/changes.js';
 import { Readiness } from './readiness.js';
+import { localStore, openSharedStore, type SharedStore, type SharedStoreLog } from './store/redis.js';
 import { openStore, type Store } from './store/db.js';
+import { upstreamBudgets } from './store/upstream-budgets.js';
 import { Scheduler, type SchedulerOptions } from './scheduler.js';
 import { WorkerRegistry } from './workers/registry.js';
 
@@ -51,7 +55,10 @@ export interface EngineOptions {
    * endpoint, which grant the token the sandbox's emulators accept.
    */
   sandbox?: { token: string };
-  /** How often another process's changes (keys, secrets, tokens, workers) are looked for. Default 500 ms. */
+  /**
+   * How often another process's changes (keys, secrets, tokens, workers) are looked for while nothing
+   * notifies them: always on SQLite, on PostgreSQL only while its LISTEN connection is lost. Default 500 ms.
+   */
   changePollMs?: number;
   /** This process's metrics in the Prometheus text format (the telemetry module's scrape), served at GET /metrics. */
   metrics?: () => Promise<string>;
@@ -83,12 +90,16 @@ export interface Engine {
   audit: AuditTrail;
   /** Whether this process can take traffic (GET /v1/ready); not from the moment it starts closing. */
   readiness: Readiness;
+  /** What every process counts together (limits, upstream budgets): Redis when `REDIS_URL` names one, else this process alone. */
+  shared: SharedStore;
+  /** Requests a minute and calls in flight per API key, per user and per client address. */
+  limits: Limits;
   policy: ServingPolicy;
   discovery: boolean;
   /** This process's metrics in the Prometheus text format, when they are collected. */
   metrics?: () => Promise<string>;
-  /** Where finished calls are logged (the HTTP server's logger once it runs). */
-  log?: { info(record: object, message: string): void };
+  /** Where finished calls, and changes of state (database lost and back, change notifications lost and back), are logged (the HTTP server's logger once it runs). */
+  log?: { info(record: object, message: string): void; warn(record: object, message: string): void };
   close(): Promise<void>;
 }
 
@@ -105,8 +116,13 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     await store.close();
     throw error;
   }
-  const changes = new ChangeWatcher(store.db, options.changePollMs);
-  const client = new UpstreamClient(config.upstreamLimits);
+  // Called once the engine exists: its logger is the HTTP server's.
+  const changes = new ChangeWatcher(store, { pollMs: options.changePollMs, log: () => engine.log });
+  // Opened before the upstream client, which keeps the upstreams' rate-limit budgets in it.
+  const shared = config.redisUrl
+    ? await openSharedStore(config.redisUrl, () => engine.log as SharedStoreLog | undefined, { keyPrefix: config.redisPrefix })
+    : localStore;
+  const client = new UpstreamClient({ ...config.upstreamLimits, budgets: upstreamBudgets(shared, vault.derive('upstream budgets')) });
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
   const toolkits = options.toolkits ?? builtinToolkits;
@@ -135,7 +151,9 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   });
   const scheduler = new Scheduler(store.db, store.dialect, dispatcher, options.scheduler);
   const audit = new AuditTrail(store.db, config.auditRetentionDays);
-  const readiness = new Readiness(store.db);
+  // A call holds its slots in Redis at most twice its upstream deadline, should its process die mid-call.
+  const limits = await Limits.open(config.limits, { redis: shared.client, holdMs: 2 * (config.upstreamLimits?.deadlineMs ?? DEFAULT_DEADLINE_MS) });
+  const readiness = new Readiness(store.db, { degraded: () => shared.degraded() ?? changes.degraded() });
   const engine: Engine = {
     config,
     address,
@@ -146,7 +164,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     apiKeys: new ApiKeyVerifier(store.db, changes),
     secrets,
     oauth,
-    authorizationServer: new AuthorizationServer({ db: store.db, vault, settings: config.authorizationServer, publicUrl }),
+    authorizationServer: new AuthorizationServer({ db: store.db, vault, settings: config.authorizationServer, publicUrl, limits }),
     credentials,
     dispatcher,
     workers,
@@ -154,6 +172,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     executions,
     audit,
     readiness,
+    shared,
+    limits,
     policy,
     discovery: options.discovery ?? false,
     metrics: options.metrics,
@@ -163,10 +183,13 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
       await scheduler.stop();
       await changes.stop();
       await executions.flush();
-      await client.close();
+      // Upstream requests still open belong to calls a drain gave up on (its bound passed): not waited for.
+      await Promise.race([client.close(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      await shared.close();
       await store.close();
     },
   };
+  store.availability.log = () => engine.log;
   await changes.start();
   await audit.start();
   return engine;

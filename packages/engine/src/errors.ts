@@ -13,7 +13,13 @@ export type ProblemKind =
   /** An OAuth flow that the provider or the person ended. */
   | 'authorization_failed'
   /** A worker that did not answer. */
-  | 'worker_unavailable';
+  | 'worker_unavailable'
+  /** Over one of the engine's limits (a RateLimited says when to come back). */
+  | 'rate_limited'
+  /** The engine's database is away for now (store/outage.ts says which errors mean that). */
+  | 'database_unavailable'
+  /** The process is stopping: what it had started it finishes, anything new goes to another process. */
+  | 'shutting_down';
 
 export class Problem extends Error {
   constructor(
@@ -24,7 +30,20 @@ export class Problem extends Error {
   }
 }
 
+/** Over a limit: the caller may try again in `retryAfterMs`. */
+export class RateLimited extends Problem {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super('rate_limited', message);
+  }
+}
+
 export const invalid = (message: string) => new Problem('invalid', message);
 export const notFound = (what: string) => new Problem('not_found', `${what} not found`);
 export const conflict = (message: string) => new Problem('conflict', message);
 export const forbidden = (message: string) => new Problem('forbidden', message);
+export const databaseUnavailable = () =>
+  new Problem('database_unavailable', "The engine's database is unavailable for now (a restart or a lost connection); try again in a few seconds.");
+export const shuttingDown = () => new Problem('shutting_down', 'This engine process is shutting down and takes no new requests; send the request again.');

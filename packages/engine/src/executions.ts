@@ -4,22 +4,27 @@
  */
 import type { Kysely } from 'kysely';
 import type { CallRecord, Dispatched, ToolError } from '@quiver/core';
+import { isDatabaseUnavailable } from './store/outage.js';
 import type { Database, ExecutionTable } from './store/schema.js';
 
 /**
  * Records every call as a row of `executions`. Rows are written after the answer has gone, at most
  * `flushMs` later; a process that dies in between (kill -9, power loss) loses the records of the calls
  * it answered in that window, never the calls' effects. A scheduled execution's row exists already:
- * its record adds the duration and the error kind. Immediate records are kept for a day.
+ * its record adds the duration and the error kind. Immediate records are kept for a day. While the
+ * database is away the records wait in memory (the newest `maxKept`) and are written once it is back.
  */
 const immediateRetentionMs = 24 * 60 * 60_000;
 const pruneEveryMs = 10 * 60_000;
+const maxKept = 10_000;
 
 export class ExecutionLog {
   private pending: ExecutionTable[] = [];
   private prunedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** Records wait for a database that was away at the last write. */
+  private retrying = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -56,11 +61,12 @@ export class ExecutionLog {
       created_at: call.started_at,
       updated_at: finished,
     });
-    if (this.pending.length >= this.maxBatch) void this.flush();
+    // A full batch goes at once, unless the database is away: then the retry's timer decides.
+    if (this.pending.length >= this.maxBatch && !this.retrying) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
-  /** Writes what is pending; resolves once every record so far is in the database. */
+  /** Writes what is pending; resolves once every record so far is in the database, or back in the queue when the database is away (`queued` says how many). */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -80,21 +86,31 @@ export class ExecutionLog {
           ),
       );
     }
-    if (batch.length) {
-      this.writing = this.writing.then(() =>
-        this.db
-          .insertInto('executions')
-          .values(batch)
-          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ duration_ms: eb.ref('excluded.duration_ms'), error_kind: eb.ref('excluded.error_kind') })))
-          .execute()
-          .then(
-            () => undefined,
-            // A database that refuses the batch must not take the engine down; the calls were answered.
-            () => undefined,
-          ),
-      );
-    }
+    if (batch.length) this.writing = this.writing.then(() => this.write(batch));
     return this.writing;
+  }
+
+  /** Writes rows, `maxBatch` a statement; those the database could not take for being away wait for the next flush. */
+  private async write(rows: ExecutionTable[]): Promise<void> {
+    for (let from = 0; from < rows.length; from += this.maxBatch) {
+      try {
+        await this.db
+          .insertInto('executions')
+          .values(rows.slice(from, from + this.maxBatch))
+          .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ duration_ms: eb.ref('excluded.duration_ms'), error_kind: eb.ref('excluded.error_kind') })))
+          .execute();
+        this.retrying = false;
+      } catch (error) {
+        // A database that refuses the rows must not take the engine down: the calls were answered.
+        if (!isDatabaseUnavailable(error)) continue;
+        // One that is away gets them again, ahead of newer records, the oldest dropped past maxKept.
+        this.pending = [...rows.slice(from), ...this.pending].slice(-maxKept);
+        this.retrying = true;
+        this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+        this.timer.unref();
+        return;
+      }
+    }
   }
 }
 

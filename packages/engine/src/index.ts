@@ -11,6 +11,10 @@ export { sandboxCredentials, type Credentials, type AuthorizationResponse } from
 export { OAuth } from './auth/oauth.js';
 export { parseAuthProviders } from './auth/providers.js';
 export { createApiKey, listApiKeys, revokeApiKey, checkedScope, ROLES, type ApiKeyInfo, type ApiKeyIdentity, type Role } from './security/api-keys.js';
+export { checkedLimits, updateApiKeyLimits, type KeyLimits } from './security/api-keys.js';
+export { differences } from './http/audit.js';
+export { Limits, addressKey, type PolicyState } from './limits/limits.js';
+export { defaultLimits, limitSettings, noLimits, type LimitSettings } from './limits/settings.js';
 export { findActiveKey } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';
 export { Vault, loadMasterKey } from './security/vault.js';

@@ -6,7 +6,8 @@
  * Bounded for any number of callers: one probe runs at a time, its answer is reused for a second, and a
  * database that has not answered within two seconds is a failed check rather than a request left waiting
  * (later checks wait on the same probe, so a hung database holds one query, not one per request).
- * A Redis shared for limits, once there is one, adds its check to `probe`.
+ * A Redis shared for limits (`REDIS_URL`) does not decide readiness: while it is away the engine serves
+ * with per-process limits, and the answer says so in `reason` while staying ready.
  */
 import { sql, type Kysely } from 'kysely';
 import { migrations } from './store/migrations/index.js';
@@ -21,6 +22,8 @@ export interface ReadinessState {
 }
 
 export interface ReadinessOptions {
+  /** Why the process serves in a lesser way, if it does (Redis away): reported in a ready answer. */
+  degraded?: () => string | undefined;
   /** How long a probe's answer is reused. Default 1 s. */
   cacheMs?: number;
   /** How long a probe may take before the check fails. Default 2 s. */
@@ -35,6 +38,7 @@ export class Readiness {
   private probing: Promise<ReadinessState> | undefined;
   private readonly cacheMs: number;
   private readonly timeoutMs: number;
+  private readonly degraded: () => string | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -42,6 +46,7 @@ export class Readiness {
   ) {
     this.cacheMs = options.cacheMs ?? 1000;
     this.timeoutMs = options.timeoutMs ?? 2000;
+    this.degraded = options.degraded ?? (() => undefined);
   }
 
   /** From now on the process is not ready: it is stopping. */
@@ -51,7 +56,14 @@ export class Readiness {
 
   async check(): Promise<ReadinessState> {
     if (this.draining) return draining;
-    if (this.last && Date.now() - this.last.at < this.cacheMs) return this.last.state;
+    const state = this.last && Date.now() - this.last.at < this.cacheMs ? this.last.state : await this.probed();
+    if (this.draining) return draining;
+    // Asked at every check, cached answer or not: Redis may go or come back within the second.
+    const degraded = state.ready ? this.degraded() : undefined;
+    return degraded ? { ...state, reason: degraded } : state;
+  }
+
+  private async probed(): Promise<ReadinessState> {
     this.probing ??= this.probe()
       .then((state) => {
         this.last = { at: Date.now(), state };
@@ -65,8 +77,7 @@ export class Readiness {
       timer = setTimeout(() => resolve({ ready: false, reason: `the database has not answered within ${this.timeoutMs / 1000} s` }), this.timeoutMs);
     });
     try {
-      const state = await Promise.race([this.probing, late]);
-      return this.draining ? draining : state;
+      return await Promise.race([this.probing, late]);
     } finally {
       clearTimeout(timer);
     }

@@ -1,15 +1,24 @@
 /**
  * Scheduled executions. Each is written to the database before the caller hears back; a polling loop
  * claims due executions with one atomic UPDATE (and FOR UPDATE SKIP LOCKED on PostgreSQL, so several
- * engine processes share the schedule), runs each once, and records every attempt.
+ * engine processes share the schedule), starts each at once, runs it once, and records every attempt.
  *
  * An execution whose engine died mid-run is not run again: its lease runs out and it is marked failed,
  * because the tool may already have acted upstream (a POST is not safe to repeat).
+ *
+ * A stopping engine drains its scheduler: it claims nothing more, hands back at once what it claimed and
+ * had not started (a claim in flight when the drain began, an execution whose attempt could not be
+ * written), so that another process runs it without waiting for the lease; lets the running ones finish
+ * within the drain's bound, and marks those still running then failed at once, for the same reason.
+ *
+ * While the database is away nothing is claimed, and what a run must write (its attempt's outcome, a
+ * hand-back) is tried again until the database is back, rather than lost.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { activeTraceParent, checkInput, inputSchema, inSpan, linkTo, qualifiedName, withoutNulls, type CatalogEntry, type Dispatcher } from '@quiver/core';
 import { invalid } from './errors.js';
+import { isDatabaseUnavailable } from './store/outage.js';
 import type { Dialect } from './store/db.js';
 import type { Database, ExecutionTable } from './store/schema.js';
 
@@ -26,8 +35,15 @@ export class Scheduler {
   /** This process, as written into the executions it claims. */
   readonly owner = randomUUID();
   private timer: NodeJS.Timeout | undefined;
-  private running = new Set<Promise<void>>();
+  /** The executions running in this process, by id. */
+  private running = new Map<string, Promise<void>>();
   private stopped = true;
+  /** Set once the scheduler drains: whatever a claim brings back then is handed back unstarted. */
+  private draining = false;
+  /** Set when the drain's bound has passed: writes waiting for the database stop trying. */
+  private givenUp = false;
+  /** Executions handed back since the drain began. */
+  private handedBack = 0;
   private polling: Promise<void> | undefined;
   private readonly options: Required<SchedulerOptions>;
 
@@ -91,18 +107,94 @@ export class Scheduler {
 
   /** Stops polling and waits for the poll in progress and the executions already running. */
   async stop(): Promise<void> {
+    this.drain();
+    await this.polling;
+    await Promise.all(this.running.values());
+  }
+
+  /** Claims nothing more from now on; a claim in flight hands its executions back instead of starting them. */
+  drain(): void {
+    this.draining = true;
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.polling;
-    await Promise.all(this.running);
+  }
+
+  /**
+   * Drains, and waits up to `ms` for the executions running here. Those still running then are marked
+   * failed at once, not repeated (the tool may already have acted upstream), and no longer waited for.
+   */
+  async finish(ms: number): Promise<{ handedBack: number; abandoned: number }> {
+    this.drain();
+    const running = [...this.running.values()];
+    if (await within(Promise.all([this.polling, ...running]), ms)) return { handedBack: this.handedBack, abandoned: 0 };
+    // Given up: writes still waiting for the database stop trying, and nothing here is waited for any more.
+    this.givenUp = true;
+    this.polling = undefined;
+    const left = [...this.running.keys()];
+    this.running.clear();
+    // Bounded too: a database that is away leaves them to their lease.
+    const abandoning = left.length ? this.abandon(left).catch(() => undefined) : Promise.resolve();
+    await within(abandoning, 2_000);
+    return { handedBack: this.handedBack, abandoned: left.length };
   }
 
   /** One poll: give up abandoned claims, then claim and start what is due. */
   async tick(): Promise<void> {
     await this.failAbandoned();
-    for (const execution of await this.claimDue()) {
-      const run = this.run(execution).finally(() => this.running.delete(run));
-      this.running.add(run);
+    const claimed = await this.claimDue();
+    // Claimed while the drain began: not started, so back to the schedule for another process.
+    if (this.draining && claimed.length) return this.handBack(claimed);
+    for (const execution of claimed) {
+      const run = this.run(execution)
+        // A run never ends the engine; what it could not write waits for the lease.
+        .catch(() => undefined)
+        .finally(() => this.running.delete(execution.id));
+      this.running.set(execution.id, run);
+    }
+  }
+
+  /** Executions claimed here and not started go back to the schedule, due as they were. */
+  private async handBack(executions: ExecutionTable[]): Promise<void> {
+    const ids = executions.map((execution) => execution.id);
+    await this.persist(() =>
+      this.db
+        .updateTable('executions')
+        .set({ status: 'scheduled', claimed_by: null, claimed_until: null, started_at: null, updated_at: new Date().toISOString() })
+        .where('id', 'in', ids)
+        .where('status', '=', 'running')
+        .where('claimed_by', '=', this.owner)
+        .execute(),
+    );
+    this.handedBack += ids.length;
+  }
+
+  /** Executions still running here when the drain's bound passed: failed now rather than when their lease runs out. */
+  private async abandon(ids: string[]): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db
+      .updateTable('executions')
+      .set({ status: 'failed', finished_at: now, updated_at: now, claimed_by: null, claimed_until: null })
+      .where('id', 'in', ids)
+      .where('status', '=', 'running')
+      .execute();
+    await this.db
+      .updateTable('attempts')
+      .set({ finished_at: now, success: 0, system_error_message: STOPPED_DURING_RUN })
+      .where('execution_id', 'in', ids)
+      .where('finished_at', 'is', null)
+      .execute();
+  }
+
+  /** A write that must land: while the database is away it is tried again, pausing up to 5 s, until it does or the drain gives up. */
+  private async persist(write: () => Promise<unknown>): Promise<void> {
+    for (let pause = 250; ; pause = Math.min(pause * 2, 5_000)) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || this.givenUp) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause).unref());
     }
   }
 
@@ -143,11 +235,7 @@ export class Scheduler {
     for (const { id } of abandoned) {
       await this.db
         .updateTable('attempts')
-        .set({
-          finished_at: now,
-          success: 0,
-          system_error_message: 'The engine stopped during this run; it is not repeated, because the tool may already have acted.',
-        })
+        .set({ finished_at: now, success: 0, system_error_message: STOPPED_DURING_RUN })
         .where('execution_id', '=', id)
         .where('finished_at', 'is', null)
         .execute();
@@ -162,18 +250,24 @@ export class Scheduler {
 
   private async runOnce(execution: ExecutionTable): Promise<void> {
     const attemptId = randomUUID();
-    await this.db
-      .insertInto('attempts')
-      .values({
-        id: attemptId,
-        execution_id: execution.id,
-        started_at: new Date().toISOString(),
-        finished_at: null,
-        success: null,
-        system_error_message: null,
-        output: null,
-      })
-      .execute();
+    try {
+      await this.db
+        .insertInto('attempts')
+        .values({
+          id: attemptId,
+          execution_id: execution.id,
+          started_at: new Date().toISOString(),
+          finished_at: null,
+          success: null,
+          system_error_message: null,
+          output: null,
+        })
+        .execute();
+    } catch (error) {
+      // The database went between the claim and the start: nothing ran, so the execution goes back.
+      if (isDatabaseUnavailable(error)) return this.handBack([execution]);
+      throw error;
+    }
     const dispatched = await this.dispatcher.dispatch(execution.tool_name, JSON.parse(execution.input), {
       version: execution.toolkit_version,
       userId: execution.user_id ?? undefined,
@@ -182,21 +276,26 @@ export class Scheduler {
     const outcome = dispatched.unknown ? undefined : dispatched;
     const success = outcome !== undefined && 'value' in outcome.result;
     const finished = new Date().toISOString();
-    await this.db
-      .updateTable('attempts')
-      .set({
-        finished_at: finished,
-        success: success ? 1 : 0,
-        system_error_message: outcome ? null : `The tool ${execution.tool_name}@${execution.toolkit_version} is no longer served.`,
-        output: outcome ? JSON.stringify({ ...outcome.result, ...(outcome.authorization && { authorization: outcome.authorization }) }) : null,
-      })
-      .where('id', '=', attemptId)
-      .execute();
-    await this.db
-      .updateTable('executions')
-      .set({ status: success ? 'success' : 'failed', finished_at: finished, updated_at: finished, claimed_by: null, claimed_until: null })
-      .where('id', '=', execution.id)
-      .execute();
+    // The tool has run: its outcome is written, once the database is back if it is away now.
+    await this.persist(() =>
+      this.db
+        .updateTable('attempts')
+        .set({
+          finished_at: finished,
+          success: success ? 1 : 0,
+          system_error_message: outcome ? null : `The tool ${execution.tool_name}@${execution.toolkit_version} is no longer served.`,
+          output: outcome ? JSON.stringify({ ...outcome.result, ...(outcome.authorization && { authorization: outcome.authorization }) }) : null,
+        })
+        .where('id', '=', attemptId)
+        .execute(),
+    );
+    await this.persist(() =>
+      this.db
+        .updateTable('executions')
+        .set({ status: success ? 'success' : 'failed', finished_at: finished, updated_at: finished, claimed_by: null, claimed_until: null })
+        .where('id', '=', execution.id)
+        .execute(),
+    );
   }
 
   /**
@@ -254,6 +353,21 @@ export class Scheduler {
         output: attempt.output === null ? null : JSON.parse(attempt.output),
       })),
     };
+  }
+}
+
+const STOPPED_DURING_RUN = 'The engine stopped during this run; it is not repeated, because the tool may already have acted.';
+
+/** Whether the promise settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

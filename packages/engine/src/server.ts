@@ -54,6 +54,7 @@ export interface RunningEngine {
   url: string;
   /** The separate listener's GET /metrics, when one was asked for (`metricsListener`). */
   metricsUrl?: string;
+  /** Drains (see `drain` below), then closes; once, however often it is called. */
   close(): Promise<void>;
 }
 
@@ -86,25 +87,57 @@ export async function startEngine(options: StartOptions): Promise<RunningEngine>
         })
       : undefined;
   await logSessionVerification(app, engine);
+  let closing: Promise<void> | undefined;
   return {
     engine,
     app,
     url,
     ...(listener && { metricsUrl: listener.url }),
-    async close() {
-      // Draining: GET /v1/ready answers 503 from now on, while everything else is served for the drain
-      // time (so that a load balancer polling it stops sending requests), then the server closes.
-      engine.readiness.drain();
-      if (config.drainSeconds) {
-        app.log.info(`draining for ${config.drainSeconds} s before closing`);
-        await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
-      }
-      await app.close();
-      await listener?.close();
-      stopObserving();
-      await engine.close();
+    close() {
+      closing ??= drain(app, engine, async () => {
+        await listener?.close();
+        stopObserving();
+      });
+      return closing;
     },
   };
+}
+
+/**
+ * Stopping without dropping work: GET /v1/ready answers 503 from the first moment and the scheduler
+ * claims nothing more (what it had claimed and not started goes back to the schedule, for another
+ * process at once). Everything else is served for QUIVER_DRAIN_SECONDS, so that a load balancer polling
+ * readiness stops sending requests; then new requests are refused (503) while those in flight and the
+ * running scheduled executions get QUIVER_DRAIN_TIMEOUT_SECONDS to finish. Past that, requests still in
+ * flight are cut and scheduled executions still running are marked failed, not repeated. Last, the
+ * server closes and the engine writes its call records and closes its database.
+ */
+async function drain(app: FastifyInstance, engine: Engine, closeListeners: () => Promise<void>): Promise<void> {
+  const { drainSeconds, drainTimeoutSeconds } = engine.config;
+  const started = Date.now();
+  engine.readiness.drain();
+  engine.scheduler.drain();
+  app.log.info(
+    { drain_seconds: drainSeconds, drain_timeout_seconds: drainTimeoutSeconds, requests_in_flight: app.inFlight.count },
+    'draining: not ready, and claiming no scheduled executions',
+  );
+  if (drainSeconds) await new Promise((resolve) => setTimeout(resolve, drainSeconds * 1000));
+  const boundMs = drainTimeoutSeconds * 1000;
+  const [cut, { handedBack, abandoned }] = await Promise.all([app.inFlight.finish(boundMs), engine.scheduler.finish(boundMs)]);
+  if (cut) app.server.closeAllConnections();
+  await app.close();
+  await closeListeners();
+  await engine.close();
+  const unwritten = engine.executions.queued;
+  const outcome = {
+    ms: Date.now() - started,
+    requests_cut: cut,
+    executions_handed_back: handedBack,
+    executions_failed: abandoned,
+    records_unwritten: unwritten,
+  };
+  if (cut || abandoned || unwritten) app.log.warn(outcome, 'drained, with work left undone: closed');
+  else app.log.info(outcome, 'drained: closed');
 }
 
 /** Beyond loopback, the state of session verification is said at start: on, or off by an explicit opt-out. */

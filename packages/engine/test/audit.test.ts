@@ -55,7 +55,7 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
 
   const byTestKey = () => ({ type: 'api_key', key_id: me.id, key_prefix: me.prefix, name: 'test', role: 'admin' });
 
-  it.skipIf(skip)('records keys created and revoked with the acting key, its role, the client address and the request', async () => {
+  it.skipIf(skip)('records keys created, changed and revoked with the acting key, its role, the client address and the request', async () => {
     const { event, answer } = await onlyEvent('POST', '/v1/admin/api_keys', { name: 'ci', role: 'service' }, 201);
     createdKeys.push(answer.key);
     expect(event).toEqual({
@@ -66,9 +66,19 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
       actor: byTestKey(),
       client_address: '127.0.0.1',
       request_id: expect.any(String),
-      change: { name: 'ci', prefix: answer.prefix, role: 'service', user_id: null },
+      change: { name: 'ci', prefix: answer.prefix, role: 'service', user_id: null, rpm: null, concurrency: null },
     });
     expect(Math.abs(Date.parse(event.occurred_at) - Date.now())).toBeLessThan(5000);
+
+    // Its limits changed by its prefix: what changed, from and to.
+    const updated = await onlyEvent('PATCH', `/v1/admin/api_keys/${answer.prefix}`, { rpm: 120 });
+    expect(updated.event).toMatchObject({
+      action: 'api_key.updated',
+      target: { type: 'api_key', id: answer.id },
+      actor: byTestKey(),
+      change: { rpm: { from: null, to: 120 } },
+    });
+    expect(Object.keys(updated.event.change)).toEqual(['rpm']);
 
     // Revoked by its prefix: the event names the key by its id.
     const revoked = await onlyEvent('DELETE', `/v1/admin/api_keys/${answer.prefix}`, undefined, 204);
@@ -76,7 +86,7 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
       action: 'api_key.revoked',
       target: { type: 'api_key', id: answer.id },
       actor: byTestKey(),
-      change: { name: 'ci', prefix: answer.prefix, role: 'service', user_id: null },
+      change: { name: 'ci', prefix: answer.prefix, role: 'service', user_id: null, rpm: 120, concurrency: null },
     });
 
     // Refused changes record nothing: an unknown key, the key making the request, a bad role.
@@ -84,6 +94,8 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
       expect((await engine.api('DELETE', `/v1/admin/api_keys/${answer.prefix}`)).status).toBe(404);
       expect((await engine.api('DELETE', `/v1/admin/api_keys/${me.prefix}`)).status).toBe(400);
       expect((await engine.api('POST', '/v1/admin/api_keys', { name: 'x', role: 'service', user_id: 'u' })).status).toBe(400);
+      expect((await engine.api('PATCH', `/v1/admin/api_keys/${answer.prefix}`, { rpm: 5 })).status).toBe(404);
+      expect((await engine.api('PATCH', `/v1/admin/api_keys/${me.prefix}`, { rpm: -1 })).status).toBe(400);
     });
     expect(refused).toEqual([]);
   });

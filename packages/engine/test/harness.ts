@@ -7,7 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defineToolkit } from '@quiver/core';
+import { Redis } from 'ioredis';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 import { createApiKey, engineConfig, sandboxCredentials, startEngine, type EngineConfig, type EngineOptions, type RunningEngine } from '@quiver/engine';
 
 export const postgresUrl = process.env.QUIVER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -27,6 +30,41 @@ async function postgresAnswers(): Promise<boolean> {
 
 export const havePostgres = await postgresAnswers();
 if (!havePostgres) console.warn(`engine tests: PostgreSQL is not reachable at ${postgresUrl}; its runs are skipped (SQLite runs as always)`);
+
+export const redisUrl = process.env.QUIVER_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisAnswers(): Promise<boolean> {
+  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1500 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+export const haveRedis = await redisAnswers();
+if (!haveRedis) console.warn(`engine tests: Redis is not reachable at ${redisUrl}; the runs that share counts through it are skipped`);
+
+/** Keys in Redis under a prefix of one test's own (QUIVER_REDIS_PREFIX), deleted after the file's tests. */
+const redisPrefixes: string[] = [];
+export function testRedisPrefix(): string {
+  const prefix = `quiver-test-${randomBytes(6).toString('hex')}:`;
+  redisPrefixes.push(prefix);
+  return prefix;
+}
+afterAll(async () => {
+  if (!redisPrefixes.length || !haveRedis) return;
+  const client = new Redis(redisUrl);
+  for (const prefix of redisPrefixes.splice(0)) {
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length) await client.del(...keys);
+  }
+  client.disconnect();
+});
 
 export const databases = [
   { name: 'sqlite', skip: false },
@@ -97,4 +135,31 @@ export async function startTestEngine(
       await drop();
     },
   };
+}
+
+/** A toolkit whose one tool, `Counter.Count` {n}, runs `count(n)` and answers n: for tests that count runs. */
+export function counterToolkit(count: (n: number) => Promise<void> | void) {
+  return defineToolkit(
+    {
+      name: 'Counter',
+      version: '1.0.0',
+      description: 'Counts its runs.',
+      baseUrl: 'http://127.0.0.1:9',
+      tools: [
+        {
+          name: 'Count',
+          description: 'Counts.',
+          parameters: [{ name: 'n', description: 'Which.', required: true, schema: { type: 'integer' } }],
+          output: { description: '' },
+          requirements: {},
+        },
+      ],
+    },
+    {
+      Count: async (input) => {
+        await count(input.n as number);
+        return { value: input.n };
+      },
+    },
+  );
 }

@@ -6,7 +6,6 @@
  * (PostgreSQL behind a TCP proxy the test closes or stops answering through; SQLite closed under the engine).
  */
 import { mkdtempSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engineConfig, sandboxCredentials, startEngine, type RunningEngine } from '@quiver/engine';
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Readiness } from '../src/readiness.js';
 import { migrations } from '../src/store/migrations/index.js';
 import { databases, havePostgres, startTestEngine, testDatabase, type TestEngine } from './harness.js';
+import { startProxy, type TcpProxy } from './tcp-proxy.js';
 
 const get = async (url: string) => {
   const response = await fetch(url);
@@ -91,7 +91,7 @@ describe('a database that goes away', () => {
   });
 
   describe.skipIf(!havePostgres)('PostgreSQL behind a proxy', () => {
-    let proxy: Proxy;
+    let proxy: TcpProxy;
     let running: RunningEngine;
     let drop: () => Promise<void>;
 
@@ -137,66 +137,6 @@ describe('a database that goes away', () => {
     });
   });
 });
-
-interface Proxy {
-  port: number;
-  /** Ends every connection and refuses new ones, as a stopped database does. */
-  cut(): void;
-  /** Listens again on the same port, forwarding. */
-  open(): Promise<void>;
-  /** Ends every connection and accepts new ones that are never answered, as a partitioned network does. */
-  hang(): void;
-  /** Ends the connections left hanging. */
-  release(): void;
-  close(): void;
-}
-
-/** A TCP proxy to PostgreSQL that the test can cut or make hang. */
-async function startProxy(targetPort: number, targetHost: string): Promise<Proxy> {
-  const sockets = new Set<Socket>();
-  let hanging = false;
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket)).on('error', () => {});
-  };
-  const endAll = () => {
-    for (const socket of sockets) socket.destroy();
-  };
-  const handle = (client: Socket) => {
-    track(client);
-    if (hanging) return;
-    const upstream = connect(targetPort, targetHost);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  };
-  let server: Server = createServer(handle);
-  const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
-  await listen(0);
-  const port = (server.address() as { port: number }).port;
-  return {
-    port,
-    cut() {
-      server.close();
-      endAll();
-    },
-    async open() {
-      hanging = false;
-      server = createServer(handle);
-      await listen(port);
-    },
-    hang() {
-      hanging = true;
-      endAll();
-    },
-    release: endAll,
-    close() {
-      server.close();
-      endAll();
-    },
-  };
-}
 
 describe('a ready check is bounded', () => {
   /** A database whose every query hangs, fails, or answers with every migration, counting the queries. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startEngineProcess, type EngineProcess } from './engine-process.js';
-import { databases, testDatabase } from './harness.js';
+import { counterToolkit, databases, testDatabase } from './harness.js';
 
 const schedule = (engine: EngineProcess, name: string, runAt: Date) =>
   api(engine, 'POST', '/v1/tools/execute', {
@@ -98,36 +98,15 @@ describe.each(databases)('claims on $name, deterministically', ({ name, skip }) 
   it.skipIf(skip)(
     'two schedulers ticking at once run each execution once, and never claim a running one',
     async () => {
-      const { defineToolkit, localDispatcher, UpstreamClient } = await import('@quiver/core');
+      const { localDispatcher, UpstreamClient } = await import('@quiver/core');
       const { openStore } = await import('../src/store/db.js');
       const { Scheduler } = await import('../src/scheduler.js');
       const runs = new Map<number, number>();
-      const counter = defineToolkit(
-        {
-          name: 'Counter',
-          version: '1.0.0',
-          description: 'Counts its runs.',
-          baseUrl: 'http://127.0.0.1:9',
-          tools: [
-            {
-              name: 'Count',
-              description: 'Counts.',
-              parameters: [{ name: 'n', description: 'Which.', required: true, schema: { type: 'integer' } }],
-              output: { description: '' },
-              requirements: {},
-            },
-          ],
-        },
-        {
-          Count: async (input) => {
-            const n = input.n as number;
-            runs.set(n, (runs.get(n) ?? 0) + 1);
-            // Long enough for the other scheduler's tick to overlap this run.
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            return { value: n };
-          },
-        },
-      );
+      const counter = counterToolkit(async (n) => {
+        runs.set(n, (runs.get(n) ?? 0) + 1);
+        // Long enough for the other scheduler's tick to overlap this run.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      });
       const dataDir = mkdtempSync(join(tmpdir(), 'quiver-claims-'));
       const db = await testDatabase(name, dataDir);
       const [storeA, storeB] = [await openStore(db.database), await openStore(db.database)];

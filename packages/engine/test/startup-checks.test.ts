@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { engineConfig } from '../src/config.js';
 import { openEngine } from '../src/engine.js';
 import { openStore } from '../src/store/db.js';
-import { databases, havePostgres, postgresUrl, testDatabase } from './harness.js';
+import { databases, havePostgres, testDatabase } from './harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-startup-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -56,10 +56,16 @@ describe('the database location', () => {
   });
 
   it.skipIf(!havePostgres)('opens postgres:// and postgresql:// URLs', async () => {
-    for (const location of [postgresUrl, postgresUrl.replace(/^postgres:/, 'postgresql:')]) {
-      const store = await openStore(location);
-      expect(store.dialect).toBe('postgres');
-      await store.close();
+    // In a schema of its own: the shared database may hold another revision's migrations.
+    const { database, drop } = await testDatabase('postgres', scratch);
+    try {
+      for (const location of [database, database.replace(/^postgres:/, 'postgresql:')]) {
+        const store = await openStore(location);
+        expect(store.dialect).toBe('postgres');
+        await store.close();
+      }
+    } finally {
+      await drop();
     }
   });
 });

@@ -1,9 +1,10 @@
 export { startHubspotEmulator, type HubspotEmulator, type HubspotEmulatorOptions, type FormSubmission } from './hubspot/index.js';
-export { startGithubEmulator, type GithubEmulator, type GithubEmulatorOptions, type RateLimitSetting } from './github/index.js';
-export { createClock, type Clock } from './emulator/clock.js';
+export { startGithubEmulator, type GithubEmulator, type GithubEmulatorOptions, type SecondaryRateLimit } from './github/index.js';
+export type { RateLimitSetting } from './emulator/rate-limit.js';
+export { createClock, stillClock, type Clock } from './emulator/clock.js';
 export type { RecordedRequest } from './emulator/server.js';
 export type { Emulator, EmulatorOptions } from './emulator/define.js';
-export { startSandbox, sandboxToken, type Sandbox } from './sandbox.js';
+export { startSandbox, sandboxToken, type Sandbox, type SandboxOptions } from './sandbox.js';
 export {
   startCustomerioEmulator,
   regionUrls,

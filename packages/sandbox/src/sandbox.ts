@@ -13,6 +13,7 @@ import { seedHubspotDemo } from './hubspot/demo.js';
 import { startHubspotEmulator } from './hubspot/index.js';
 import { seedPylonDemo } from './pylon/demo.js';
 import { startPylonEmulator } from './pylon/index.js';
+import type { RateLimitSetting } from './emulator/rate-limit.js';
 
 export interface Sandbox {
   baseUrls: Record<string, string>;
@@ -25,17 +26,22 @@ export interface Sandbox {
 
 export const sandboxToken = 'quiver-sandbox-token';
 
+export interface SandboxOptions {
+  /** Each credential's rate limit per toolkit's emulator, where it differs from the emulator's generous default. */
+  limits?: Partial<Record<string, RateLimitSetting>>;
+}
+
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
-export async function startSandbox(): Promise<Sandbox> {
+export async function startSandbox({ limits = {} }: SandboxOptions = {}): Promise<Sandbox> {
   const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([
-    startHubspotEmulator(),
-    startGithubEmulator(),
-    startCustomerioEmulator(),
-    startClickupEmulator(),
-    startDropboxEmulator(),
-    startPylonEmulator(),
-    startFigmaEmulator(),
-    startGraphEmulator(),
+    startHubspotEmulator({ limit: limits.CrmMarketingApi }),
+    startGithubEmulator({ limit: limits.RepoHostApi }),
+    startCustomerioEmulator({ limit: limits.TrackingApi }),
+    startClickupEmulator({ limit: limits.TaskboardApi }),
+    startDropboxEmulator({ limit: limits.FileStore }),
+    startPylonEmulator({ limit: limits.SupportDesk }),
+    startFigmaEmulator({ limit: limits.Design }),
+    startGraphEmulator({ limit: limits.MailClient }),
   ]);
   for (const emulator of [hubspot, clickup, dropbox, pylon, figma, graph]) emulator.issueToken(sandboxToken);
   await seedHubspotDemo(hubspot.url, sandboxToken);

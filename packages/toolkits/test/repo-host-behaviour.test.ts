@@ -823,24 +823,29 @@ describe('organization membership', () => {
 });
 
 describe('rate limits', () => {
-  it('fails a GET under the primary limit with a rate-limit error whose retry_after_ms comes from x-ratelimit-reset', async () => {
+  it('fails a GET over the primary limit with a rate-limit error whose retry_after_ms comes from x-ratelimit-reset', async () => {
     emulator.clock.set(Date.now());
+    const started = emulator.clock.now();
     await createHelloWorld();
-    // The hour's window started with the first request; it resets an hour after that.
-    const windowEnds = emulator.clock.now() + 3_600_000;
-    emulator.rateLimit({ kind: 'primary' });
+    // The hour's window started with octocat's first request; it resets an hour after that, in whole seconds rounded up.
+    const earliestReset = started + 3_600_000;
+    const latestReset = Math.ceil((emulator.clock.now() + 3_600_000) / 1000) * 1000;
+    emulator.setRateLimit({ requests: 1, windowMs: 3_600_000 });
     const limited = as('octocat', { maxRetries: 2 });
     const before = Date.now();
     const { result, requests } = await recording(emulator, () => limited.attempt('GetRepohostRepositoryDetails', repo));
     const after = Date.now();
     expect(result).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_RATE_LIMIT', status_code: 403, can_retry: true } });
     const { retry_after_ms } = (result as { error: { retry_after_ms: number } }).error;
-    // x-ratelimit-reset is in whole seconds.
-    const reset = Math.floor(windowEnds / 1000) * 1000;
-    expect(retry_after_ms).toBeGreaterThanOrEqual(reset - after);
-    expect(retry_after_ms).toBeLessThanOrEqual(reset - before);
+    expect(retry_after_ms).toBeGreaterThanOrEqual(earliestReset - after);
+    expect(retry_after_ms).toBeLessThanOrEqual(latestReset - before);
     // Longer than the client waits on its own (10 s): returned at once, not retried.
     expect(requests).toHaveLength(1);
+    // The client now knows the budget is spent: the next call is not sent at all.
+    const { result: again, requests: none } = await recording(emulator, () => limited.attempt('GetRepohostRepositoryDetails', repo));
+    expect(again).toMatchObject({ error: { kind: 'UPSTREAM_RUNTIME_RATE_LIMIT', can_retry: true } });
+    expect((again as { error: { retry_after_ms: number } }).error.retry_after_ms).toBeLessThanOrEqual(retry_after_ms);
+    expect(none).toEqual([]);
   });
 
   it('retries a GET after a secondary limit (429, Retry-After) and succeeds once the limit is lifted; a POST is not retried', async () => {

@@ -12,6 +12,7 @@ import { Pager } from './scheduled.js';
 /** Every action the engine records, in words; the engine's list of actions is the key set, so none is missed. */
 const actionLabels: Record<AuditAction, string> = {
   'api_key.created': 'API key created',
+  'api_key.updated': 'API key limits changed',
   'api_key.revoked': 'API key revoked',
   'secret.set': 'secret set',
   'secret.deleted': 'secret deleted',

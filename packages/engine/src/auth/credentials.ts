@@ -1,6 +1,7 @@
 /** How the engine gets a user's OAuth token for a tool: the contract the OAuth module fulfils. */
 import { qualifiedName, toolError, type Authorization, type CredentialResolver } from '@quiver/core';
 import type { SecretStore } from '../secrets.js';
+import { isDatabaseUnavailable } from '../store/outage.js';
 
 export type AuthorizationResponse = Authorization;
 
@@ -20,8 +21,27 @@ export function sandboxCredentials(token: string): Credentials {
   return { token: async () => ({ token }), grants: async () => () => true };
 }
 
-/** A call's credentials in the engine: the acting user's OAuth token, and the secrets the tool declares. */
+/**
+ * A call's credentials in the engine: the acting user's OAuth token, and the secrets the tool declares.
+ * While the database is away a call that needs them is refused with a retryable error saying so, before
+ * anything is sent (not taken for a bug in the tool).
+ */
 export function engineCredentials(credentials: Credentials, secrets: SecretStore): CredentialResolver {
+  const resolver = credentialsOf(credentials, secrets);
+  return {
+    async resolve(tool, userId) {
+      try {
+        return await resolver.resolve(tool, userId);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        const message = `${qualifiedName(tool)} cannot get its credentials: the engine's database is unavailable for now. Nothing was sent; try again in a few seconds.`;
+        return { refused: toolError('NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', message, { retry_after_ms: 5_000 }).error };
+      }
+    },
+  };
+}
+
+function credentialsOf(credentials: Credentials, secrets: SecretStore): CredentialResolver {
   return {
     async resolve(tool, userId) {
       const oauth = tool.requirements.oauth2;

@@ -6,6 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine.js';
 import type { Routes } from '../http/app.js';
+import { retryAfterSeconds } from '../http/errors.js';
+import { announce } from '../http/limits.js';
 import type { SignInResult } from './grants.js';
 import { SignInError, verifyApiKey } from './identity.js';
 import { consentPage, errorPage, signInPage, type ClientView } from './pages.js';
@@ -38,7 +40,7 @@ export const authorizationServerRoutes: Routes = async (app, engine) => {
 
   // ---- oidc-provider's own endpoints, handed the raw request before Fastify reads its body. ----
   const delegate = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (tooMany(server, request, reply)) return;
+    if (await tooMany(server, request, reply)) return;
     reply.hijack();
     // RFC 8414 metadata is the OpenID configuration document: the same server, the same fields.
     if (request.raw.url?.startsWith('/.well-known/oauth-authorization-server')) request.raw.url = '/.well-known/openid-configuration';
@@ -46,7 +48,8 @@ export const authorizationServerRoutes: Routes = async (app, engine) => {
     await server.handle(request.raw, reply.raw);
   };
   for (const url of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/oauth/*']) {
-    const route = { method: ['GET', 'POST', 'OPTIONS'], url, config: { public: true }, schema: hidden };
+    // Limited per endpoint by QUIVER_AUTH_RATE_LIMIT (tooMany), answering as OAuth answers: not by the engine's address limit.
+    const route = { method: ['GET', 'POST', 'OPTIONS'], url, config: { public: true, limits: false as const }, schema: hidden };
     app.route({ ...route, onRequest: delegate, handler: async () => undefined });
   }
 
@@ -154,7 +157,7 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
 
   // A user API key, for a single-person setup.
   app.post<Uid & { Body: { key?: string } }>(`${paths.interaction}/:uid/key`, { config, schema }, async (request, reply) => {
-    if (tooMany(server, request, reply, 'authorize')) return;
+    if (await tooMany(server, request, reply, 'authorize')) return;
     const found = await details(request, reply);
     if (found?.interaction.prompt.name !== 'login') return expired(reply);
     const key = request.body?.key?.trim();
@@ -201,13 +204,15 @@ function interactionPages(app: FastifyInstance, engine: Engine, server: Authoriz
 /**
  * Answers 429 with Retry-After when the client address has used up its requests at this endpoint:
  * registration; a new authorization request (with the sign-in forms); and every other POST oidc-provider
- * answers (the token endpoint, revocation), which counts as `token`.
+ * answers (the token endpoint, revocation), which counts as `token`. The counts are the engine's limits
+ * (shared by every process through Redis when there is one); the policy is named `oauth-<endpoint>`.
  */
-function tooMany(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply, endpoint = limitedEndpoint(request)): boolean {
+async function tooMany(server: AuthorizationServer, request: FastifyRequest, reply: FastifyReply, endpoint = limitedEndpoint(request)): Promise<boolean> {
   if (!endpoint) return false;
-  const waitMs = server.limit(endpoint, request.ip);
-  if (!waitMs) return false;
-  const seconds = Math.ceil(waitMs / 1000);
+  const state = await server.limit(endpoint, request.ip);
+  announce(reply, [state]);
+  if (!state?.exceeded) return false;
+  const seconds = retryAfterSeconds(state.resetMs);
   const description = `Too many requests from this address at ${endpoint}: try again in ${seconds} s.`;
   reply.status(429).header('retry-after', String(seconds)).header('cache-control', 'no-store');
   if (endpoint === 'authorize') reply.header('content-type', 'text/html; charset=utf-8').send(errorPage('temporarily_unavailable', description));

@@ -13,7 +13,7 @@ import type { Kysely } from 'kysely';
 import type { Vault } from '../security/vault.js';
 import type { Database } from '../store/schema.js';
 import type { AuthorizationServerSettings } from './settings.js';
-import { addressKey, RateLimiter } from '../http/rate-limit.js';
+import { addressKey, type Limits, type PolicyState, type WindowLimit } from '../limits/limits.js';
 import { DatabaseAdapter } from './adapter.js';
 import { clientMetadataProblem, redirectUriProblem } from './client-metadata.js';
 import { recordSignIn, type SignInResult } from './grants.js';
@@ -52,7 +52,7 @@ export type LimitedEndpoint = 'register' | 'authorize' | 'token';
 
 export class AuthorizationServer {
   readonly identity?: IdentityProvider;
-  private readonly limiters: Record<LimitedEndpoint, RateLimiter>;
+  private readonly limiters: Record<LimitedEndpoint, WindowLimit>;
   private made?: Promise<{ provider: Provider; handler: (req: IncomingMessage, res: ServerResponse) => Promise<void> }>;
 
   constructor(
@@ -62,10 +62,12 @@ export class AuthorizationServer {
       settings: AuthorizationServerSettings;
       /** The engine's address as browsers reach it: the issuer (known once the engine listens, for port 0). */
       publicUrl: () => string;
+      /** The engine's limits: each endpoint is a policy of its own, per client address. */
+      limits: Limits;
     },
   ) {
-    const limits = deps.settings.rateLimits;
-    this.limiters = { register: new RateLimiter(limits.register), authorize: new RateLimiter(limits.authorize), token: new RateLimiter(limits.token) };
+    const endpoint = (name: LimitedEndpoint) => deps.limits.perMinute(`oauth-${name}`);
+    this.limiters = { register: endpoint('register'), authorize: endpoint('authorize'), token: endpoint('token') };
     if (deps.settings.identityProvider) {
       this.identity = new IdentityProvider(deps.settings.identityProvider, deps.db, deps.vault, () => this.issuer + paths.identityCallback);
     }
@@ -84,9 +86,9 @@ export class AuthorizationServer {
     return this.issuer + path;
   }
 
-  /** Counts a request of `address` at `endpoint`: 0 when it may go on, else the milliseconds to wait. */
-  limit(endpoint: LimitedEndpoint, address: string): number {
-    return this.limiters[endpoint].take(addressKey(address));
+  /** Counts a request of `address` at `endpoint` (QUIVER_AUTH_RATE_LIMIT); undefined when the endpoint has no limit. */
+  limit(endpoint: LimitedEndpoint, address: string): Promise<PolicyState | undefined> {
+    return this.limiters[endpoint].take(addressKey(address), this.settings.rateLimits[endpoint]);
   }
 
   /** Keeps a registered client that a person has allowed (an unused registration expires). */

@@ -10,6 +10,8 @@ import { Problem } from '../errors.js';
 import { checkRole } from './access.js';
 import { installAudit } from './audit.js';
 import { installErrorHandling } from './errors.js';
+import { installInFlight } from './in-flight.js';
+import { enforce } from './limits.js';
 import { OriginPolicy } from './origin.js';
 import { observeRequests, RequestLog } from './telemetry.js';
 
@@ -57,18 +59,33 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   // First of all: a request refused by the hooks below is traced and measured too.
   observeRequests(app);
 
+  // Then the drain: a stopping engine refuses new requests (503) while those in flight finish (server.ts).
+  installInFlight(app);
+
   // Before anything else, public routes included: a page of another site gets nothing from the engine.
   const origins = new OriginPolicy(engine.config);
   app.addHook('onRequest', async (request) => origins.check(request));
 
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public) return;
+  // Limits (http/limits.ts): a request without a valid key counts against its client address, one with a
+  // key against the key; a route that says `limits: false` is not counted here.
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const counted = config?.limits !== false;
+    if (config?.public) {
+      if (counted) await enforce(reply, [engine.limits.address(request.ip)]);
+      return;
+    }
     const key = apiKeyOf(request.headers.authorization);
     const caller = key ? await engine.apiKeys.verify(key) : undefined;
-    if (!caller) throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
+    if (!caller) {
+      // Keys tried one after another from one address are refused with 429 past its limit.
+      if (counted) await enforce(reply, [engine.limits.address(request.ip)]);
+      throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
+    }
     request.apiKeyId = caller.id;
     request.caller = caller;
     checkRole(request);
+    if (counted) await enforce(reply, [engine.limits.key(caller)]);
   });
 
   installErrorHandling(app);

@@ -3,9 +3,10 @@
  * stack. The one mapping from the engine's problem kinds to HTTP, used by the API and by the worker server.
  */
 import type { FastifyInstance } from 'fastify';
-import { Problem, type ProblemKind } from '../errors.js';
+import { databaseUnavailable, Problem, RateLimited, type ProblemKind } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/outage.js';
 
-const wire: Record<ProblemKind, { status: number; name: string }> = {
+const wire: Record<ProblemKind, { status: number; name: string; headers?: Record<string, string> }> = {
   invalid: { status: 400, name: 'bad_request' },
   unauthorized: { status: 401, name: 'unauthorized' },
   forbidden: { status: 403, name: 'forbidden' },
@@ -14,7 +15,14 @@ const wire: Record<ProblemKind, { status: number; name: string }> = {
   invalid_state: { status: 400, name: 'invalid_state' },
   authorization_failed: { status: 400, name: 'authorization_failed' },
   worker_unavailable: { status: 502, name: 'worker_unavailable' },
+  rate_limited: { status: 429, name: 'too_many_requests' },
+  database_unavailable: { status: 503, name: 'database_unavailable', headers: { 'retry-after': '5' } },
+  // The connection closes with the answer, so that the client's next request opens one to another process.
+  shutting_down: { status: 503, name: 'shutting_down', headers: { 'retry-after': '1', connection: 'close' } },
 };
+
+/** Retry-After in whole seconds, never 0: a caller told 0 would come back at once. */
+export const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export const errorSchema = {
   type: 'object',
@@ -24,10 +32,16 @@ export const errorSchema = {
 
 /** The error and not-found handlers of a Fastify server that speaks this API's errors. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+  app.setErrorHandler((thrown: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    // A query that failed because the database is away is an outage to wait out, not an internal error.
+    const error: typeof thrown = isDatabaseUnavailable(thrown) ? databaseUnavailable() : thrown;
     if (error instanceof Problem) {
-      const { status, name } = wire[error.kind];
-      return reply.status(status).send({ name, message: error.message });
+      const { status, name, headers } = wire[error.kind];
+      if (error instanceof RateLimited) reply.header('retry-after', String(retryAfterSeconds(error.retryAfterMs)));
+      return reply
+        .status(status)
+        .headers(headers ?? {})
+        .send({ name, message: error.message });
     }
     if (error.validation) return reply.status(400).send({ name: 'bad_request', message: error.message });
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

@@ -2,7 +2,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toMcpTool, type Dispatcher, type ServingPolicy, type ToolResult } from '@quiver/core';
+import { toMcpTool, type CallOptions, type Dispatcher, type ServingPolicy, type ToolResult } from '@quiver/core';
 import { callMetaTool, isMetaTool, metaTools } from './discovery.js';
 import { observeMcp, type McpNetwork } from './telemetry.js';
 
@@ -22,6 +22,8 @@ export interface McpServerOptions {
   /** The HTTP request carrying the session's messages and its API key's id, for each call's log line. */
   requestId?: string;
   keyId?: string;
+  /** The engine's limits of calls in flight, asked as each call is about to run (see CallOptions). */
+  admit?: CallOptions['admit'];
 }
 
 /** A server whose transport's requests are traced and measured once it is connected (see telemetry.ts). */
@@ -36,9 +38,9 @@ class ObservedServer extends Server {
 
 /** An MCP server over the dispatcher: it lists what the policy offers and sends every call through the dispatcher. */
 export function createMcpServer(dispatcher: Dispatcher, options: McpServerOptions = {}): Server {
-  const { discovery = false, userId, requestId, keyId } = options;
+  const { discovery = false, userId, requestId, keyId, admit } = options;
   const policy = options.policy ?? dispatcher.policy;
-  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, policy, requestId, keyId });
+  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, policy, requestId, keyId, admit });
   const server = new ObservedServer(serverInfo, { capabilities: { tools: {} } });
   server.network = options.network ?? 'tcp';
   server.setRequestHandler(ListToolsRequestSchema, async () => {

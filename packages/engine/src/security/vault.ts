@@ -3,7 +3,7 @@
  * the authentication tag checked on every read. Sealed values read `v1.<nonce>.<tag>.<ciphertext>`
  * (base64url), so the format can change later without guessing.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Kysely } from 'kysely';
@@ -19,6 +19,14 @@ export class Vault {
     const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', nonce, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  /**
+   * A key of its own for `purpose` (HKDF-SHA256 of the master key), never the master key itself: engines
+   * that share the master key derive the same one (the upstream budgets hash credentials with it).
+   */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `quiver ${purpose}`, 32));
   }
 
   open(sealed: string): string {

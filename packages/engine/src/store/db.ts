@@ -4,8 +4,9 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent, type MigrationProvider } from 'kysely';
 import { migrations } from './migrations/index.js';
+import { DatabaseAvailability } from './outage.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,16 +16,40 @@ export interface Store {
   dialect: Dialect;
   /** PostgreSQL's connection pool, as its metrics read it; SQLite has one connection and no pool. */
   pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number };
+  /** Whether the database answers, as this process's queries find (PostgreSQL; a SQLite file does not go away). */
+  availability: DatabaseAvailability;
+  /**
+   * PostgreSQL: a connection of its own, outside the pool, for LISTEN (store/changes.ts). Its errors are
+   * heard already (none ends the process); the caller listens for `end` and closes it.
+   */
+  dedicatedConnection?: () => Promise<import('pg').Client>;
   close(): Promise<void>;
 }
+
+/**
+ * The name the engine's PostgreSQL connections carry (`application_name`, in `pg_stat_activity`), unless
+ * the URL names another (`?application_name=...`).
+ */
+export const APPLICATION_NAME = 'quiver';
 
 /** `postgres://...` or `postgresql://...` for PostgreSQL; an absolute file path (or `:memory:`) for SQLite. */
 export async function openStore(location: string): Promise<Store> {
   const dialect = dialectOf(location);
   const postgres = dialect === 'postgres';
-  const { db, pool } = postgres ? await postgresDb(location) : { db: await sqliteDb(location), pool: undefined };
-  await migrate(db, postgres);
-  return { db, dialect, pool, close: () => db.destroy() };
+  const availability = new DatabaseAvailability();
+  if (!postgres) {
+    const db = await sqliteDb(location, availability);
+    await migrate(db, false);
+    return { db, dialect, availability, close: () => db.destroy() };
+  }
+  const { db, pool, dedicatedConnection } = await postgresDb(location, availability);
+  try {
+    await migrate(db, true);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, dialect, pool, availability, dedicatedConnection, close: () => db.destroy() };
 }
 
 const accepted = 'a postgres:// or postgresql:// URL, or the absolute path of a SQLite file';
@@ -43,7 +68,7 @@ function dialectOf(location: string): Dialect {
   throw new Error(`${variable} is '${location}', a relative path: use ${accepted}, so that it does not depend on the working directory.`);
 }
 
-async function sqliteDb(file: string): Promise<Kysely<Database>> {
+async function sqliteDb(file: string, availability: DatabaseAvailability): Promise<Kysely<Database>> {
   const { default: SQLite } = await import('better-sqlite3');
   if (file !== ':memory:') privateFile(file);
   const database = new SQLite(file);
@@ -51,7 +76,8 @@ async function sqliteDb(file: string): Promise<Kysely<Database>> {
   database.pragma('journal_mode = WAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  // A file closed under the engine is the only outage SQLite has; queries tell it as PostgreSQL's do.
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: watchQueries(availability) });
 }
 
 /**
@@ -65,17 +91,52 @@ function privateFile(file: string): void {
   chmodSync(file, 0o600);
 }
 
-async function postgresDb(url: string): Promise<{ db: Kysely<Database>; pool: import('pg').Pool }> {
+async function postgresDb(url: string, availability: DatabaseAvailability) {
   const { default: pg } = await import('pg');
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // A connection the server ends (a restart, an outage) fails its query, if it runs one, and is dropped by
-  // the pool, which opens another for the next. The error event it also emits, on the pool for an idle
-  // connection and on the connection itself for one in use, would end the process unheard: the engine
-  // stays up instead, not ready (GET /v1/ready), until the database is back.
+  const settings = {
+    connectionString: url,
+    fallback_application_name: APPLICATION_NAME,
+    // A database that accepts connections and never answers (a network cut) fails a request in 5 s rather than holding it.
+    connectionTimeoutMillis: 5_000,
+    // A connection whose peer vanished without a word is found out by TCP keepalive, not by the next query.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  const pool = new pg.Pool({ ...settings, max: 10 });
+  // A connection the server ends (a restart, an outage, pg_terminate_backend) fails its query, if it runs
+  // one, and is dropped by the pool, which opens another for the next. The error event it also emits, on
+  // the pool for an idle connection and on the connection itself for one in use, would end the process
+  // unheard: the engine stays up instead, not ready (GET /v1/ready), until the database is back.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
+  // Every connection attempt and every query tells whether the database answers (store/outage.ts).
+  const watched = {
+    connect: () =>
+      pool.connect().catch((error: unknown) => {
+        availability.failed(error);
+        throw error;
+      }),
+    end: () => pool.end(),
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watched }), log: watchQueries(availability) });
+  const dedicatedConnection = async () => {
+    const client = new pg.Client(settings);
+    // Heard here so that no error of this connection ends the process; its owner watches `end`.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    return client;
+  };
+  return { db, pool, dedicatedConnection };
 }
+
+/** Kysely's log of every query, read for whether the database answers. */
+const watchQueries = (availability: DatabaseAvailability) => (event: LogEvent) =>
+  event.level === 'error' ? availability.failed(event.error) : availability.answered();
 
 async function migrate(db: Kysely<Database>, postgres: boolean): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -15,7 +15,12 @@ export interface ApiKeyTable {
   role: string;
   /** The one user a user key acts as; null for admin and service keys. */
   user_id: string | null;
+  /** The key's own requests a minute and tool calls in flight (0: none); null: its role's. */
+  limit_rpm: number | null;
+  limit_concurrency: number | null;
   created_at: string;
+  /** Moves on every change of the key (made, revoked, limits changed); not on use. */
+  updated_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
 }

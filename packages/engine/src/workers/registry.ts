@@ -50,7 +50,8 @@ export class WorkerRegistry {
     private readonly publish: (sources: ToolSource[]) => void,
   ) {
     this.db = deps.db;
-    deps.changes.on('workers', () => void this.load());
+    // A load that fails (the database away) keeps the sources as they were; the next change loads again.
+    deps.changes.on('workers', () => void this.load().catch(() => undefined));
   }
 
   async list(): Promise<WorkerSettings[]> {
@@ -112,16 +113,19 @@ export class WorkerRegistry {
 
   /** Reads every worker and hands the dispatcher their sources. */
   load(): Promise<void> {
-    this.loading = this.loading.then(async () => {
-      const rows = await this.db.selectFrom('workers').selectAll().orderBy('created_at').orderBy('id').execute();
-      const next = new Map<string, { updatedAt: string; source: ToolSource }>();
-      for (const row of rows) {
-        const known = this.sources.get(row.id);
-        next.set(row.id, known?.updatedAt === row.updated_at ? known : { updatedAt: row.updated_at, source: this.sourceOf(row) });
-      }
-      this.sources = next;
-      this.publish([...next.values()].map((entry) => entry.source));
-    });
+    // After a failed load too: one failure must not stop every later load.
+    this.loading = this.loading
+      .catch(() => undefined)
+      .then(async () => {
+        const rows = await this.db.selectFrom('workers').selectAll().orderBy('created_at').orderBy('id').execute();
+        const next = new Map<string, { updatedAt: string; source: ToolSource }>();
+        for (const row of rows) {
+          const known = this.sources.get(row.id);
+          next.set(row.id, known?.updatedAt === row.updated_at ? known : { updatedAt: row.updated_at, source: this.sourceOf(row) });
+        }
+        this.sources = next;
+        this.publish([...next.values()].map((entry) => entry.source));
+      });
     return this.loading;
   }
 

@@ -8,7 +8,7 @@ import { combineHandlers } from '../emulator/handlers.js';
 import { checklistHandlers, createChecklistTables } from './checklists.js';
 import type { ClickupCaller, ClickupContext, Handler } from './context.js';
 import { createCustomFieldTables, customFieldHandlers } from './custom-fields.js';
-import { renderClickupError } from './errors.js';
+import { clickupRateLimit, renderClickupError } from './errors.js';
 import { createListTables, listHandlers } from './lists.js';
 import { operationTable } from './table.js';
 import { taskListHandlers } from './task-list.js';
@@ -62,6 +62,7 @@ export const startClickupEmulator = defineEmulator<ClickupCaller, ClickupContext
     tokenPrefix: 'pk_',
   },
   renderError: renderClickupError,
+  rateLimit: clickupRateLimit,
   api: ({ db, inTransaction }) => ({
     userFor: (token) => userFor(db, token),
     createWorkspace: (name, members) => inTransaction(() => createWorkspace(db, name, members)),

@@ -12,7 +12,7 @@ import type { Handler, TrackCaller, TrackContext } from './context.js';
 import { createDeliveryTables, deliveryHandlers } from './deliveries.js';
 import { createDeviceTables, deviceHandlers } from './devices.js';
 import { entityHandlers } from './entities.js';
-import { renderTrackError } from './errors.js';
+import { renderTrackError, trackRateLimit } from './errors.js';
 import { createEventTables, eventHandlers } from './events.js';
 import { createFormTables, formHandlers } from './forms.js';
 import { mergeHandlers } from './merge.js';
@@ -88,6 +88,7 @@ export const startCustomerioEmulator = defineEmulator<TrackCaller, TrackContext,
     principal: (credential, { db }, host) => ({ workspace: authenticate(db, credential, host as Region).environmentId }),
   },
   renderError: renderTrackError,
+  rateLimit: trackRateLimit,
   api: ({ db, urls, inTransaction, issue }, ctx) => ({
     euUrl: urls.eu!,
     workspace: (credentials) => {

@@ -2,6 +2,7 @@
  * Customer.io's error bodies: the v1 endpoints answer `{ meta: { error } }`, the v2 entity and batch
  * endpoints `{ errors: [{ reason, field, message }] }`.
  */
+import type { RateLimitDialect } from '../emulator/rate-limit.js';
 import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { TrackError } from './context.js';
 
@@ -21,3 +22,12 @@ function errorResponse(status: number, message: string, field: string | undefine
   }
   return { status, body: { meta: { error: message } } };
 }
+
+/**
+ * The Track API's fair-use limit is per second; over it, a bare 429 in the v1 error shape: Customer.io
+ * documents no rate-limit header and no Retry-After.
+ */
+export const trackRateLimit: RateLimitDialect<unknown> = {
+  default: { requests: 1_000_000, windowMs: 1_000 },
+  refusal: () => ({ status: 429, body: { meta: { error: 'Too many requests: slow down.' } } }),
+};

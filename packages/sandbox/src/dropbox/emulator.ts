@@ -11,7 +11,7 @@ import { accountFor, createAccountTables, setScopes, unauthorized } from './acco
 import type { DropboxCaller, DropboxContext, Handler } from './context.js';
 import { createCursorTables } from './cursors.js';
 import { downloadHandlers } from './download.js';
-import { renderDropboxError } from './errors.js';
+import { dropboxRateLimit, renderDropboxError } from './errors.js';
 import { addFolder, createFileTables, metadata, putFile } from './files.js';
 import { listFolderHandlers } from './list-folder.js';
 import { searchHandlers } from './search.js';
@@ -54,6 +54,7 @@ export const startDropboxEmulator = defineEmulator<DropboxCaller, DropboxContext
     tokenPrefix: 'sl.',
   },
   renderError: renderDropboxError,
+  rateLimit: dropboxRateLimit,
   api: ({ db, clock, inTransaction }) => ({
     putFile: (token, path, content) =>
       inTransaction(() =>

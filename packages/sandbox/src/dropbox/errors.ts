@@ -3,6 +3,7 @@
  * request it cannot read, 401 and 409 JSON `{ error_summary, error }` for auth and route errors.
  */
 import { randomBytes } from 'node:crypto';
+import { retryAfterSeconds, type RateLimitDialect } from '../emulator/rate-limit.js';
 import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { DropboxBadInput, DropboxError } from './context.js';
 
@@ -23,3 +24,19 @@ export function renderDropboxError(error: unknown): EmulatorResponse {
   // A fault in the emulator itself: say so rather than pass it off as Dropbox's answer.
   return text(500, `emulator fault: ${error instanceof Error ? error.message : String(error)}`);
 }
+
+/**
+ * Dropbox says nothing of its limits until it refuses: 429 with Retry-After and a RateLimitError body
+ * (`too_many_requests`, `retry_after` in seconds). Dropbox publishes no numbers; the window is a minute.
+ */
+export const dropboxRateLimit: RateLimitDialect<unknown> = {
+  default: { requests: 1_000_000, windowMs: 60_000 },
+  refusal: (window) => {
+    const seconds = retryAfterSeconds(window);
+    return {
+      status: 429,
+      headers: { 'retry-after': String(seconds) },
+      body: { error_summary: `too_many_requests/${randomBytes(3).toString('hex')}`, error: { reason: { '.tag': 'too_many_requests' }, retry_after: seconds } },
+    };
+  },
+};

@@ -17,3 +17,17 @@ export function createClock(start: number = Date.now()): Clock {
     },
   };
 }
+
+/** A clock that stands still unless a test moves it, so that timestamps and windows are exact. */
+export function stillClock(start: number = Date.now()): Clock {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+    set(epochMs) {
+      now = epochMs;
+    },
+  };
+}

@@ -1,15 +1,17 @@
 /**
- * One emulator, wired once. A service defines its operation table, handlers, tables, credentials and
- * error shape; `defineEmulator` turns that into a start function that opens the state (SQLite, in memory
- * or in a file), takes the clock, checks that the handlers and the table agree, serves each host on
- * loopback through the shared HTTP layer (routing, validation, recording), runs every handler in one
- * transaction, and refuses any credential that was not issued, with the service's own error.
+ * One emulator, wired once. A service defines its operation table, handlers, tables, credentials, error
+ * shape and rate-limit dialect; `defineEmulator` turns that into a start function that opens the state
+ * (SQLite, in memory or in a file), takes the clock, checks that the handlers and the table agree, serves
+ * each host on loopback through the shared HTTP layer (routing, validation, recording), runs every handler
+ * in one transaction, refuses any credential that was not issued, with the service's own error, and counts
+ * each credential's requests against its rate limit (rate-limit.ts), telling it in the service's headers.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createClock, type Clock } from './clock.js';
 import { checkHandlers, resetTables, serviceDatabase } from './database.js';
 import type { OperationTable } from './operations.js';
+import { RateLimitRefusal, RateLimits, type RateLimitDialect, type RateLimitSetting, type RateWindow } from './rate-limit.js';
 import { startEmulator, type EmulatorResponse, type RecordedRequest, type RunningEmulator } from './server.js';
 
 /**
@@ -46,6 +48,8 @@ export interface EmulatorOptions {
   clock?: Clock;
   /** SQLite file for state that outlives the process. Default: in memory. */
   dbPath?: string;
+  /** Requests each credential may make per window. Default: the service's window, with a generous count. */
+  limit?: RateLimitSetting;
 }
 
 /** The shared parts a service builds its context and its test methods from. */
@@ -92,8 +96,8 @@ export interface EmulatorDefinition<Principal, Context, Api> {
   scope?(ctx: Context, principal: Principal): Context;
   /** Renders anything a request threw as the service's error; `operation` once routing found it. */
   renderError(error: unknown, operation: string | undefined, ctx: Context): EmulatorResponse;
-  /** Headers on every answer, errors included (GitHub's rate-limit budget); an answer's own win. */
-  headers?(ctx: Context): Record<string, string>;
+  /** How the service tells each credential's rate-limit budget, and refuses a request over it. */
+  rateLimit: RateLimitDialect<Principal>;
   /** The service's own methods for tests and the sandbox: seeding, inspecting. */
   api(core: EmulatorCore, ctx: Context): Api;
   /** Further state to forget on reset, beyond the tables. */
@@ -115,7 +119,9 @@ export interface Emulator {
    * Issued credentials outlive `reset()`; what they act as is made anew on first use.
    */
   issueToken(credential?: string): string;
-  /** Empties all state (rows the service always has come back) and the request log. */
+  /** Requests each credential may make per window, from now on (a window under way keeps its count). */
+  setRateLimit(limit: RateLimitSetting): void;
+  /** Empties all state (rows the service always has come back), the request log and the rate-limit windows (the start's limit comes back). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -147,24 +153,37 @@ export function defineEmulator<Principal, Context, Api>(
     const issued = (credential: string) => db.prepare(`SELECT 1 FROM ${CREDENTIALS_TABLE} WHERE digest = ?`).get(digest(credential)) !== undefined;
     const core: EmulatorCore = { db, clock, inTransaction, urls: {}, issue };
     const ctx = await definition.context(core);
-    const withHeaders = (response: EmulatorResponse): EmulatorResponse =>
-      definition.headers ? { ...response, headers: { ...definition.headers(ctx), ...response.headers } } : response;
+    const limits = new RateLimits(clock, options.limit ?? definition.rateLimit.default);
+    // The budget's headers on every answer to a credential, errors included; an answer's own win.
+    const told = (response: EmulatorResponse, window: RateWindow | undefined): EmulatorResponse => {
+      const headers = window && definition.rateLimit.headers?.(window);
+      return headers ? { ...response, headers: { ...headers, ...response.headers } } : response;
+    };
 
     const serve = (host: string) =>
-      startEmulator<Principal>({
+      startEmulator<{ principal: Principal; window: RateWindow }>({
         operations,
         authenticate(headers) {
           const credential = credentials.read(headers);
           if (credential === undefined || !issued(credential)) throw credentials.refuse(credential, ctx);
-          return inTransaction(() => credentials.principal(credential, ctx, host));
+          const principal = inTransaction(() => credentials.principal(credential, ctx, host));
+          const { window, spent } = limits.take(digest(credential));
+          if (spent) throw new RateLimitRefusal(told(definition.rateLimit.refusal(window, principal), window));
+          return { principal, window };
         },
-        handle({ label, path, params, query, headers, body }, principal) {
+        handle({ label, path, params, query, headers, body }, { principal, window }) {
           const handler = handlers[label] ?? fallback!;
           const request = { ...principal, operation: label, path, params, query, headers, body } as EmulatorRequest<Principal>;
           const seen = definition.scope ? definition.scope(ctx, principal) : ctx;
-          return withHeaders(inTransaction(() => handler(request, seen)));
+          return told(
+            inTransaction(() => handler(request, seen)),
+            window,
+          );
         },
-        renderError: (error, label) => withHeaders(definition.renderError(error, label, ctx)),
+        renderError: (error, label, caller) => {
+          if (error instanceof RateLimitRefusal) return error.response;
+          return told(definition.renderError(error, label, ctx), caller?.window);
+        },
       });
     const servers: RunningEmulator[] = await Promise.all(hosts.map(serve));
     for (const [index, host] of hosts.entries()) core.urls[host] = servers[index]!.url;
@@ -177,8 +196,10 @@ export function defineEmulator<Principal, Context, Api>(
       clock,
       db,
       issueToken: (credential) => issue(credential ?? `${credentials.tokenPrefix ?? ''}${randomBytes(20).toString('hex')}`),
+      setRateLimit: (limit) => limits.set(limit),
       reset() {
         resetTables(db, createTables, [CREDENTIALS_TABLE]);
+        limits.reset();
         definition.reset?.(ctx);
         for (const server of servers) server.requests.length = 0;
       },

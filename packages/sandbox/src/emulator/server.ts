@@ -58,9 +58,10 @@ export interface EmulatorService<Principal> {
   handle(call: OperationCall, principal: Principal): EmulatorResponse | Promise<EmulatorResponse>;
   /**
    * Renders an EmulatorError, or anything `authenticate` or `handle` threw, as the service's error;
-   * `label` names the operation once routing has found it (some services shape errors by operation).
+   * `label` names the operation once routing has found it (some services shape errors by operation), and
+   * `principal` the caller once authenticated.
    */
-  renderError(error: unknown, label: string | undefined): EmulatorResponse;
+  renderError(error: unknown, label: string | undefined, principal?: Principal): EmulatorResponse;
 }
 
 export interface RunningEmulator {
@@ -86,8 +87,9 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
     requests.push({ method: message.method ?? 'GET', path, query, headers: withoutAuthorization(headers), body: parseLoosely(raw) });
 
     let label: string | undefined;
+    let principal: Principal | undefined;
     try {
-      const principal = service.authenticate(headers);
+      principal = service.authenticate(headers);
       const found = route(message.method ?? 'GET', path);
       if (found.kind === 'unknown-path') throw new EmulatorError(404, `no operation at ${path}`);
       if (found.kind === 'wrong-method') {
@@ -109,7 +111,7 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       const response = await service.handle({ label, operation, path, params, query: arrays, headers, body }, principal);
       return checkAnswer(label, operation, response);
     } catch (error) {
-      return service.renderError(error, label);
+      return service.renderError(error, label, principal);
     }
   }
 

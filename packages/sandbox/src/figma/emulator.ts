@@ -2,7 +2,7 @@ import { bearerToken, defineEmulator, type Emulator, type EmulatorOptions } from
 import { combineHandlers } from '../emulator/handlers.js';
 import { commentHandlers } from './comments.js';
 import type { FigmaCaller, FigmaContext, FigmaUser, Handler } from './context.js';
-import { renderFigmaError } from './errors.js';
+import { figmaRateLimit, renderFigmaError } from './errors.js';
 import { fileHandlers } from './files.js';
 import { startImageHost, type ImageHost } from './image-host.js';
 import { imageHandlers } from './images.js';
@@ -49,6 +49,7 @@ export const startFigmaEmulator = defineEmulator<FigmaCaller, FigmaState, FigmaT
     tokenPrefix: 'figd_',
   },
   renderError: renderFigmaError,
+  rateLimit: figmaRateLimit,
   api: ({ inTransaction }, ctx) => ({
     imagesUrl: ctx.imagesUrl,
     userFor: (token) => userFor(ctx.db, token),

@@ -1,4 +1,5 @@
 /** Figma's error bodies: `{ status, err }`, or `{ status, error: true, message }` on the library routes. */
+import { retryAfterSeconds, type RateLimitDialect } from '../emulator/rate-limit.js';
 import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { FigmaError } from './context.js';
 
@@ -15,3 +16,16 @@ function errorResponse(status: number, message: string, label: string | undefine
   if (label && LIBRARY_ROUTES.test(label)) return { status, body: { status, error: true, message } };
   return { status, body: { status, err: message } };
 }
+
+/**
+ * Figma's limits (per user, per endpoint tier, per minute) tell nothing until they refuse: 429 with
+ * Retry-After in seconds, the plan's tier and the kind of limit (a Full seat's is `high`).
+ */
+export const figmaRateLimit: RateLimitDialect<unknown> = {
+  default: { requests: 1_000_000, windowMs: 60_000 },
+  refusal: (window) => ({
+    status: 429,
+    headers: { 'retry-after': String(retryAfterSeconds(window)), 'x-figma-plan-tier': 'enterprise', 'x-figma-rate-limit-type': 'high' },
+    body: { status: 429, err: 'Rate limit exceeded' },
+  }),
+};

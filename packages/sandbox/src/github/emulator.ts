@@ -21,7 +21,7 @@ import { createIssueTables, issueHandlers } from './issues.js';
 import { createLabelTables, labelHandlers } from './labels.js';
 import { createOrgMembershipTables, orgMembershipHandlers } from './org-membership.js';
 import { createPullTables, pullHandlers } from './pulls.js';
-import { RateLimited, RateLimits, type RateLimitSetting } from './rate-limit.js';
+import { githubRateLimit, RateLimited, SecondaryLimit, type SecondaryRateLimit } from './rate-limit.js';
 import { createReactionTables, reactionHandlers } from './reactions.js';
 import { createRepoSettingsTables, repoSettingsHandlers } from './repo-settings.js';
 import { createRepositoryTables, repositoryHandlers, toRepository, visibleRepositoryRow } from './repositories.js';
@@ -32,7 +32,7 @@ import { createSecretsTables, secretsHandlers } from './secrets.js';
 import { createStatusesTables, statusesHandlers } from './statuses.js';
 import { githubOperations } from './table.js';
 
-export type { RateLimitSetting } from './rate-limit.js';
+export type { SecondaryRateLimit } from './rate-limit.js';
 
 export type GithubEmulatorOptions = EmulatorOptions;
 
@@ -43,11 +43,14 @@ export interface GithubTools {
    * itself when given. A token issued with `issueToken()` alone acts as the next of user1, user2, ...
    */
   tokenFor(login: string, token?: string): string;
-  /** Switches rate limiting: `off`, `primary` (403) or `secondary` (429), optionally after `remaining` more requests. */
-  rateLimit(setting: RateLimitSetting): void;
+  /**
+   * Switches GitHub's secondary limit (429 with Retry-After), optionally after `remaining` more requests.
+   * The primary limit is the shared layer's budget per token (`setRateLimit`).
+   */
+  rateLimit(setting: SecondaryRateLimit): void;
 }
 
-/** `reset()` also forgets users and which login each token acts as, and starts a fresh rate-limit budget with the switch off. */
+/** `reset()` also forgets users and which login each token acts as, and turns the secondary limit off. */
 export type GithubEmulator = Emulator & GithubTools;
 
 export const githubHandlers: Record<string, Handler> = combineHandlers(
@@ -100,10 +103,10 @@ const LOGIN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$/;
 /** Built once per process, at the first start: samples are the same for every emulator. */
 let samples: Samples | undefined;
 
-/** What handlers see, and the rate-limit budget the HTTP side keeps. */
+/** What handlers see, and the secondary limit's switch the HTTP side keeps. */
 interface GithubState extends GithubContext {
   samples: Samples;
-  limits: RateLimits;
+  secondary: SecondaryLimit;
 }
 
 export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, GithubTools>({
@@ -120,7 +123,7 @@ export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, Git
       db,
       clock,
       samples: known,
-      limits: new RateLimits(clock),
+      secondary: new SecondaryLimit(),
       repository: () => {
         throw new Error('GitHub emulator: a repository is read as some caller sees it (see scope)');
       },
@@ -135,9 +138,9 @@ export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, Git
   credentials: {
     read: readToken,
     refuse: unauthorized,
-    principal(token, { db, clock, limits }) {
+    principal(token, { db, clock, secondary }) {
       const user = userOfToken(db, token, clock.now());
-      limits.take(user.id);
+      secondary.take();
       return { user };
     },
     tokenPrefix: 'ghp_',
@@ -148,10 +151,10 @@ export const startGithubEmulator = defineEmulator<GithubCaller, GithubState, Git
     if (error instanceof RateLimited) return { status: error.status, body: error.body, headers: error.headers };
     return renderGithubError(error, githubOperations.tags);
   },
-  headers: ({ limits }) => limits.headers(),
-  api: ({ db, clock, inTransaction, issue }, { limits }) => ({
+  rateLimit: githubRateLimit,
+  api: ({ db, clock, inTransaction, issue }, { secondary }) => ({
     tokenFor: (login, token) => issue(inTransaction(() => tokenFor(db, login, clock.now(), token))),
-    rateLimit: (setting) => limits.set(setting),
+    rateLimit: (setting) => secondary.set(setting),
   }),
-  reset: ({ limits }) => limits.reset(),
+  reset: ({ secondary }) => secondary.set({ kind: 'off' }),
 });

@@ -2,7 +2,7 @@ import { bearerToken, defineEmulator, type Emulator, type EmulatorOptions } from
 import { combineHandlers } from '../emulator/handlers.js';
 import { actionHandlers } from './actions.js';
 import type { GraphCaller, GraphContext, Handler, Mailbox } from './context.js';
-import { renderGraphError } from './errors.js';
+import { graphRateLimit, renderGraphError } from './errors.js';
 import { createMailbox, type defaultSettings, mailboxFor, mailboxHandlers, unauthorized, updateSettings, type MailboxProfile } from './mailboxes.js';
 import { folderOf, insertMessage, messageHandlers, newMessage, type Message } from './messages.js';
 import { createTables } from './store.js';
@@ -49,6 +49,7 @@ export const startGraphEmulator = defineEmulator<GraphCaller, GraphContext, Grap
   context: ({ db, clock, urls }) => ({ db, clock, baseUrl: () => urls.default! }),
   credentials: { read: bearerToken, refuse: unauthorized, principal: (token, { db }) => ({ me: mailboxFor(db, token) }) },
   renderError: (error, _operation, { clock }) => renderGraphError(error, clock.now),
+  rateLimit: graphRateLimit,
   api: ({ db, clock, inTransaction, issue }, ctx) => ({
     addMailbox: (token, profile) => inTransaction(() => createMailbox(db, issue(token), profile)),
     mailboxFor: (token) => inTransaction(() => mailboxFor(db, token)),

@@ -1,5 +1,6 @@
 /** Graph's error body: `{ error: { code, message, innerError: { date, request-id, client-request-id } } }`. */
 import { randomUUID } from 'node:crypto';
+import { retryAfterSeconds, type RateLimitDialect } from '../emulator/rate-limit.js';
 import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { GraphError } from './context.js';
 
@@ -22,3 +23,15 @@ function errorResponse(status: number, code: string, message: string, now: () =>
   const id = randomUUID();
   return { status, body: { error: { code, message, innerError: { date: new Date(now()).toISOString(), 'request-id': id, 'client-request-id': id } } } };
 }
+
+/**
+ * Graph throttles Outlook calls per app and mailbox (10,000 requests in 10 minutes) and says so only when
+ * it does: 429 TooManyRequests with Retry-After in seconds.
+ */
+export const graphRateLimit: RateLimitDialect<unknown> = {
+  default: { requests: 1_000_000, windowMs: 600_000 },
+  refusal: (window) => ({
+    ...errorResponse(429, 'TooManyRequests', 'Please retry again later.', () => window.now),
+    headers: { 'retry-after': String(retryAfterSeconds(window)) },
+  }),
+};

@@ -15,7 +15,7 @@ import type { Handler, HubspotCaller, HubspotContext } from './context.js';
 import { createCrmTables } from './crm.js';
 import { createSendTables, emailSendHandlers } from './email-sends.js';
 import { createEmailTables, emailHandlers } from './emails.js';
-import { renderHubspotError } from './errors.js';
+import { hubspotRateLimit, renderHubspotError } from './errors.js';
 import { eventAttendanceHandlers } from './event-attendance.js';
 import { eventListHandlers } from './event-lists.js';
 import { createEventTables } from './event-store.js';
@@ -77,6 +77,7 @@ export const startHubspotEmulator = defineEmulator<HubspotCaller, HubspotContext
     tokenPrefix: 'pat-na1-',
   },
   renderError: renderHubspotError,
+  rateLimit: hubspotRateLimit,
   api: ({ inTransaction }, ctx) => ({
     appIdFor: (token) => appIdFor(ctx.db, token),
     submitForm: (formId, fields) => inTransaction(() => submitForm(ctx, formId, fields)),

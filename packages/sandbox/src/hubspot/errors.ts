@@ -1,5 +1,6 @@
 /** HubSpot's error body: `{ status: "error", message, correlationId, category, errors }`. */
 import { randomUUID } from 'node:crypto';
+import type { RateLimitDialect } from '../emulator/rate-limit.js';
 import { EmulatorError, type EmulatorResponse } from '../emulator/server.js';
 import { HubspotError } from './context.js';
 
@@ -34,3 +35,27 @@ function errorResponse(status: number, category: string, message: string, errors
     },
   };
 }
+
+/**
+ * HubSpot's limit as an OAuth app sees it: X-HubSpot-RateLimit-Max and -Remaining over a rolling window of
+ * X-HubSpot-RateLimit-Interval-Milliseconds (10 s); no daily headers, which OAuth apps do not get. Over
+ * it, 429 with the policy's name and no Retry-After.
+ */
+export const hubspotRateLimit: RateLimitDialect<unknown> = {
+  default: { requests: 1_000_000, windowMs: 10_000 },
+  headers: (window) => ({
+    'x-hubspot-ratelimit-interval-milliseconds': String(window.windowMs),
+    'x-hubspot-ratelimit-max': String(window.limit),
+    'x-hubspot-ratelimit-remaining': String(window.remaining),
+  }),
+  refusal: () => ({
+    status: 429,
+    body: {
+      status: 'error',
+      message: 'You have reached your ten_secondly_rolling limit.',
+      errorType: 'RATE_LIMIT',
+      correlationId: randomUUID(),
+      policyName: 'TEN_SECONDLY_ROLLING',
+    },
+  }),
+};

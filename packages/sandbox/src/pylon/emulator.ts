@@ -9,7 +9,7 @@ import { combineHandlers } from '../emulator/handlers.js';
 import { accountHandlers, createAccountTables, serviceAccountFor, unauthorized } from './accounts.js';
 import { addContact, contactHandlers, createContactTables, type ContactInput } from './contacts.js';
 import type { Handler, PylonCaller, PylonContext, ServiceAccount } from './context.js';
-import { renderPylonError } from './errors.js';
+import { pylonRateLimit, renderPylonError } from './errors.js';
 import { addIssue, createIssueTables, issueHandlers, type IssueInput } from './issues.js';
 import { operationTable } from './table.js';
 import { addTeam, createTeamTables, teamHandlers } from './teams.js';
@@ -64,6 +64,7 @@ export const startPylonEmulator = defineEmulator<PylonCaller, PylonContext, Pylo
   context: ({ db, clock }) => ({ db, clock }),
   credentials: { read: bearerToken, refuse: unauthorized, principal: (token, { db }) => ({ account: serviceAccountFor(db, token) }) },
   renderError: renderPylonError,
+  rateLimit: pylonRateLimit,
   api: (core) => {
     const { db, clock, inTransaction } = core;
     return {

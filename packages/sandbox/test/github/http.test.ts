@@ -195,20 +195,24 @@ describe('generic answers', () => {
 });
 
 describe('rate limits', () => {
-  it('sends the x-ratelimit headers on every answer, counting requests', async () => {
+  it('sends the x-ratelimit headers on every answer, counting requests per token', async () => {
     const first = await hub.call('GET', '/user');
     const second = await hub.call('GET', '/no/such/thing');
     expect(first.headers.get('x-ratelimit-limit')).toBe('5000');
     expect(first.headers.get('x-ratelimit-remaining')).toBe('4999');
+    expect(first.headers.get('x-ratelimit-used')).toBe('1');
+    expect(first.headers.get('x-ratelimit-resource')).toBe('core');
     expect(second.headers.get('x-ratelimit-remaining')).toBe('4998');
+    // Each token is a user with a budget of its own.
+    expect((await hub.as('mona')('GET', '/user')).headers.get('x-ratelimit-remaining')).toBe('4999');
     // The hour starts with the first request (the test clock runs on from 2025-01-15T00:00Z).
     const hourLater = Date.UTC(2025, 0, 15, 1) / 1000;
     expect(Number(first.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(hourLater);
     expect(Number(first.headers.get('x-ratelimit-reset'))).toBeLessThan(hourLater + 5);
   });
 
-  it('answers 403 with x-ratelimit-remaining: 0 under a primary limit, after the requests still allowed', async () => {
-    hub.emulator.rateLimit({ kind: 'primary', remaining: 2 });
+  it('answers 403 with x-ratelimit-remaining: 0 once the budget is spent, until the hour ends', async () => {
+    hub.emulator.setRateLimit({ requests: 2, windowMs: 3_600_000 });
     const allowed = [await hub.call('GET', '/user'), await hub.call('GET', '/user')];
     expect(allowed.map((reply) => reply.status)).toEqual([200, 200]);
     expect(allowed.map((reply) => reply.headers.get('x-ratelimit-remaining'))).toEqual(['1', '0']);
@@ -216,10 +220,10 @@ describe('rate limits', () => {
     expect(limited.status).toBe(403);
     expect(limited.body.message).toMatch(/^API rate limit exceeded for user ID \d+\.$/);
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(limited.headers.get('x-ratelimit-limit')).toBe('5000');
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('2');
     expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.UTC(2025, 0, 15) / 1000);
     expect((await hub.call('GET', '/repos/octocat/x')).status).toBe(403);
-    hub.emulator.rateLimit({ kind: 'off' });
+    hub.emulator.clock.advance(3_600_000);
     expect((await hub.call('GET', '/repos/octocat/x')).status).toBe(404);
   });
 
@@ -232,7 +236,7 @@ describe('rate limits', () => {
   });
 
   it('still refuses an unauthenticated request with 401 first', async () => {
-    hub.emulator.rateLimit({ kind: 'primary' });
+    hub.emulator.setRateLimit({ requests: 0, windowMs: 3_600_000 });
     expect((await hub.call('GET', '/user', { headers: { authorization: null } })).status).toBe(401);
   });
 });

@@ -10,7 +10,8 @@ export const healthRoutes: Routes = (app, engine) => {
   app.get(
     '/v1/health',
     {
-      config: { public: true },
+      // Probes are never limited: an orchestrator must always hear the answer.
+      config: { public: true, limits: false },
       schema: {
         operationId: 'engine-health',
         summary: 'Liveness: the engine process serves (200 even while its database is away; see /v1/ready)',
@@ -26,10 +27,11 @@ export const healthRoutes: Routes = (app, engine) => {
   app.get(
     '/v1/ready',
     {
-      config: { public: true },
+      config: { public: true, limits: false },
       schema: {
         operationId: 'engine-ready',
-        summary: 'Readiness: 200 when the database answers and its migrations are applied; 503 with the reason otherwise, and while draining',
+        summary:
+          'Readiness: 200 when the database answers and its migrations are applied (with a reason while Redis is away and limits are per process); 503 with the reason otherwise, and while draining',
         security: [],
         response: { 200: { $ref: 'ready#' }, 503: { $ref: 'ready#' } },
       },
@@ -42,7 +44,8 @@ export const healthRoutes: Routes = (app, engine) => {
         else request.log.warn({ err: error, reason }, 'not ready');
         wasReady = ready;
       }
-      return ready ? { ready } : reply.status(503).send({ ready, reason });
+      // Ready with a reason: serving in a lesser way (Redis away, limits per process).
+      return ready ? { ready, ...(reason && { reason }) } : reply.status(503).send({ ready, reason });
     },
   );
 

@@ -9,6 +9,11 @@
  * `insufficient_scope`, so that its client can ask the person for `tools:write` (step-up).
  * `?discovery=true` lists the discovery meta-tools instead of the tools, `?discovery=false` every tool;
  * without it, the engine's setting (`quiver serve --discovery`) decides.
+ *
+ * Limits: each request counts against its API key and its user. Over either, a message of `tools/call`
+ * requests only is answered as the model should hear it, a tool error `TOOL_RUNTIME_RATE_LIMIT` with
+ * `retry_after_ms` (HTTP 200); any other message gets 429 with `Retry-After` and a JSON-RPC error. A call
+ * over the key's or the user's calls in flight is the same tool error, from the dispatcher.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { annotationsOf, functionName } from '@quiver/core';
@@ -16,9 +21,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { challenge, mcpAuthentication, readScopeOnly, sessionPolicy, type UserCaller } from '../../authorization-server/bearer.js';
 import type { Engine } from '../../engine.js';
 import { callToolName } from '../../mcp/discovery.js';
-import { createMcpServer } from '../../mcp/server.js';
+import { createMcpServer, toCallToolResult } from '../../mcp/server.js';
+import { rateLimited } from '../../limits/limits.js';
 import { actingUser, policyFor } from '../access.js';
 import type { Routes } from '../app.js';
+import { retryAfterSeconds } from '../errors.js';
+import { announce, refusalOf } from '../limits.js';
 
 export const mcpRoutes: Routes = (app, engine) => {
   const authenticate = mcpAuthentication(engine);
@@ -41,6 +49,11 @@ export const mcpRoutes: Routes = (app, engine) => {
       return challenge(engine.authorizationServer, request, reply, 403, 'insufficient_scope', message);
     }
     const userId = session ? session.userId : actingUser(request, headerValue(request.headers['quiver-user-id']));
+    const caller = session ? undefined : request.caller;
+    const states = await Promise.all([caller && engine.limits.key(caller), userId === undefined ? undefined : engine.limits.user(userId)]);
+    announce(reply, states);
+    const refused = refusalOf(states);
+    if (refused) return overLimit(reply, request.body, refused.message, refused.retryAfterMs);
     const policy = session ? sessionPolicy(policyFor(engine, 'user'), session) : policyFor(engine, request.caller!.role);
     const server = createMcpServer(engine.dispatcher, {
       userId,
@@ -48,6 +61,7 @@ export const mcpRoutes: Routes = (app, engine) => {
       discovery: request.query.discovery ?? engine.discovery,
       requestId: request.id,
       keyId: request.apiKeyId,
+      admit: () => engine.limits.admit(caller, userId),
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
@@ -63,7 +77,8 @@ export const mcpRoutes: Routes = (app, engine) => {
     app.route({
       method: ['GET', 'POST', 'DELETE'],
       url,
-      config: { public: true },
+      // It authenticates itself (an API key or an access token) and counts its requests in the handler.
+      config: { public: true, limits: false },
       onRequest: authenticate,
       schema: {
         operationId: url === '/v1/mcp' ? 'mcp-endpoint' : 'mcp-endpoint-short',
@@ -97,3 +112,21 @@ async function writeToolCalled(engine: Engine, session: UserCaller, body: unknow
 }
 
 const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
+
+/**
+ * The answer to a message over a limit: a tool error for each call when it holds nothing but `tools/call`
+ * requests (the model hears when to come back), otherwise 429 with a JSON-RPC error.
+ */
+function overLimit(reply: FastifyReply, body: unknown, message: string, retryAfterMs: number) {
+  const messages = [body].flat() as ({ method?: unknown; id?: string | number } | null)[];
+  const calls = messages.every((item) => item?.method === 'tools/call' && item.id !== undefined);
+  if (calls && messages.length) {
+    const answers = messages.map((item) => ({ jsonrpc: '2.0', id: item!.id, result: toCallToolResult({ error: rateLimited(message, retryAfterMs) }) }));
+    return reply.status(200).send(Array.isArray(body) ? answers : answers[0]);
+  }
+  const id = Array.isArray(body) ? null : ((body as { id?: string | number } | null)?.id ?? null);
+  return reply
+    .status(429)
+    .header('retry-after', String(retryAfterSeconds(retryAfterMs)))
+    .send({ jsonrpc: '2.0', id, error: { code: -32000, message, data: { retry_after_ms: retryAfterMs } } });
+}

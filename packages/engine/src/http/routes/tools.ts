@@ -6,6 +6,7 @@ import { executeResponse } from '../../executions.js';
 import { invalid, notFound } from '../../errors.js';
 import { rfc3339 } from '../../scheduler.js';
 import { actingUser, anyRole, policyFor } from '../access.js';
+import { enforce } from '../limits.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
 import type { Routes } from '../app.js';
 
@@ -191,9 +192,11 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       const userId = actingUser(request, body.user_id);
+      // The key was counted on the way in; an execution counts against its user too, whichever key acts for them.
+      if (userId !== undefined) await enforce(reply, [engine.limits.user(userId)]);
       const policy = policyFor(engine, request.caller!.role);
       if (body.run_at !== undefined) {
         if (rfc3339(body.run_at) === undefined) {
@@ -210,6 +213,8 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         policy,
         requestId: request.id,
         keyId: request.apiKeyId,
+        // Over the key's or the user's calls in flight: an execution that failed with TOOL_RUNTIME_RATE_LIMIT.
+        admit: () => engine.limits.admit(request.caller, userId),
       });
       if (outcome.unknown) throw notFound(`tool ${body.tool_name}${body.tool_version ? `@${body.tool_version}` : ''}`);
       return executeResponse(outcome, body.include_error_stacktrace);

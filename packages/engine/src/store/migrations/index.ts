@@ -7,6 +7,8 @@ import * as routingAndRecords from './0005_routing_and_records.js';
 import * as authorizationServerGrants from './0007_authorization_server_grants.js';
 import * as auditEvents from './0008_audit_events.js';
 import * as executionTraceParent from './0009_execution_trace_parent.js';
+import * as apiKeyLimits from './0010_api_key_limits.js';
+import * as changeNotifications from './0011_change_notifications.js';
 
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +20,6 @@ export const migrations: Record<string, Migration> = {
   '0007_authorization_server_grants': authorizationServerGrants,
   '0008_audit_events': auditEvents,
   '0009_execution_trace_parent': executionTraceParent,
+  '0010_api_key_limits': apiKeyLimits,
+  '0011_change_notifications': changeNotifications,
 };

@@ -5,7 +5,7 @@
  * ghes-3.8 table, with objects closed as the HTTP layer closes them. Test-only: not part of the built package.
  */
 import Database from 'better-sqlite3';
-import type { Clock } from '../../emulator/clock.js';
+import { stillClock } from '../../emulator/clock.js';
 import { createValidator } from '../../emulator/validation.js';
 import {
   GithubError,
@@ -54,20 +54,6 @@ function sample(operation: string, status?: number): Json {
   return structuredClone(examples[operation]?.[status ?? found.successStatus] ?? {});
 }
 
-/** Time stands still unless a test moves it, so timestamps in answers are exact. */
-function frozenClock(start: number): Clock {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms) => {
-      now += ms;
-    },
-    set: (ms) => {
-      now = ms;
-    },
-  };
-}
-
 export interface FakeContext extends GithubContext {
   /** Adds a repository to the tiny repos table. */
   addRepository(fullName: string, options?: { private?: boolean; defaultBranch?: string }): Repository;
@@ -90,7 +76,7 @@ export function fakeContext(...createTables: Array<(db: Database.Database) => vo
   });
   const ctx: FakeContext = {
     db,
-    clock: frozenClock(Date.UTC(2025, 0, 15, 12)),
+    clock: stillClock(Date.UTC(2025, 0, 15, 12)),
     repository(owner, name) {
       const row = db.prepare('SELECT * FROM repos WHERE owner = ? COLLATE NOCASE AND name = ? COLLATE NOCASE').get(owner, name);
       if (!row) throw notFound();
