@@ -4,8 +4,9 @@
  * The package is the command (packages/cli) with the other workspaces bundled inside it under their own
  * names (@quiver/core, ...), so that their imports resolve unchanged, and the third-party packages they use
  * at run time as ordinary dependencies: `npm install -g pack/quiver-engine-<version>.tgz` (or
- * `npm install --omit=dev` of it into any folder) gives a working `quiver`. Development packages, sources,
- * declarations and source maps stay out. Run `tsc -b` first (`npm run pack` does).
+ * `npm install --omit=dev` of it into any folder) gives a working `quiver`; its main module is the authoring API of
+ * toolkits (`import { defineToolkit, defineTool } from 'quiver-engine'`), with its declarations. Development packages,
+ * sources, other declarations and source maps stay out. Run `tsc -b` first (`npm run pack` does).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 export const packageName = 'quiver-engine';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 // The console is its built static files (the engine serves them), with no run-time dependency of its own.
-const bundled = ['core', 'toolkits', 'sandbox', 'engine', 'console'];
+const bundled = ['core', 'toolkits', 'sandbox', 'openapi', 'engine', 'console'];
 const runtimePins = ['light-my-request'];
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -37,17 +38,18 @@ export function pack(destination = join(root, 'pack')) {
         dependencies[dependency] = version;
       }
     }
-    copyBuild(join(root, 'packages/cli'), stage);
+    copyBuild(join(root, 'packages/cli'), stage, authoringDeclarations.cli);
     cpSync(join(root, 'packages/cli/bin'), join(stage, 'bin'), { recursive: true });
     for (const name of bundled) {
       const source = join(root, 'packages', name);
       const target = join(stage, 'node_modules/@quiver', name);
-      const { version, type, main, exports } = readJson(join(source, 'package.json'));
+      const { version, type, main, types, exports } = readJson(join(source, 'package.json'));
       // Their third-party dependencies are the package's own, installed beside it: listed once, at the top.
       mkdirSync(target, { recursive: true });
-      const bundledManifest = { name: `@quiver/${name}`, version, license: 'MIT', type, main, exports };
+      const declarations = authoringDeclarations[name];
+      const bundledManifest = { name: `@quiver/${name}`, version, license: 'MIT', type, main, ...(declarations && { types }), exports };
       writeFileSync(join(target, 'package.json'), `${JSON.stringify(bundledManifest, null, 2)}\n`);
-      copyBuild(source, target);
+      copyBuild(source, target, declarations);
     }
     for (const file of ['README.md', 'LICENSE']) cpSync(join(root, file), join(stage, file));
     // The root's overrides that reach the installed tree (light-my-request: later versions need Node 22) become
@@ -61,7 +63,10 @@ export function pack(destination = join(root, 'pack')) {
       type: 'module',
       engines: rootManifest.engines,
       bin: cli.bin,
+      // The main module is the authoring API (`import { defineToolkit, defineTool } from 'quiver-engine'`), with its types.
       main: cli.main,
+      types: cli.types,
+      exports: cli.exports,
       files: ['bin', 'dist'],
       dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b))),
       bundleDependencies: bundled.map((name) => `@quiver/${name}`),
@@ -79,9 +84,18 @@ export function pack(destination = join(root, 'pack')) {
   }
 }
 
-/** A workspace's compiled JavaScript and data: no declarations, source maps or tests. */
-function copyBuild(source, target) {
-  const shipped = (path) => !/\.(d\.ts|map|tsbuildinfo)$/.test(path) && !/\.test\.js$/.test(path);
+/**
+ * The declarations the authoring API's types need, by workspace: the package's own index and authoring module, and
+ * core's, which they name. No other declarations ship.
+ */
+const authoringDeclarations = {
+  cli: (path) => /[\\/]dist[\\/](index|authoring)\.d\.ts$/.test(path),
+  core: () => true,
+};
+
+/** A workspace's compiled JavaScript and data: no source maps or tests, and declarations only where `declarations` says. */
+function copyBuild(source, target, declarations = () => false) {
+  const shipped = (path) => (/\.d\.ts$/.test(path) ? declarations(path) : !/\.(map|tsbuildinfo)$/.test(path)) && !/\.test\.js$/.test(path);
   cpSync(join(source, 'dist'), join(target, 'dist'), { recursive: true, filter: shipped });
 }
 

@@ -151,3 +151,102 @@ describe(`the ${packageName} package`, () => {
     expect(await exited).toBe(0);
   }, 60_000);
 });
+
+describe(`toolkits written against ${packageName}`, () => {
+  const greeter = (name: string) => `import { defineTool, defineToolkit } from '${packageName}';
+export default defineToolkit({
+  name: '${name}',
+  description: 'Greets people.',
+  tools: [
+    defineTool({
+      name: 'SayHello',
+      description: 'Says hello to someone.',
+      parameters: { type: 'object', properties: { who: { type: 'string', description: 'Whom to greet.' } }, required: ['who'] },
+      handler: async ({ who }) => ({ value: 'Hello, ' + who + '!' }),
+    }),
+  ],
+});
+`;
+
+  it('loads with --toolkit-path and runs with quiver call, the package installed beside the toolkit or only with the command', async () => {
+    // Beside: the folder's import resolves to the installed package; apart: to the command's own.
+    for (const [folder, name] of [
+      [join(installDir, 'beside'), 'Beside'],
+      [join(scratch, 'apart'), 'Apart'],
+    ] as const) {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'package.json'), '{"type": "module"}\n');
+      writeFileSync(join(folder, 'index.js'), greeter(name));
+      const { stdout } = await run(quiver, ['call', `${name}.SayHello`, '--input', '{"who": "Ada"}', '--toolkit-path', folder], { cwd: elsewhere, env });
+      expect(JSON.parse(stdout)).toEqual({ value: 'Hello, Ada!' });
+    }
+    const { stderr } = await run(quiver, ['tools', 'list', '--toolkit-path', join(installDir, 'beside')], { cwd: elsewhere, env, maxBuffer: 1 << 24 });
+    expect(stderr.trim()).toBe('1008 tools');
+  }, 60_000);
+
+  it("scaffolds with quiver toolkit init, and the scaffold's own test passes against the installed package", async () => {
+    await run(quiver, ['toolkit', 'init', 'Scaffolded'], { cwd: installDir, env });
+    const { stdout } = await run(quiver, ['call', 'Scaffolded.SayHello', '--input', '{"name": "Ada"}', '--toolkit-path', 'Scaffolded'], {
+      cwd: installDir,
+      env,
+    });
+    expect(JSON.parse(stdout)).toEqual({ value: 'Hello, Ada!' });
+    const tested = await run(process.execPath, ['--test'], { cwd: join(installDir, 'Scaffolded'), env });
+    expect(tested.stdout).toMatch(/# fail 0/);
+  }, 60_000);
+
+  it('imports an OpenAPI document with quiver toolkit import and calls its tool in the sandbox, built from the document', async () => {
+    const project = join(scratch, 'imported');
+    mkdirSync(project, { recursive: true });
+    const document = {
+      openapi: '3.0.3',
+      info: { title: 'Vets', version: '1.0.0' },
+      servers: [{ url: 'https://vets.example/v1' }],
+      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+      security: [{ key: [] }],
+      paths: {
+        '/pets/{petId}': {
+          get: {
+            operationId: 'getPet',
+            summary: 'Get a pet by id',
+            parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: { 200: { description: 'The pet.', content: { 'application/json': { schema: { type: 'object' }, example: { name: 'Rex' } } } } },
+          },
+        },
+      },
+    };
+    writeFileSync(join(project, 'vets.json'), JSON.stringify(document));
+    await run(quiver, ['toolkit', 'import', 'vets.json', '--name', 'VetsApi'], { cwd: project, env });
+    const { stdout } = await run(quiver, ['call', 'VetsApi.GetPet', '--input', '{"petId": "1"}', '--sandbox', '--toolkit-path', 'VetsApi'], {
+      cwd: project,
+      env,
+    });
+    expect(JSON.parse(stdout)).toEqual({ value: { name: 'Rex' } });
+  }, 60_000);
+
+  it('ships the types of the authoring API: a TypeScript toolkit type-checks, and a mistake does not', async () => {
+    const typed = join(installDir, 'typed');
+    mkdirSync(typed, { recursive: true });
+    writeFileSync(join(typed, 'package.json'), '{"type": "module"}\n');
+    writeFileSync(
+      join(typed, 'toolkit.ts'),
+      `import { defineTool, defineToolkit, type Toolkit, type ToolResult } from '${packageName}';
+const tool = defineTool<{ who: string }>({
+  name: 'SayHello',
+  description: 'Says hello.',
+  parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+  handler: async ({ who }): Promise<ToolResult> => ({ value: who.toUpperCase() }),
+});
+export const toolkit: Toolkit = defineToolkit({ name: 'Typed', description: 'Typed.', tools: [tool] });
+// @ts-expect-error: a tool's name is text
+defineTool({ name: 42, description: 'x', handler: async () => ({ value: 1 }) });
+`,
+    );
+    const root = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), '..');
+    const tsc = join(root, 'typescript', 'bin', 'tsc');
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+    // tsc fails (and prints why) on any error, an unused @ts-expect-error included.
+    const checked = await run(process.execPath, [tsc, ...args, '--typeRoots', join(root, '@types'), '--types', 'node', 'toolkit.ts'], { cwd: typed, env });
+    expect(checked.stdout).toBe('');
+  }, 60_000);
+});

@@ -1,4 +1,7 @@
-/** Assembles what a command runs on: the built-in toolkits, the configuration layers and, on request, the sandbox. */
+/**
+ * Assembles what a command runs on: the built-in toolkits and those its toolkit paths loaded (the one list every
+ * command takes its toolkits from), the configuration layers and, on request, the sandbox.
+ */
 import {
   builtinSource,
   localDispatcher,
@@ -33,18 +36,25 @@ export interface Setup {
   close(): Promise<void>;
 }
 
-/** Every built-in toolkit and tool, for the commands that list and describe them (nothing is stored). */
+/** Every built-in toolkit and tool (nothing is stored). */
 export const listedToolkits: readonly Toolkit[] = toolkits;
 export const listedTools: readonly Tool[] = toolkits.flatMap((toolkit) => toolkit.tools);
 
-/** The built-in toolkits as a catalog, for the commands that look tools up without running them. */
-export const listingCatalog = () => new ToolCatalog([builtinSource(toolkits, new UpstreamClient())]);
+/** Every toolkit the commands that list and describe tools show: the built-in ones, then those the settings' toolkit paths loaded. */
+export const listingToolkits = (settings?: Settings): Toolkit[] => [...toolkits, ...loadedOf(settings)];
+export const listingTools = (settings?: Settings): Tool[] => listingToolkits(settings).flatMap((toolkit) => toolkit.tools);
 
-/** A built-in toolkit by name, in any case. */
-export const listedToolkit = (name: string): Toolkit | undefined => toolkits.find((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase());
+/** Those toolkits as a catalog, for the commands that look tools up without running them. */
+export const listingCatalog = (settings?: Settings) => new ToolCatalog([builtinSource(listingToolkits(settings), new UpstreamClient())]);
 
-/** The toolkits a command runs: CommerceTools keeps its store in the data directory. */
-export const runnableToolkits = (settings: Settings): Toolkit[] => builtinToolkits({ dataDir: settings.dataDir });
+/** A toolkit by name, in any case. */
+export const listedToolkit = (name: string, settings?: Settings): Toolkit | undefined =>
+  listingToolkits(settings).find((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase());
+
+/** The toolkits a command runs: CommerceTools keeps its store in the data directory; then the loaded ones. */
+export const runnableToolkits = (settings: Settings): Toolkit[] => [...builtinToolkits({ dataDir: settings.dataDir }), ...loadedOf(settings)];
+
+const loadedOf = (settings: Settings | undefined): Toolkit[] => (settings?.loadedToolkits ?? []).map((loaded) => loaded.toolkit);
 
 /** Configuration from every layer, with the sandbox started (or attached to) and layered in when asked for. */
 export async function openSetup(options: SetupOptions): Promise<Setup> {
@@ -52,8 +62,11 @@ export async function openSetup(options: SetupOptions): Promise<Setup> {
   let sandbox: SandboxHandle | undefined;
   if (options.sandbox) {
     // Loaded only on request: the emulators are never part of the runtime proper.
-    sandbox = typeof options.sandbox === 'object' ? options.sandbox : await (await import('./sandbox-session.js')).startLocalSandbox();
-    sandboxLayer = sandboxConfig(sandbox, listedTools);
+    const { startLocalSandbox, withToolkitEmulators } = await import('./sandbox-session.js');
+    sandbox = typeof options.sandbox === 'object' ? options.sandbox : await startLocalSandbox();
+    // Imported toolkits (a folder with openapi.json) get an emulator of their own, built from their document.
+    sandbox = await withToolkitEmulators(sandbox, options.settings.loadedToolkits);
+    sandboxLayer = sandboxConfig(sandbox, listingTools(options.settings));
   }
   const config = mergeConfig(options.settings.upstream, sandboxLayer, options.overrides ?? emptyConfig());
   return { config, sandbox, close: async () => sandbox?.close() };

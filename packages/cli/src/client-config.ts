@@ -1,5 +1,5 @@
 /** `quiver mcp --print-config CLIENT`: the JSON each MCP client wants in its configuration, for this installation. */
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 
 export const clientNames = ['claude', 'cursor', 'vscode'] as const;
@@ -47,6 +47,10 @@ export function forwardedArgs(argv: string[], cwd: string): string[] {
     } else if (flag === '--config' || flag === '--data-dir') {
       const value = inline ?? args[++i];
       if (value !== undefined) out.push(flag, resolve(cwd, value));
+    } else if (flag === '--toolkit-path') {
+      // A folder here, made absolute for a client that starts the server elsewhere; a package name as given.
+      const value = inline ?? args[++i];
+      if (value !== undefined) out.push(flag, existsSync(resolve(cwd, value)) ? resolve(cwd, value) : value);
     } else {
       out.push(args[i]!);
     }

@@ -9,13 +9,15 @@
  *     "toolkits": { "CrmMarketingApi": { "baseUrl": "https://api.hubapi.com" } },
  *     "tokens":   { "hubspot": "<OAuth access token>" },
  *     "secrets":  { "SOME_KEY": "<value>" },
- *     "authProviders": [ { "id": "github", "client_id": "...", "client_secret": "..." } ] }
+ *     "authProviders": [ { "id": "github", "client_id": "...", "client_secret": "..." } ],
+ *     "toolkitPaths": [ "./toolkits/billing", "@acme/quiver-toolkit" ] }
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { upstreamSettings, type Tool, type UpstreamClientOptions } from '@quiver/core';
+import type { LoadedToolkit } from './toolkit-paths.js';
 // Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
 import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
 import { limitSettings, type LimitSettings } from '@quiver/engine/limit-settings';
@@ -75,6 +77,18 @@ export interface Settings {
   searchPath: string;
   /** How people sign in to remote MCP clients (the engine's OAuth 2.1 authorization server). */
   authorizationServer: AuthorizationServerSettings;
+  /** Toolkits to load besides the built-in ones: the config file's, then QUIVER_TOOLKIT_PATHS's, then the flags'. */
+  toolkitPaths: ToolkitPath[];
+  /** The toolkits those paths hold, once loaded (toolkit-paths.ts); empty until then. */
+  loadedToolkits: readonly LoadedToolkit[];
+}
+
+/** A toolkit to load: a folder or an npm package name, the directory a relative folder is taken from, and where it was given. */
+export interface ToolkitPath {
+  entry: string;
+  base: string;
+  /** `--toolkit-path`, `QUIVER_TOOLKIT_PATHS` or `config file <path>`, for messages. */
+  from: string;
 }
 
 /** Flags that change settings; each command has the ones that concern it. */
@@ -83,6 +97,8 @@ export interface SettingFlags {
   dataDir?: string;
   secret?: string;
   secretEnv?: string;
+  /** `--toolkit-path`, repeatable. */
+  toolkitPath?: string[];
 }
 
 /** Everything settings are resolved from, so that a test can give its own. */
@@ -278,6 +294,14 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'none',
   },
   {
+    setting:
+      'more toolkits: folders (a `catalog.json`, or a module exporting a toolkit) or npm package names; the three lists add up (see [Adding a toolkit](#adding-a-toolkit))',
+    flag: '`--toolkit-path PATH` (repeatable; `serve`, `mcp`, `call`, `worker`, `tools`)',
+    env: 'QUIVER_TOOLKIT_PATHS',
+    file: 'toolkitPaths',
+    default: 'none (comma-separated; a folder is relative to the working directory, or in the config file to that file)',
+  },
+  {
     setting: 'sign-in of remote MCP clients (see [Signing people in](#signing-people-in-the-engine-as-an-oauth-21-authorization-server))',
     env: '`QUIVER_OIDC_ISSUER`, `QUIVER_OIDC_CLIENT_ID`, `QUIVER_OIDC_CLIENT_SECRET`, `QUIVER_OIDC_SCOPES`, `QUIVER_OIDC_NAME`, `QUIVER_AUTH_KEY_USER`, `QUIVER_AUTH_ACCESS_TOKEN_TTL`, `QUIVER_AUTH_REFRESH_TOKEN_TTL`, `QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS`, `QUIVER_AUTH_RATE_LIMIT`',
     default: 'user keys only, until an identity provider is set',
@@ -334,7 +358,30 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools,
     authProviders,
     searchPath: env.PATH ?? '',
     authorizationServer: usage(() => authorizationServerSettings(env)),
+    toolkitPaths: toolkitPathsOf(file.toolkitPaths, configFile, env.QUIVER_TOOLKIT_PATHS, flags.toolkitPath, cwd),
+    loadedToolkits: [],
   };
+}
+
+/**
+ * The toolkits to load, in order: the config file's `toolkitPaths` (folders relative to the file), then
+ * QUIVER_TOOLKIT_PATHS (comma-separated) and `--toolkit-path` (folders relative to the working directory).
+ */
+function toolkitPathsOf(inFile: unknown, configFile: string | undefined, inEnv: string | undefined, inFlags: string[] | undefined, cwd: string): ToolkitPath[] {
+  if (inFile !== undefined && (!Array.isArray(inFile) || inFile.some((entry) => typeof entry !== 'string' || !entry.trim()))) {
+    throw new UsageError(`config file ${configFile}: toolkitPaths must be an array of folders or npm package names`);
+  }
+  const fromFile = ((inFile ?? []) as string[]).map((entry) => ({ entry: entry.trim(), base: dirname(configFile!), from: `config file ${configFile}` }));
+  const fromEnv = (inEnv ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => ({ entry, base: cwd, from: 'QUIVER_TOOLKIT_PATHS' }));
+  const fromFlags = (inFlags ?? []).map((entry) => {
+    if (!entry.trim()) throw new UsageError('--toolkit-path needs a folder or an npm package name');
+    return { entry: entry.trim(), base: cwd, from: '--toolkit-path' };
+  });
+  return [...fromFile, ...fromEnv, ...fromFlags];
 }
 
 /** A setting's own check, failing as a usage error (exit 2) with its message. */

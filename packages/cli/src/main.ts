@@ -15,7 +15,19 @@ import {
   type ToolError,
   type Toolkit,
 } from '@quiver/core';
-import { configuredBaseUrls, listedToolkit, listedToolkits, listedTools, listingCatalog, openApp, openSetup, openTelemetry, runnableToolkits } from './app.js';
+import {
+  configuredBaseUrls,
+  listedToolkit,
+  listedToolkits,
+  listedTools,
+  listingCatalog,
+  listingToolkits,
+  listingTools,
+  openApp,
+  openSetup,
+  openTelemetry,
+  runnableToolkits,
+} from './app.js';
 import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
 import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
@@ -24,6 +36,7 @@ import { logStream } from './log-format.js';
 import { runningSandbox } from './sandbox-session.js';
 import type { TokenFormat } from './tokens.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
+import { loadToolkits, withToolkitProviders } from './toolkit-paths.js';
 
 const program = new Command('quiver')
   .description('Serve real API tools to language-model agents over MCP and HTTP.')
@@ -37,9 +50,28 @@ const configOption = new Option(
   'config file (default: QUIVER_CONFIG, quiver.config.json here, or config.json in the configuration directory)',
 );
 const dataDirOption = new Option('--data-dir <path>', 'data directory (default: QUIVER_DATA_DIR, or the platform data directory)');
+const toolkitPathOption = () =>
+  new Option(
+    '--toolkit-path <folder|package>',
+    'also load the toolkit in this folder or npm package (repeatable; adds to QUIVER_TOOLKIT_PATHS and toolkitPaths)',
+  )
+    .argParser(collect)
+    .default([]);
 
 /** Settings from this command's flags, the environment and the config file (see config.ts). */
 const settingsFor = (flags: SettingFlags): Settings => loadSettings(flags, listedTools);
+
+/**
+ * The settings with the toolkits their toolkit paths name loaded, for the commands that list or run tools:
+ * the variables of the loaded tools (base URL, token, secrets) are then looked up as the built-in ones' are.
+ */
+async function settingsWithToolkits(flags: SettingFlags): Promise<Settings> {
+  const settings = settingsFor(flags);
+  if (!settings.toolkitPaths.length) return settings;
+  const loaded = await loadToolkits(settings.toolkitPaths, listedToolkits, process.cwd());
+  const tools = [...listedTools, ...loaded.flatMap(({ toolkit }) => toolkit.tools)];
+  return { ...loadSettings(flags, tools), loadedToolkits: loaded };
+}
 
 /** Commands that keep data stop here when they cannot; those that only may (CommerceTools) warn and go on. */
 function checkDataDir(settings: Settings, { required }: { required: boolean }): void {
@@ -53,11 +85,12 @@ addServingOptions(program.command('mcp'))
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
+  .addOption(toolkitPathOption())
   .addOption(new Option('--print-config <client>', "print this server's entry for the client's MCP configuration, and exit").choices(clientNames))
-  .action(async (options: { sandbox?: boolean; config?: string; dataDir?: string; printConfig?: ClientName } & ServingFlags) => {
+  .action(async (options: { sandbox?: boolean; config?: string; dataDir?: string; printConfig?: ClientName } & ServingFlags & SettingFlags) => {
     const serving = servingOptions(options);
-    const settings = settingsFor(options);
-    const unmatched = unmatchedNames(serving, listedTools);
+    const settings = await settingsWithToolkits(options);
+    const unmatched = unmatchedNames(serving, listingTools(settings));
     if (unmatched) throw new UsageError(unmatched);
     if (options.printConfig) {
       const launcher = currentLauncher(settings.searchPath);
@@ -105,6 +138,7 @@ type ServeFlags = {
   sandbox?: boolean;
   config?: string;
   dataDir?: string;
+  toolkitPath?: string[];
 } & ServingFlags;
 
 addServingOptions(program.command('serve'))
@@ -116,13 +150,14 @@ addServingOptions(program.command('serve'))
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
+  .addOption(toolkitPathOption())
   .action(async (options: ServeFlags) => {
     const port = portOf(options.port);
     const metricsPort = options.metricsPort === undefined ? undefined : portOf(options.metricsPort, '--metrics-port');
     const serving = servingOptions(options);
-    const settings = settingsFor(options);
+    const settings = await settingsWithToolkits(options);
     // Only a warning: a worker registered later may bring the tools named.
-    const unmatched = unmatchedNames(serving, listedTools);
+    const unmatched = unmatchedNames(serving, listingTools(settings));
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
     checkDataDir(settings, { required: true });
     await checkPortFree(options.host, port);
@@ -130,7 +165,14 @@ addServingOptions(program.command('serve'))
     const { engineConfig, parseAuthProviders, startEngine } = await import('@quiver/engine');
     // Metrics are always collected for GET /metrics; traces and OTLP export when the settings ask for them.
     const telemetry = await openTelemetry(settings, { prometheus: true });
-    const authProviders = parseAuthProviders(settings.authProviders, settings.configFile ?? 'config file');
+    // A loaded toolkit's OAuth providers (its toolkit.json) fill in the endpoints of the configured entries that name them.
+    const { providers, unconfigured } = withToolkitProviders(settings.authProviders, settings.loadedToolkits);
+    const authProviders = parseAuthProviders(providers, settings.configFile ?? 'config file');
+    for (const id of unconfigured) {
+      console.error(
+        `quiver: warning: OAuth provider ${id} of a loaded toolkit has no client: add {"id": "${id}", "client_id": ..., "client_secret": ...} to authProviders`,
+      );
+    }
     const setup = await openSetup({ settings, sandbox: options.sandbox });
     const config = engineConfig({
       dataDir: settings.dataDir,
@@ -195,6 +237,7 @@ program
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
+  .addOption(toolkitPathOption())
   .action(
     async (options: {
       toolkits: string;
@@ -205,10 +248,11 @@ program
       sandbox?: boolean;
       config?: string;
       dataDir?: string;
+      toolkitPath?: string[];
     }) => {
       const port = portOf(options.port);
       const { selectToolkits, startWorkerServer } = await import('@quiver/engine');
-      const settings = settingsFor(options);
+      const settings = await settingsWithToolkits(options);
       let toolkits: Toolkit[];
       try {
         toolkits = selectToolkits(options.toolkits, runnableToolkits(settings));
@@ -378,6 +422,7 @@ program
   .addOption(sandboxOption)
   .addOption(configOption)
   .addOption(dataDirOption)
+  .addOption(toolkitPathOption())
   .action(
     async (
       name: string,
@@ -390,11 +435,12 @@ program
         sandbox?: boolean;
         config?: string;
         dataDir?: string;
+        toolkitPath?: string[];
       },
     ) => {
       const input = parseInput(options.input);
-      const settings = settingsFor({ config: options.config, dataDir: options.dataDir });
-      const tool = await listedTool(name);
+      const settings = await settingsWithToolkits({ config: options.config, dataDir: options.dataDir, toolkitPath: options.toolkitPath });
+      const tool = await listedTool(name, settings);
       const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
       if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
       const telemetry = await openTelemetry(settings);
@@ -424,8 +470,11 @@ tools
   .command('list')
   .description('list tools, one per line')
   .option('--toolkit <name>', 'only this toolkit')
-  .action(async (options: { toolkit?: string }) => {
-    const selected = options.toolkit ? knownToolkit(options.toolkit).tools : listedTools;
+  .addOption(configOption)
+  .addOption(toolkitPathOption())
+  .action(async (options: { toolkit?: string } & SettingFlags) => {
+    const settings = await settingsWithToolkits(options);
+    const selected = options.toolkit ? knownToolkit(options.toolkit, settings).tools : listingTools(settings);
     const width = Math.max(...selected.map((tool) => qualifiedName(tool).length));
     for (const tool of selected) console.log(`${qualifiedName(tool).padEnd(width)}  ${firstSentence(tool.description)}`);
     console.error(`${selected.length} tools`);
@@ -436,8 +485,10 @@ tools
   .description("print one tool's definition")
   .argument('<tool>', 'tool name, e.g. CrmMarketingApi.CreateMarketingCampaign')
   .addOption(new Option('--format <format>', 'output format').choices(formatNames).default('arcade'))
-  .action(async (name: string, options: { format: FormatName }) => {
-    const tool = await listedTool(name);
+  .addOption(configOption)
+  .addOption(toolkitPathOption())
+  .action(async (name: string, options: { format: FormatName } & SettingFlags) => {
+    const tool = await listedTool(name, await settingsWithToolkits(options));
     console.log(JSON.stringify(formatTool(tool, options.format), null, 2));
   });
 
@@ -447,12 +498,15 @@ tools
   .argument('<query>', 'what you want to do, e.g. "close the issue about the login bug"')
   .option('--limit <n>', 'at most this many tools', '10')
   .option('--toolkit <name>', 'only this toolkit')
-  .action(async (query: string, options: { limit: string; toolkit?: string }) => {
+  .addOption(configOption)
+  .addOption(toolkitPathOption())
+  .action(async (query: string, options: { limit: string; toolkit?: string } & SettingFlags) => {
     const limit = Number(options.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, got '${options.limit}'`);
     if (!query.trim()) throw new UsageError('the query is empty');
-    if (options.toolkit) knownToolkit(options.toolkit);
-    const hits = (await createToolIndex(listedTools)).search(query, { limit, toolkit: options.toolkit });
+    const settings = await settingsWithToolkits(options);
+    if (options.toolkit) knownToolkit(options.toolkit, settings);
+    const hits = (await createToolIndex(listingTools(settings))).search(query, { limit, toolkit: options.toolkit });
     const width = Math.max(0, ...hits.map(({ tool }) => qualifiedName(tool).length));
     for (const { tool, score } of hits)
       console.log(`${qualifiedName(tool).padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${firstSentence(tool.description)}`);
@@ -464,13 +518,41 @@ addServingOptions(tools.command('tokens'), { listingOnly: true })
   .addOption(
     new Option('--format <format>', 'the format the definitions are sent in').choices(['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini']).default('mcp'),
   )
-  .action(async (options: { format: TokenFormat } & ServingFlags) => {
+  .addOption(configOption)
+  .addOption(toolkitPathOption())
+  .action(async (options: { format: TokenFormat } & ServingFlags & SettingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);
-    const all = listedTools;
+    const all = listingTools(await settingsWithToolkits(options));
     const unmatched = unmatchedNames(serving, all);
     if (unmatched) throw new UsageError(unmatched);
     console.log(formatTokenReport(await tokenReport(all, new ServingPolicy(serving), options.format)));
+  });
+
+const toolkit = program.command('toolkit').description('make toolkits of your own: load them with --toolkit-path (or toolkitPaths)');
+
+toolkit
+  .command('init')
+  .description('write a toolkit folder to start from: one tool with a handler, its test (node --test) and a README')
+  .argument('<name>', 'the toolkit name, PascalCase, e.g. Greeter')
+  .option('--out <dir>', 'the folder to write (default: ./<name>)')
+  .action(async (name: string, options: { out?: string }) => {
+    const { initToolkit } = await import('./toolkit-init.js');
+    const { folder, files } = initToolkit({ name, out: options.out, cwd: process.cwd(), engineVersion: program.version() ?? '0.1.0' });
+    console.error(`quiver: wrote ${files.join(', ')} in ${folder}`);
+    console.error(`quiver: try it: quiver call ${name}.SayHello --input '{"name": "Ada"}' --toolkit-path ${options.out ?? name}`);
+  });
+
+toolkit
+  .command('import')
+  .description('make a toolkit folder from an OpenAPI document (3.0, 3.1 or Swagger 2.0; file or URL; JSON or YAML), and print its report')
+  .argument('<document>', 'path or URL of the OpenAPI document')
+  .requiredOption('--name <name>', 'the toolkit name, PascalCase, e.g. PetStore')
+  .option('--out <dir>', 'the folder to write (default: ./<name>)')
+  .option('--force', 'write into a folder that is not empty (files of the same names are replaced)')
+  .action(async (document: string, options: { name: string; out?: string; force?: boolean }) => {
+    const { importToolkit } = await import('./toolkit-import.js');
+    await importToolkit({ document, name: options.name, out: options.out, force: options.force === true, cwd: process.cwd() });
   });
 
 program
@@ -492,16 +574,23 @@ async function attachedSandbox(settings: Settings) {
   return running;
 }
 
-/** A built-in tool by any of its names; a usage error otherwise. */
-async function listedTool(name: string): Promise<Tool> {
-  const found = await listingCatalog().resolve(name);
-  if (!found || !('tool' in found)) throw new UsageError(`unknown tool '${name}'.${didYouMean(suggestToolNames(name, listedTools))} (see: quiver tools list)`);
+/** A tool (built in, or of a loaded toolkit) by any of its names; a usage error otherwise. */
+async function listedTool(name: string, settings: Settings): Promise<Tool> {
+  const found = await listingCatalog(settings).resolve(name);
+  if (!found || !('tool' in found)) {
+    throw new UsageError(`unknown tool '${name}'.${didYouMean(suggestToolNames(name, listingTools(settings)))} (see: quiver tools list)`);
+  }
   return found.tool;
 }
 
-function knownToolkit(name: string) {
-  const toolkit = listedToolkit(name);
-  if (!toolkit) throw new UsageError(`unknown toolkit '${name}'; toolkits: ${listedToolkits.map((t) => t.name).join(', ')}`);
+function knownToolkit(name: string, settings: Settings) {
+  const toolkit = listedToolkit(name, settings);
+  if (!toolkit)
+    throw new UsageError(
+      `unknown toolkit '${name}'; toolkits: ${listingToolkits(settings)
+        .map((t) => t.name)
+        .join(', ')}`,
+    );
   return toolkit;
 }
 

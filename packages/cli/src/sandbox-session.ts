@@ -4,6 +4,9 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Toolkit } from '@quiver/core';
+import { UsageError } from './config.js';
+import type { LoadedToolkit } from './toolkit-paths.js';
 
 /** What a command needs of a sandbox: where each toolkit's emulator is and the credentials they accept. */
 export interface SandboxHandle {
@@ -26,6 +29,56 @@ const announcementFile = (dataDir: string) => join(dataDir, 'sandbox.json');
 export async function startLocalSandbox(): Promise<SandboxHandle> {
   const { startSandbox } = await import('@quiver/sandbox');
   return startSandbox();
+}
+
+/**
+ * The sandbox with an emulator for each loaded toolkit that holds an OpenAPI document (an imported one), built
+ * from that document and accepting the sandbox's token under every scheme it declares: the toolkit points at it,
+ * and its tools' credential secrets are set to what it accepts. Started in this process even when the sandbox
+ * is a running `quiver sandbox`'s, and closed with the command.
+ */
+export async function withToolkitEmulators(sandbox: SandboxHandle, loaded: readonly LoadedToolkit[]): Promise<SandboxHandle> {
+  const documented = loaded.filter((each) => each.openapi);
+  if (!documented.length) return sandbox;
+  const { startOpenApiEmulator } = await import('@quiver/sandbox');
+  const started: Array<{ close(): Promise<void> }> = [];
+  const baseUrls: Record<string, string> = {};
+  const secrets: Record<string, string> = {};
+  const closeStarted = () => Promise.all(started.map((emulator) => emulator.close()));
+  for (const { toolkit, openapi, given } of documented) {
+    try {
+      const emulator = await startOpenApiEmulator({ document: openapi!, credentials: sandbox.token });
+      started.push(emulator);
+      baseUrls[toolkit.name] = emulator.url;
+      Object.assign(secrets, credentialSecrets(toolkit, sandbox.token));
+    } catch (error) {
+      await closeStarted();
+      throw new UsageError(`toolkit path ${given}: the sandbox cannot emulate ${openapi}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    baseUrls: { ...sandbox.baseUrls, ...baseUrls },
+    token: sandbox.token,
+    secrets: { ...sandbox.secrets, ...secrets },
+    close: async () => {
+      await closeStarted();
+      await sandbox.close();
+    },
+  };
+}
+
+/** The secrets a toolkit's bindings send as credentials, each set to what an emulator granted `token` accepts (Basic: user `quiver`). */
+function credentialSecrets(toolkit: Toolkit, token: string): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const tool of toolkit.tools) {
+    for (const auth of [tool.http?.auth ?? []].flat()) {
+      if ('secrets' in auth) {
+        secrets[auth.secrets[0]] = 'quiver';
+        secrets[auth.secrets[1]] = token;
+      } else secrets[auth.secret] = token;
+    }
+  }
+  return secrets;
 }
 
 /** Tells later commands where this process's sandbox is; returns the function that withdraws the announcement. */

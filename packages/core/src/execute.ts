@@ -3,8 +3,8 @@ import type { ToolContext } from './context.js';
 import { toolError, type ToolError, type ToolResult } from './errors.js';
 import { checkInput, inputSchema, withoutNulls } from './input.js';
 import { nextPageArguments, nextPageNote } from './paging.js';
-import { buildRequest } from './request.js';
-import { isModeDriven, qualifiedName, type SecretAuth, type Tool } from './tool.js';
+import { buildRequest, placeCredentials } from './request.js';
+import { isModeDriven, qualifiedName, type Tool } from './tool.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
 export async function executeTool(tool: Tool, given: unknown, context: ToolContext): Promise<ToolResult> {
@@ -39,9 +39,7 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   const request = buildRequest({ ...tool, http }, args, baseUrl, body);
   if ('error' in request) return request;
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
-  const credential = http.auth && authorizationOf(http.auth, context.secrets);
-  // An Authorization header parameter (a credential passed with the call, such as a user's JWT) takes precedence.
-  if (credential && request.headers.authorization === undefined) request.headers.authorization = credential;
+  if (http.auth) placeCredentials(request, http.auth, context.secrets);
   const outcome = await context.client.send(request, context.toolkit);
   if ('error' in outcome) return outcome;
   const { status, headers, body: value } = outcome.response;
@@ -51,16 +49,6 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   const next = nextPageArguments(tool, headers, args);
   // An empty success (204) still tells the model what happened.
   return { value: value === undefined ? { success: true, status } : value, ...(next && { next_page: next, note: nextPageNote(next) }) };
-}
-
-/** The Authorization value of a secret-based binding, or undefined while a secret it needs is unset. */
-function authorizationOf(auth: SecretAuth, secrets: Record<string, string>): string | undefined {
-  if ('secrets' in auth) {
-    const [user, password] = auth.secrets.map((key) => secrets[key]);
-    return user && password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
-  }
-  const key = secrets[auth.secret];
-  return key ? `${auth.scheme ?? 'Bearer'} ${key}` : undefined;
 }
 
 function requestSchemaAnswer(tool: Tool) {

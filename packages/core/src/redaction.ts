@@ -31,8 +31,9 @@ export function credentialForms(tool: Pick<Tool, 'http'>, { token, secrets }: Ca
     else values.push(value);
   }
   const auth = tool.http?.auth;
-  if (auth && 'secrets' in auth) {
-    const [user, password] = auth.secrets.map((key) => secrets[key]);
+  for (const item of Array.isArray(auth) ? auth : auth ? [auth] : []) {
+    if (!('secrets' in item)) continue;
+    const [user, password] = item.secrets.map((key) => secrets[key]);
     if (user && password) values.push(`${user}:${password}`, Buffer.from(`${user}:${password}`).toString('base64'));
   }
   return values.flatMap((value) => [value, encodeURIComponent(value)]);

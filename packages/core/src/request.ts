@@ -6,7 +6,8 @@
  * percent-encoded like any other character a URL cannot hold as it is: they cannot break the request.)
  */
 import { toolError, type ToolError } from './errors.js';
-import type { HttpBinding, HttpMethod, ToolData } from './tool.js';
+import { randomUUID } from 'node:crypto';
+import type { HttpBinding, HttpMethod, SecretAuth, ToolData } from './tool.js';
 import { pointerToPath } from './validation.js';
 
 export interface UpstreamRequest {
@@ -35,6 +36,7 @@ export function buildRequest(
   const problems: string[] = [];
   const query = new URLSearchParams();
   const headers: Record<string, string> = { ...tool.http.headers };
+  const cookies: string[] = [];
   let body: Record<string, unknown> | undefined;
 
   for (const parameter of tool.parameters) {
@@ -64,13 +66,20 @@ export function buildRequest(
         headers[name.toLowerCase()] = text;
         break;
       }
+      case 'cookie': {
+        const text = scalar(value);
+        const problem = headerValueProblem(text);
+        if (problem) problems.push(`parameter '${parameter.name}' ${problem.replace('an HTTP header', 'a cookie')}`);
+        cookies.push(`${name}=${encodeURIComponent(text)}`);
+        break;
+      }
       case 'body':
         body ??= {};
         setDotted(body, name, value);
         break;
     }
     // Headers say what is wrong with their value above; anywhere else, a lone surrogate is named here.
-    const broken = parameter.in === 'header' ? undefined : loneSurrogateAt(value);
+    const broken = parameter.in === 'header' || parameter.in === 'cookie' ? undefined : loneSurrogateAt(value);
     if (broken !== undefined) problems.push(`parameter '${pointerToPath(`/${parameter.name}${broken}`)}' ${loneSurrogateProblem}`);
   }
   const brokenBody = requestBody === undefined ? undefined : loneSurrogateAt(requestBody);
@@ -82,15 +91,85 @@ export function buildRequest(
   }
   if (problems.length) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
 
+  if (cookies.length) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
   const search = query.size ? `?${query}` : '';
   const request: UpstreamRequest = { method: tool.http.method, url: joinUrl(baseUrl, path) + search, headers, template: tool.http.path };
   const content = requestBody ?? body ?? (tool.http.bodyRequired ? {} : undefined);
   if (content !== undefined) {
     const contentType = tool.requestBody?.contentType ?? tool.http.contentType ?? 'application/json';
-    headers['content-type'] = contentType;
-    request.body = encodeBody(content, contentType);
+    if (contentType.startsWith('multipart/form-data')) {
+      const boundary = `quiver-${randomUUID()}`;
+      headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+      request.body = encodeMultipart(content, boundary, fileFields(tool));
+    } else {
+      headers['content-type'] = contentType;
+      request.body = encodeBody(content, contentType);
+    }
   }
   return request;
+}
+
+/**
+ * Puts the credentials of a secret-based binding on a built request: `Authorization` (an API key with its
+ * scheme, or a Basic pair) unless the request has one already (a token, or a header parameter), and keys
+ * placed in a named header, query parameter or cookie. A credential whose secrets are unset is left out.
+ */
+export function placeCredentials(request: UpstreamRequest, auth: SecretAuth | SecretAuth[], secrets: Record<string, string>): void {
+  for (const item of Array.isArray(auth) ? auth : [auth]) {
+    if ('in' in item) {
+      const key = secrets[item.secret];
+      if (!key) continue;
+      if (item.in === 'header') request.headers[item.name.toLowerCase()] ??= key;
+      else if (item.in === 'cookie') {
+        request.headers.cookie = [request.headers.cookie, `${item.name}=${encodeURIComponent(key)}`].filter(Boolean).join('; ');
+      } else {
+        const url = new URL(request.url);
+        url.searchParams.set(item.name, key);
+        request.url = url.toString();
+      }
+      continue;
+    }
+    const credential = authorizationOf(item, secrets);
+    // An Authorization header parameter (a credential passed with the call, such as a user's JWT) takes precedence.
+    if (credential && request.headers.authorization === undefined) request.headers.authorization = credential;
+  }
+}
+
+/** The Authorization value of a key or Basic binding, or undefined while a secret it needs is unset. */
+function authorizationOf(auth: Exclude<SecretAuth, { in: string }>, secrets: Record<string, string>): string | undefined {
+  if ('secrets' in auth) {
+    const [user, password] = auth.secrets.map((key) => secrets[key]);
+    return user && password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
+  }
+  const key = secrets[auth.secret];
+  return key ? `${auth.scheme ?? 'Bearer'} ${key}` : undefined;
+}
+
+/** Body fields that are files (`format: binary`): sent as file parts, with a file name. */
+function fileFields(tool: ToolData): Set<string> {
+  const names = new Set<string>();
+  for (const parameter of tool.parameters) {
+    if (parameter.in === 'body' && parameter.schema.format === 'binary') names.add(parameter.upstream ?? parameter.name);
+  }
+  const properties = (tool.requestBody?.schema.properties ?? {}) as Record<string, { format?: unknown }>;
+  for (const [name, schema] of Object.entries(properties)) if (schema?.format === 'binary') names.add(name);
+  return names;
+}
+
+/** multipart/form-data (RFC 7578): one part per field, an array as one part per item, objects as JSON parts. */
+function encodeMultipart(content: unknown, boundary: string, files: Set<string>): string {
+  const fields = content && typeof content === 'object' && !Array.isArray(content) ? Object.entries(content) : [['body', content] as const];
+  const parts: string[] = [];
+  const quoted = (text: string) => text.replace(/["\r\n]/g, (character) => encodeURIComponent(character));
+  for (const [name, value] of fields) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      const disposition = `form-data; name="${quoted(name)}"${files.has(name) ? `; filename="${quoted(name)}"` : ''}`;
+      const type = files.has(name) ? 'application/octet-stream' : typeof item === 'object' ? 'application/json' : 'text/plain; charset=utf-8';
+      parts.push(`--${boundary}\r\ncontent-disposition: ${disposition}\r\ncontent-type: ${type}\r\n\r\n${scalar(item)}\r\n`);
+    }
+  }
+  return `${parts.join('')}--${boundary}--\r\n`;
 }
 
 /** A path value fills one URL segment; these would drop or climb a segment and so call another operation. */
@@ -169,7 +248,10 @@ function encodeBody(content: unknown, contentType: string): string {
   if (contentType.startsWith('application/json') || contentType.endsWith('+json')) return JSON.stringify(content);
   if (contentType.startsWith('application/x-www-form-urlencoded')) {
     const form = new URLSearchParams();
-    for (const [key, value] of Object.entries(content as Record<string, unknown>)) form.append(key, scalar(value));
+    // An array is one field per item (`tag=a&tag=b`), as OpenAPI's default form style sends it.
+    for (const [key, value] of Object.entries(content as Record<string, unknown>)) {
+      for (const item of Array.isArray(value) ? value : [value]) form.append(key, scalar(item));
+    }
     return form.toString();
   }
   // Raw bodies (text/plain, octet-stream): a single body field carries the whole payload.

@@ -280,5 +280,5 @@ const pagingNames = new Set([
 
 /** The tool's parameters that page its results, by the names the model uses. */
 export function pagingParameters(tool: Tool): string[] {
-  return tool.parameters.filter((p) => p.in === 'query' && pagingNames.has((p.upstream ?? p.name).toLowerCase())).map((p) => p.name);
+  return tool.parameters.filter((p) => p.in === 'query' && (p.paging || pagingNames.has((p.upstream ?? p.name).toLowerCase()))).map((p) => p.name);
 }

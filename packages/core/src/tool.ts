@@ -7,7 +7,7 @@ export type JsonSchema = { [keyword: string]: unknown };
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Where a parameter goes in the upstream request. */
-export type ParameterLocation = 'path' | 'query' | 'header' | 'body';
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
 
 export interface Parameter {
   name: string;
@@ -24,6 +24,8 @@ export interface Parameter {
    * default repeated keys (`ids=a&ids=b`), as OpenAPI's `explode` says.
    */
   explode?: boolean;
+  /** A query parameter that pages the results (a cursor, page or offset): the paging notes name it. */
+  paging?: boolean;
 }
 
 export interface HttpBinding {
@@ -38,21 +40,31 @@ export interface HttpBinding {
   headers?: Record<string, string>;
   /** A declared secret whose value, when set, replaces the toolkit's base URL (a self-hosted server). */
   baseUrlSecret?: string;
-  /** Declared secrets sent as the credential in the Authorization header (an API key, or a Basic pair). */
-  auth?: SecretAuth;
+  /**
+   * Declared secrets sent as the credential: in the Authorization header (an API key, or a Basic pair), or an
+   * API key in a named header, query parameter or cookie. A list when the upstream wants several at once.
+   */
+  auth?: SecretAuth | SecretAuth[];
 }
 
 /**
  * `{ secret, scheme }` sends `Authorization: <scheme> <value>` (scheme default Bearer);
  * `{ scheme: 'Basic', secrets: [user, password] }` sends `Authorization: Basic base64(user:password)`.
  */
-export type SecretAuth = KeyAuth | BasicAuth;
+export type SecretAuth = KeyAuth | BasicAuth | PlacedKeyAuth;
 
 export interface KeyAuth {
   /** Key of a secret the tool declares. */
   secret: string;
   /** Default: Bearer. */
   scheme?: string;
+}
+
+/** `{ secret, in, name }` sends the secret as it is in the header, query parameter or cookie `name`. */
+export interface PlacedKeyAuth {
+  secret: string;
+  in: 'header' | 'query' | 'cookie';
+  name: string;
 }
 
 export interface BasicAuth {
@@ -92,6 +104,8 @@ export interface ToolData {
   /** Present on mode-driven tools: the request body the model writes itself. */
   requestBody?: { contentType: string; schema: JsonSchema };
   annotations?: Partial<Annotations>;
+  /** Words the tool is grouped by (an OpenAPI operation's tags): indexed for search, never served. */
+  tags?: string[];
 }
 
 /** Behaviour of its own for a tool that is more than a binding (search, several calls, local data). */

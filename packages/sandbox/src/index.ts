@@ -55,3 +55,4 @@ export {
   type GraphMessage,
 } from './graph/index.js';
 export { formDefinition } from './hubspot/samples.js';
+export { startOpenApiEmulator, type OpenApiEmulator, type OpenApiEmulatorOptions, type OpenApiTools } from './openapi/index.js';

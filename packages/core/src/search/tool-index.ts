@@ -22,7 +22,8 @@ export interface RankingWeights {
    * description's first sentence says it in a few more; the rest of the description is mostly caveats
    * (scopes, permissions, limits). The route (HTTP method and path) names the objects in the API's own
    * nesting. Parameters hint at the objects involved; the toolkit (its name and description, the same on
-   * all its tools) mostly separates toolkits when a query names one. The phrases are requests for the
+   * all its tools, and the tool's own tags, as an imported operation's) mostly separates toolkits when a
+   * query names one. The phrases are requests for the
    * tool in everyday words, written per tool (`ToolkitInfo.phrases`).
    */
   fields: Record<Field, number>;
@@ -271,7 +272,8 @@ function documentOf(tool: Tool, id: number, phrases: readonly string[]): Documen
     parameters: analyse(
       [...tool.parameters.filter(isOwnParameter).map(describe), ...Object.entries(body).map(([name, p]) => `${name} ${p.description ?? ''}`)].join(' '),
     ),
-    toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description}`),
+    // An imported operation's tags (`pets`, `billing`) name its group as the toolkit's name names the whole.
+    toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description} ${(tool.tags ?? []).join(' ')}`),
     phrases: analyseRequests(phrases),
   };
 }

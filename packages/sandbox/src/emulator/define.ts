@@ -12,7 +12,7 @@ import { createClock, type Clock } from './clock.js';
 import { checkHandlers, resetTables, serviceDatabase } from './database.js';
 import type { OperationTable } from './operations.js';
 import { RateLimitRefusal, RateLimits, type RateLimitDialect, type RateLimitSetting, type RateWindow } from './rate-limit.js';
-import { startEmulator, type EmulatorResponse, type RecordedRequest, type RunningEmulator } from './server.js';
+import { startEmulator, type AuthenticationRequest, type EmulatorResponse, type RecordedRequest, type RunningEmulator } from './server.js';
 
 /**
  * What every handler receives: the call, already valid against its operation, and who makes it. `Body` is
@@ -50,6 +50,8 @@ export interface EmulatorOptions {
   dbPath?: string;
   /** Requests each credential may make per window. Default: the service's window, with a generous count. */
   limit?: RateLimitSetting;
+  /** The loopback port of the first host. Default: one the system picks. */
+  port?: number;
 }
 
 /** The shared parts a service builds its context and its test methods from. */
@@ -66,10 +68,13 @@ export interface EmulatorCore {
 
 /** How a service's requests carry credentials, and how it answers one it does not know. */
 export interface CredentialScheme<Principal, Context> {
-  /** The credential a request carries (a bearer token, Basic `site:key`), or undefined when it carries none of the right shape. */
-  read(headers: Record<string, string>): string | undefined;
+  /**
+   * The credential a request carries (a bearer token, Basic `site:key`), or undefined when it carries none of the right shape.
+   * `request` is where it goes, for services whose operations take different credentials (an API key in the query).
+   */
+  read(headers: Record<string, string>, request: AuthenticationRequest): string | undefined;
   /** The service's own refusal of a missing (undefined) or unknown credential. */
-  refuse(credential: string | undefined, ctx: Context): Error;
+  refuse(credential: string | undefined, ctx: Context, request: AuthenticationRequest): Error;
   /** Who an issued credential acts as, on the host the request came to; runs in the request's transaction. */
   principal(credential: string, ctx: Context, host: string): Principal;
   /** How the service's tokens begin (`ghp_`, `pat-na1-`), for the ones `issueToken()` makes up. */
@@ -160,12 +165,13 @@ export function defineEmulator<Principal, Context, Api>(
       return headers ? { ...response, headers: { ...headers, ...response.headers } } : response;
     };
 
-    const serve = (host: string) =>
+    const serve = (host: string, index: number) =>
       startEmulator<{ principal: Principal; window: RateWindow }>({
         operations,
-        authenticate(headers) {
-          const credential = credentials.read(headers);
-          if (credential === undefined || !issued(credential)) throw credentials.refuse(credential, ctx);
+        ...(index === 0 && options.port !== undefined && { port: options.port }),
+        authenticate(headers, request) {
+          const credential = credentials.read(headers, request);
+          if (credential === undefined || !issued(credential)) throw credentials.refuse(credential, ctx, request);
           const principal = inTransaction(() => credentials.principal(credential, ctx, host));
           const { window, spent } = limits.take(digest(credential));
           if (spent) throw new RateLimitRefusal(told(definition.rateLimit.refusal(window, principal), window));
@@ -185,7 +191,7 @@ export function defineEmulator<Principal, Context, Api>(
           return told(definition.renderError(error, label, ctx), caller?.window);
         },
       });
-    const servers: RunningEmulator[] = await Promise.all(hosts.map(serve));
+    const servers: RunningEmulator[] = await Promise.all(hosts.map((host, index) => serve(host, index)));
     for (const [index, host] of hosts.entries()) core.urls[host] = servers[index]!.url;
 
     const emulator: Emulator = {

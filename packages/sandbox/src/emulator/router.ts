@@ -6,7 +6,8 @@ export type Route =
   | { kind: 'unknown-path' }
   | { kind: 'wrong-method'; allowed: string[] };
 
-type Segment = { literal: string } | { param: string; multi: boolean };
+/** A literal, a whole-segment parameter, or a segment of parameters and text (`{name}.pdf`, `{type}-{version}`). */
+type Segment = { literal: string } | { param: string; multi: boolean } | { pattern: RegExp; names: string[] };
 
 interface Template {
   label: string;
@@ -25,8 +26,9 @@ export function createRouter(operations: Record<string, Operation>): (method: st
   const templates: Template[] = Object.entries(operations).map(([label, operation]) => {
     const multi = new Set(operation.multiSegmentParameters ?? []);
     const segments = split(operation.path).map((segment): Segment => {
-      const param = /^\{(.+)\}$/.exec(segment)?.[1];
-      return param ? { param, multi: multi.has(param) } : { literal: segment };
+      const param = /^\{([^{}]+)\}$/.exec(segment)?.[1];
+      if (param) return { param, multi: multi.has(param) };
+      return /\{[^{}]+\}/.test(segment) ? mixedSegment(segment) : { literal: segment };
     });
     // One spanning parameter per template keeps matching unambiguous: its span is whatever the rest leaves.
     if (segments.filter((s) => 'multi' in s && s.multi).length > 1) throw new Error(`${label}: more than one multi-segment path parameter`);
@@ -69,6 +71,16 @@ function matchTemplate(template: Template, segments: string[]): Match | undefine
       at += 1;
       continue;
     }
+    if ('pattern' in segment) {
+      const found = segment.pattern.exec(segments[at] ?? '');
+      if (!found) return undefined;
+      segment.names.forEach((name, index) => {
+        params[name] = found[index + 1]!;
+      });
+      literals.push(false);
+      at += 1;
+      continue;
+    }
     const taken = segments.slice(at, at + (segment.multi ? span : 1));
     if (taken.some((value) => value === '')) return undefined;
     params[segment.param] = taken.join('/');
@@ -87,4 +99,19 @@ function bySpecificity(a: Match, b: Match): number {
     if (a.literals[i] !== b.literals[i]) return a.literals[i] ? -1 : 1;
   }
   return 0;
+}
+
+/** `{bid}.pdf` → /^(.+?)\.pdf$/ with its parameter names; each parameter takes at least one character. */
+function mixedSegment(segment: string): Segment {
+  const names: string[] = [];
+  const source = segment
+    .split(/(\{[^{}]+\})/)
+    .map((part) => {
+      const name = /^\{([^{}]+)\}$/.exec(part)?.[1];
+      if (!name) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(name);
+      return '(.+?)';
+    })
+    .join('');
+  return { pattern: new RegExp(`^${source}$`), names };
 }

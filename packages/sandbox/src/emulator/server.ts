@@ -51,10 +51,25 @@ export class EmulatorError extends Error {
   }
 }
 
+/** What a service may read besides the headers to decide who calls: the request as sent, and the operation it routes to. */
+export interface AuthenticationRequest {
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  /** The operation the request routes to; absent for an unknown path or method. */
+  label?: string;
+  operation?: Operation;
+}
+
 export interface EmulatorService<Principal> {
   operations: OperationTable;
-  /** Runs before routing, so every path demands credentials. Throws to refuse. */
-  authenticate(headers: Record<string, string>): Principal;
+  /** The loopback port to listen on; default: one the system picks. */
+  port?: number;
+  /**
+   * Runs before the request is refused for its path, so every path demands credentials. Throws to refuse.
+   * `request` says where the request goes (a service whose operations differ in their credentials reads it).
+   */
+  authenticate(headers: Record<string, string>, request: AuthenticationRequest): Principal;
   handle(call: OperationCall, principal: Principal): EmulatorResponse | Promise<EmulatorResponse>;
   /**
    * Renders an EmulatorError, or anything `authenticate` or `handle` threw, as the service's error;
@@ -89,8 +104,9 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
     let label: string | undefined;
     let principal: Principal | undefined;
     try {
-      principal = service.authenticate(headers);
       const found = route(message.method ?? 'GET', path);
+      const routed = found.kind === 'operation' ? { label: found.label, operation: found.operation } : {};
+      principal = service.authenticate(headers, { method: message.method ?? 'GET', path, query, ...routed });
       if (found.kind === 'unknown-path') throw new EmulatorError(404, `no operation at ${path}`);
       if (found.kind === 'wrong-method') {
         throw new EmulatorError(405, `${message.method} is not allowed on ${path}; allowed: ${found.allowed.join(', ')}`);
@@ -145,7 +161,13 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       (error: unknown) => send(reply, { status: 500, body: { message: String(error) } }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(service.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
 
   return {

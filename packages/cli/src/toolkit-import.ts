@@ -1,0 +1,70 @@
+/**
+ * `quiver toolkit import <document> --name <Name> [--out <dir>] [--force]`: an OpenAPI document (3.0, 3.1 or
+ * Swagger 2.0; a file or URL; JSON or YAML) as a toolkit folder for `--toolkit-path`: catalog.json (the
+ * tools), toolkit.json (source and OAuth providers), openapi.json (the document, bundled, OpenAPI 3) and
+ * report.md (what was made, what was skipped and why), which is also printed.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { UsageError } from './config.js';
+
+export interface ImportOptions {
+  /** The document's path or URL. */
+  document: string;
+  /** The toolkit name, PascalCase. */
+  name: string;
+  /** The folder to write; default `./<name>`. */
+  out?: string;
+  /** Write into a folder that is not empty (its files of the same names are replaced). */
+  force?: boolean;
+  /** Where relative paths start; default the working directory. */
+  cwd?: string;
+  /** Told the report, then where the folder is. Default: standard error. */
+  log?: (text: string) => void;
+}
+
+export interface ImportResult {
+  folder: string;
+  files: string[];
+  tools: number;
+  skipped: number;
+}
+
+export async function importToolkit({
+  document,
+  name,
+  out,
+  force = false,
+  cwd = process.cwd(),
+  log = (text) => console.error(text),
+}: ImportOptions): Promise<ImportResult> {
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(name) || name.length > 40) {
+    throw new UsageError(`the toolkit name must be PascalCase letters and digits, at most 40 characters (e.g. PetStore), got '${name}'`);
+  }
+  const remote = /^https?:\/\//i.test(document);
+  const source = remote ? document : resolve(cwd, document);
+  if (!remote && (!existsSync(source) || !statSync(source).isFile())) throw new UsageError(`cannot read the OpenAPI document ${document}: no such file`);
+  const folder = resolve(cwd, out ?? name);
+  if (existsSync(folder)) {
+    if (!statSync(folder).isDirectory()) throw new UsageError(`${folder} exists and is not a folder`);
+    if (readdirSync(folder).length && !force) throw new UsageError(`${folder} exists and is not empty (pass --force to write into it)`);
+  }
+  const { importDocument, writeToolkitFolder, DocumentError } = await import('@quiver/openapi');
+  let imported: Awaited<ReturnType<typeof importDocument>>;
+  try {
+    imported = await importDocument(source, { name });
+  } catch (error) {
+    if (error instanceof DocumentError) throw new UsageError(error.message);
+    throw error;
+  }
+  // toolkit.json keeps the source as given, so that a re-import reads the same place.
+  imported.manifest.source = document;
+  const files = writeToolkitFolder(folder, imported);
+  log(imported.report.trimEnd());
+  const shown = relative(cwd, folder) || '.';
+  log(
+    `quiver: wrote ${files.map((file) => relative(folder, file)).join(', ')} in ${shown}: ${imported.made.length} tool(s), ${imported.skipped.length} skipped`,
+  );
+  log(`quiver: load it with --toolkit-path ${shown}`);
+  return { folder, files, tools: imported.made.length, skipped: imported.skipped.length };
+}
