@@ -4,7 +4,6 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Toolkit } from '@quiver/core';
 import { UsageError } from './config.js';
 import type { LoadedToolkit } from './toolkit-paths.js';
 
@@ -40,7 +39,8 @@ export async function startLocalSandbox(): Promise<SandboxHandle> {
 export async function withToolkitEmulators(sandbox: SandboxHandle, loaded: readonly LoadedToolkit[]): Promise<SandboxHandle> {
   const documented = loaded.filter((each) => each.openapi);
   if (!documented.length) return sandbox;
-  const { startOpenApiEmulator } = await import('@quiver/sandbox');
+  const { startOpenApiEmulator, DEFAULT_BASIC_USER } = await import('@quiver/sandbox');
+  const { credentialSecrets } = await import('@quiver/openapi');
   const started: Array<{ close(): Promise<void> }> = [];
   const baseUrls: Record<string, string> = {};
   const secrets: Record<string, string> = {};
@@ -50,7 +50,7 @@ export async function withToolkitEmulators(sandbox: SandboxHandle, loaded: reado
       const emulator = await startOpenApiEmulator({ document: openapi!, credentials: sandbox.token });
       started.push(emulator);
       baseUrls[toolkit.name] = emulator.url;
-      Object.assign(secrets, credentialSecrets(toolkit, sandbox.token));
+      Object.assign(secrets, credentialSecrets(toolkit.tools, sandbox.token, DEFAULT_BASIC_USER));
     } catch (error) {
       await closeStarted();
       throw new UsageError(`toolkit path ${given}: the sandbox cannot emulate ${openapi}: ${(error as Error).message}`);
@@ -65,20 +65,6 @@ export async function withToolkitEmulators(sandbox: SandboxHandle, loaded: reado
       await sandbox.close();
     },
   };
-}
-
-/** The secrets a toolkit's bindings send as credentials, each set to what an emulator granted `token` accepts (Basic: user `quiver`). */
-function credentialSecrets(toolkit: Toolkit, token: string): Record<string, string> {
-  const secrets: Record<string, string> = {};
-  for (const tool of toolkit.tools) {
-    for (const auth of [tool.http?.auth ?? []].flat()) {
-      if ('secrets' in auth) {
-        secrets[auth.secrets[0]] = 'quiver';
-        secrets[auth.secrets[1]] = token;
-      } else secrets[auth.secret] = token;
-    }
-  }
-  return secrets;
 }
 
 /** Tells later commands where this process's sandbox is; returns the function that withdraws the announcement. */

@@ -15,15 +15,16 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defineToolkit, inputSchema, validate, type JsonSchema, type Tool, type Toolkit, type ToolkitData } from '@quiver/core';
+import { defineToolkit, type Tool, type Toolkit, type ToolkitData } from '@quiver/core';
+import { catalogProblems } from '@quiver/openapi';
 import { readCatalog } from '@quiver/toolkits';
 import { UsageError, type ToolkitPath } from './config.js';
 
 /** An OAuth 2 provider a toolkit's tools name (`requirements.oauth2.provider`), from its toolkit.json. */
 export interface ToolkitAuthProvider {
   id: string;
-  authorizeUrl: string;
-  tokenUrl: string;
+  authorizeUrl?: string;
+  tokenUrl?: string;
   scopes?: string[];
 }
 
@@ -50,14 +51,14 @@ export async function loadToolkits(paths: readonly ToolkitPath[], builtin: reado
     if (seen.has(real)) continue;
     seen.add(real);
     const toolkit = await toolkitIn(folder, given);
-    const problems = toolkitProblems(toolkit);
-    if (problems.length) throw new UsageError(`toolkit path ${given}: ${folder} fails the catalog checks:\n  ${problems.join('\n  ')}`);
     const name = toolkit.name.toLowerCase();
     const taken = builtin.find((other) => other.name.toLowerCase() === name);
     if (taken) throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the built-in toolkit ${taken.name}; rename it`);
     const twin = loaded.find((other) => other.toolkit.name.toLowerCase() === name);
     if (twin)
       throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the toolkit loaded from ${twin.given}; rename one of them`);
+    const problems = toolkitProblems(toolkit);
+    if (problems.length) throw new UsageError(`toolkit path ${given}: ${folder} fails the catalog checks:\n  ${problems.join('\n  ')}`);
     const openapi = join(folder, 'openapi.json');
     loaded.push({
       toolkit,
@@ -201,37 +202,31 @@ function catalogShapeProblem(data: unknown): string | undefined {
   return undefined;
 }
 
-const toolkitName = /^[A-Z][A-Za-z0-9]*$/;
-const toolName = /^[A-Z][A-Za-z0-9]*$/;
-const parameterName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const locations = new Set(['path', 'query', 'header', 'cookie', 'body']);
 
 /**
- * The catalog checks every loaded toolkit passes, as the built-in catalogs do: names a model can call
- * (PascalCase, unique, `Toolkit_Tool` within 64 characters), a description, parameters with schemas that
- * compile, every `{placeholder}` of a path filled by a path parameter, and a way to run (a binding or a handler).
+ * The checks every loaded toolkit passes: first its shape (what a hand-written catalog or module may get
+ * wrong: types, a way to run, every `{placeholder}` of a path filled), then the catalog checks every
+ * catalog passes, built-in or imported (`catalogProblems`: names a model can call, unique, text a model can
+ * choose by, schemas that compile in every provider's dialect).
  */
 export function toolkitProblems(toolkit: Toolkit): string[] {
   const problems: string[] = [];
-  if (!toolkitName.test(toolkit.name)) problems.push(`toolkit name '${toolkit.name}' must be PascalCase letters and digits (e.g. BillingApi)`);
   if (typeof toolkit.version !== 'string' || !toolkit.version) problems.push('version must be a non-empty string');
   if (typeof toolkit.description !== 'string') problems.push('description must be a string');
   if (!toolkit.tools.length) problems.push('there are no tools');
-  const names = new Set<string>();
   for (const [index, tool] of toolkit.tools.entries()) {
     const at = typeof tool.name === 'string' && tool.name ? tool.name : `tools[${index}]`;
     for (const problem of toolProblems(tool, toolkit)) problems.push(`${at}: ${problem}`);
-    if (names.has(tool.name)) problems.push(`${at}: a second tool of this name`);
-    names.add(tool.name);
+    if (toolkit.name.length + 1 + String(tool.name).length > 64) problems.push(`${at}: ${toolkit.name}_${tool.name} is longer than 64 characters`);
   }
-  return problems;
+  return problems.length ? problems : catalogProblems(toolkit, { prose: false });
 }
 
 function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
   const problems: string[] = [];
-  if (!toolName.test(tool.name)) problems.push('the name must be PascalCase letters and digits');
-  else if (toolkit.name.length + 1 + tool.name.length > 64) problems.push(`${toolkit.name}_${tool.name} is longer than 64 characters`);
+  if (typeof tool.name !== 'string') problems.push('name must be a string');
   if (typeof tool.description !== 'string' || !tool.description.trim()) problems.push('description must be a non-empty string');
   if (!tool.output || typeof tool.output.description !== 'string') problems.push('output.description must be a string');
   if (!tool.requirements || typeof tool.requirements !== 'object') problems.push('requirements must be an object ({} when none)');
@@ -243,30 +238,12 @@ function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
   }
   if (tool.tags !== undefined && (!Array.isArray(tool.tags) || tool.tags.some((tag) => typeof tag !== 'string'))) problems.push('tags must be strings');
   if (!Array.isArray(tool.parameters)) return [...problems, 'parameters must be an array'];
-  const parameters = new Set<string>();
   for (const parameter of tool.parameters) {
     const name = String(parameter?.name);
-    if (!parameterName.test(name)) problems.push(`parameter '${name}': the name must be letters, digits and underscores`);
-    if (parameters.has(name)) problems.push(`parameter '${name}' is declared twice`);
-    parameters.add(name);
     if (typeof parameter.description !== 'string') problems.push(`parameter '${name}': description must be a string`);
     if (typeof parameter.required !== 'boolean') problems.push(`parameter '${name}': required must be true or false`);
     if (!parameter.schema || typeof parameter.schema !== 'object') problems.push(`parameter '${name}': schema must be a JSON Schema object`);
     if (parameter.in !== undefined && !locations.has(parameter.in)) problems.push(`parameter '${name}': in must be path, query, header, cookie or body`);
-  }
-  if (!problems.length) {
-    try {
-      validate(inputSchema(tool), {});
-    } catch (error) {
-      problems.push(`its input schema does not compile: ${(error as Error).message}`);
-    }
-    if (tool.requestBody) {
-      try {
-        validate(tool.requestBody.schema as JsonSchema, {});
-      } catch (error) {
-        problems.push(`its request body schema does not compile: ${(error as Error).message}`);
-      }
-    }
   }
   if (tool.http) {
     if (!methods.has(tool.http.method)) problems.push(`http.method must be one of ${[...methods].join(', ')}`);
@@ -298,10 +275,11 @@ function manifestOf(folder: string, given: string): ToolkitAuthProvider[] {
     const fine =
       provider &&
       typeof provider.id === 'string' &&
-      typeof provider.authorizeUrl === 'string' &&
-      typeof provider.tokenUrl === 'string' &&
+      // A document's implicit flow has no token URL, an OpenID Connect one names neither: the config file gives what is missing.
+      (provider.authorizeUrl === undefined || typeof provider.authorizeUrl === 'string') &&
+      (provider.tokenUrl === undefined || typeof provider.tokenUrl === 'string') &&
       (provider.scopes === undefined || (Array.isArray(provider.scopes) && provider.scopes.every((scope) => typeof scope === 'string')));
-    if (!fine) throw new UsageError(`toolkit path ${given}: ${file}: authProviders[${index}] must be {id, authorizeUrl, tokenUrl, scopes?}`);
+    if (!fine) throw new UsageError(`toolkit path ${given}: ${file}: authProviders[${index}] must be {id, authorizeUrl?, tokenUrl?, scopes?}`);
     return provider as ToolkitAuthProvider;
   });
 }
@@ -322,14 +300,11 @@ export function withToolkitProviders(configured: readonly unknown[], loaded: rea
     if (!provider) return entry;
     used.add(provider.id);
     const oauth2 = given.oauth2 ?? {};
-    const endpoint = (name: string, url: string) => ({ ...(oauth2[name] as object), endpoint: (oauth2[name] as { endpoint?: string })?.endpoint ?? url });
+    const endpoint = (name: string, url: string | undefined) =>
+      url === undefined ? {} : { [name]: { ...(oauth2[name] as object), endpoint: (oauth2[name] as { endpoint?: string })?.endpoint ?? url } };
     return {
       ...given,
-      oauth2: {
-        ...oauth2,
-        authorize_request: endpoint('authorize_request', provider.authorizeUrl),
-        token_request: endpoint('token_request', provider.tokenUrl),
-      },
+      oauth2: { ...oauth2, ...endpoint('authorize_request', provider.authorizeUrl), ...endpoint('token_request', provider.tokenUrl) },
     };
   });
   return { providers, unconfigured: [...known.keys()].filter((id) => !used.has(id)) };

@@ -365,18 +365,18 @@ describe('a toolkit path that cannot be loaded', () => {
     await refusal(join(scratch, 'broken-json'), { 'catalog.json': '{"name": "Broken",' }, /broken-json\/catalog\.json is not valid JSON/);
     await refusal(join(scratch, 'nowhere'), {}, /no folder .*nowhere, and no npm package nowhere installed/, 'nowhere');
     const bad = petCatalog('BadTools');
-    bad.tools.push({ ...bad.tools[0]!, name: 'list_pets', http: { ...bad.tools[0]!.http, path: '/pets/{owner}/{pet_id}' } });
-    await refusal(join(scratch, 'bad-tools'), { 'catalog.json': bad }, /fails the catalog checks:\n {2}list_pets: the name must be PascalCase/);
+    bad.tools.push({ ...bad.tools[0]!, name: 'list_pets' });
+    await refusal(join(scratch, 'bad-tools'), { 'catalog.json': bad }, /fails the catalog checks:\n {2}BadTools\.list_pets: name is not PascalCase/);
     await refusal(
       join(scratch, 'bad-placeholder'),
-      { 'catalog.json': { ...bad, tools: [bad.tools[1]!].map((t) => ({ ...t, name: 'ListPets' })) } },
+      { 'catalog.json': { ...bad, tools: [{ ...bad.tools[0]!, name: 'ListPets', http: { ...bad.tools[0]!.http, path: '/pets/{owner}/{pet_id}' } }] } },
       /ListPets: http.path's \{owner\} has no path parameter/,
     );
     await refusal(join(scratch, 'not-a-toolkit'), { 'index.js': 'export default { name: "Nope" };\n' }, /index\.js has a default export that is not a Toolkit/);
     await refusal(join(scratch, 'throws'), { 'index.js': 'throw new Error("boom");\n' }, /cannot load .*throws\/index\.js: boom/);
     await refusal(
       join(scratch, 'bad-manifest'),
-      { 'catalog.json': petCatalog('Manifested'), 'toolkit.json': { authProviders: [{ id: 'x' }] } },
+      { 'catalog.json': petCatalog('Manifested'), 'toolkit.json': { authProviders: [{ id: 'x', tokenUrl: 7 }] } },
       /toolkit\.json: authProviders\[0\] must be/,
     );
   });

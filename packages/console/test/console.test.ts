@@ -211,11 +211,14 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(executions).toEqual([]);
     await page.getByLabel('request_body (JSON)').fill('{"properties": {"hs_name": "Console launch", "hs_notes": "from the playground"}}');
     await page.getByRole('button', { name: 'Step 2: validate and run' }).click();
-    await page
-      .getByRole('status')
-      .filter({ hasText: /Succeeded in/ })
-      .waitFor();
-    await expect(page.getByLabel('Result JSON').textContent()).resolves.toContain('Console launch');
+    // Step 1's result and its status are still shown until step 2 answers: wait for step 2's own result.
+    await page.getByLabel('Result JSON').filter({ hasText: 'Console launch' }).waitFor();
+    await expect(
+      page
+        .getByRole('status')
+        .filter({ hasText: /Succeeded in/ })
+        .textContent(),
+    ).resolves.toMatch(/Succeeded in/);
     page.off('request', watch);
     expect(executions).toHaveLength(1);
     await shoot('playground-mode-driven');

@@ -16,6 +16,11 @@ export interface CatalogCheckOptions {
    * (code that rewrites its request) are held to the rest only.
    */
   strict?: boolean;
+  /**
+   * false: leave the text alone (its length in words, emptiness), for a hand-written toolkit loaded from a
+   * folder, whose author decides what its tools say. Default true.
+   */
+  prose?: boolean;
   /** Longest tool description, in characters. Default 400. */
   toolText?: number;
   /** Longest description of a placed parameter. Default 200. */
@@ -36,11 +41,14 @@ export function catalogProblems(toolkit: ToolkitData, options: CatalogCheckOptio
     if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(tool.name)) say('name is not PascalCase letters and digits of at most 64 characters');
     if (names.has(tool.name.toLowerCase())) say('name is not unique');
     names.add(tool.name.toLowerCase());
-    for (const [what, text, max, words] of [
-      ['description', tool.description, toolText, 6],
-      ['output description', tool.output.description, toolText, 1],
-    ] as const) {
-      problems.push(...textProblems(text, max, words, strict).map((problem) => `${at}: ${what} ${problem}`));
+    const prose = options.prose ?? true;
+    if (prose) {
+      for (const [what, text, max, words] of [
+        ['description', tool.description, toolText, 6],
+        ['output description', tool.output.description, toolText, 1],
+      ] as const) {
+        problems.push(...textProblems(text, max, words, strict).map((problem) => `${at}: ${what} ${problem}`));
+      }
     }
     const parameterNames = new Set<string>();
     for (const parameter of tool.parameters) {
@@ -49,7 +57,7 @@ export function catalogProblems(toolkit: ToolkitData, options: CatalogCheckOptio
       if (parameterNames.has(parameter.name)) problems.push(`${where}: name is not unique`);
       parameterNames.add(parameter.name);
       const max = parameter.in ? parameterText : toolText;
-      problems.push(...textProblems(parameter.description, max, 4, strict).map((problem) => `${where}: description ${problem}`));
+      if (prose) problems.push(...textProblems(parameter.description, max, 4, strict).map((problem) => `${where}: description ${problem}`));
       if (/\bOne of:/.test(parameter.description)) problems.push(`${where}: allowed values in prose, not an enum`);
       if (parameter.schema.default !== undefined) problems.push(`${where}: declares a default`);
       for (const node of subschemas(parameter.schema)) {

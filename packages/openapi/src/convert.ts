@@ -214,8 +214,12 @@ class Converter {
     return tool;
   }
 
-  /** PascalCase from the operationId, else from method and path; unique (without regard to case); at most 64 characters. */
+  /**
+   * PascalCase from the operationId, else from method and path; unique (without regard to case); short
+   * enough that the name a model calls, `Toolkit_Tool`, stays within 64 characters.
+   */
   private name(operationId: unknown, method: HttpMethod, path: string): string {
+    const max = 63 - this.options.name.length;
     let base = typeof operationId === 'string' ? pascalCase(operationId) : '';
     if (!base) {
       const segments = path
@@ -228,11 +232,14 @@ class Converter {
       base = `${pascalCase(method.toLowerCase())}${segments.join('') || 'Root'}`;
     }
     if (!/^[A-Za-z]/.test(base)) base = `Op${base}`;
-    base = base.slice(0, 64);
+    const whole = base;
+    base = base.slice(0, max);
     let name = base;
-    for (let n = 2; this.names.has(name.toLowerCase()); n++) name = `${base.slice(0, 64 - String(n).length)}${n}`;
-    if (name !== base || (typeof operationId === 'string' && pascalCase(operationId).length > 64)) {
-      this.notes.push(`${method} ${path} is named ${name}${name !== base ? ` (${base} was taken)` : ' (the operationId is cut to 64 characters)'}.`);
+    for (let n = 2; this.names.has(name.toLowerCase()); n++) name = `${base.slice(0, max - String(n).length)}${n}`;
+    if (name !== base || whole.length > max) {
+      this.notes.push(
+        `${method} ${path} is named ${name}${name !== base ? ` (${base} was taken)` : ` (cut to ${max} characters, so that ${this.options.name}_${name} is within 64)`}.`,
+      );
     }
     this.names.add(name.toLowerCase());
     return name;

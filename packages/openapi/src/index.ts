@@ -8,6 +8,7 @@ import type { Node } from './shapes.js';
 
 export { catalogProblems, subschemas, type CatalogCheckOptions } from './check.js';
 export * from './convert.js';
+export { credentialSecrets } from './credentials.js';
 export { DocumentError, loadDocument, type LoadedDocument } from './load.js';
 export { renderReport } from './report.js';
 export { SchemaConverter } from './schema.js';

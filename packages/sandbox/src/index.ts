@@ -55,4 +55,10 @@ export {
   type GraphMessage,
 } from './graph/index.js';
 export { formDefinition } from './hubspot/samples.js';
-export { startOpenApiEmulator, type OpenApiEmulator, type OpenApiEmulatorOptions, type OpenApiTools } from './openapi/index.js';
+export {
+  DEFAULT_BASIC_USER,
+  startOpenApiEmulator,
+  type OpenApiEmulator,
+  type OpenApiEmulatorOptions,
+  type OpenApiTools,
+} from './openapi/index.js';

@@ -4,6 +4,7 @@
  * spot checks against the specification, and a request built for every tool.
  */
 import { annotationsOf, buildRequest, checkInput, validate, type JsonSchema, type Parameter, type Tool } from '@quiver/core';
+import { subschemas } from '@quiver/openapi';
 import { repoHost, toolkits } from '@quiver/toolkits';
 import { describe, expect, it } from 'vitest';
 
@@ -26,17 +27,6 @@ const built = (...args: Parameters<typeof buildRequest>) => {
 };
 
 const modeDriven = repoHost.tools.filter((t) => t.requestBody);
-
-/** Every subschema of `schema`, itself included (a property called "default" is a name, not a keyword). */
-function subschemas(schema: unknown, found: JsonSchema[] = []): JsonSchema[] {
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return found;
-  const node = schema as JsonSchema;
-  found.push(node);
-  for (const key of ['items', 'additionalProperties', 'not']) subschemas(node[key], found);
-  for (const key of ['oneOf', 'anyOf', 'allOf']) if (Array.isArray(node[key])) for (const branch of node[key] as unknown[]) subschemas(branch, found);
-  for (const sub of Object.values((node.properties ?? {}) as Record<string, unknown>)) subschemas(sub, found);
-  return found;
-}
 
 describe('RepoHostApi catalog', () => {
   it('is a built-in toolkit with 818 tools, 62 of them mode-driven', () => {
