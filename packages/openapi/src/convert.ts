@@ -64,8 +64,11 @@ export const PARAMETER_TEXT = 200;
 export const FLAT_BODY_FIELDS = 15;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
-/** Header parameters OpenAPI says to ignore: the binding and the credentials set them. */
-const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+/**
+ * Header parameters a tool never takes: those OpenAPI says to ignore (the binding and the credentials set
+ * them), and those HTTP itself sets from the request (a model's value could only contradict it).
+ */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization', 'content-length', 'host', 'transfer-encoding', 'connection']);
 /** Query parameters that page results, by upstream name (compared without case, `_` or `-`). */
 const PAGING =
   /^\$?(page|pagenumber|pageno|pagetoken|pagesize|perpage|pagecursor|cursor|nextcursor|nexttoken|continuationtoken|continuation|offset|limit|after|before|startingafter|endingbefore|startcursor|marker|skip|top|since)$/;

@@ -70,7 +70,7 @@ describe('descriptions', () => {
 });
 
 describe('parameters', () => {
-  it('places path, query, header and cookie parameters, ignoring Accept', () => {
+  it('places path, query, header and cookie parameters, ignoring Accept and the headers HTTP sets itself', () => {
     const list = tool(pets, 'ListPets');
     expect(list.parameters.map((p) => [p.name, p.in, p.upstream])).toEqual([
       ['status', 'query', 'status'],

@@ -160,7 +160,9 @@ export function serverView(tool: ToolData, input: Record<string, unknown>, docum
   }
   // A path the document writes with a fragment (`/files/{id}#add_shared_link`) is matched with it.
   const fragment = /#.*$/.exec(documentPath)?.[0] ?? '';
-  return { method: request.method, path: decodeURI(url.pathname) + fragment, query, headers: request.headers, ...(parsed !== undefined && { body: parsed }) };
+  // The headers as they reach the server: HTTP adds the body's length, which no tool sets itself.
+  const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
+  return { method: request.method, path: decodeURI(url.pathname) + fragment, query, headers, ...(parsed !== undefined && { body: parsed }) };
 }
 
 function grouped(pairs: Array<[string, string]>): Record<string, string | string[]> {

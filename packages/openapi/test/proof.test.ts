@@ -315,7 +315,6 @@ const knownEmulatorFailures: Record<string, string> = {
   'GitLab.PutV3ApplicationSettings': knownRefusals['GitLab.PutV3ApplicationSettings']!,
   'Vercel.CreateRecord': allOfClosed,
   'Vercel.CreateOrTransferDomain': allOfClosed,
-  'Vercel.UploadArtifact': 'the document declares Content-Length as a header parameter, so the model sets it and it contradicts the body: importer',
   'Vercel.GetEdgeConfigItem': nullAndOther,
   'Vercel.GetEdgeConfigItems': nullAndOther,
   'Vercel.GetV1IntegrationsSearchRepo': nullAndOther,
