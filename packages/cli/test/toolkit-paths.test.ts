@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseAuthProviders } from '@quiver/engine';
+import { catalogDigest } from '@quiver/openapi';
 import { toolkits } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSettings } from '../src/config.js';
@@ -348,6 +349,30 @@ describe('quiver toolkit import, then the folder loaded', () => {
     const refused = await quiver(['call', 'VetsApi.GetPet', '--input', '{"petId": 4}', '--sandbox', '--toolkit-path', 'VetsApi']);
     expect(JSON.parse(refused.stdout).error.kind).toBe('TOOL_RUNTIME_BAD_INPUT_VALUE');
   }, 30_000);
+});
+
+describe("a catalog checked when it was imported (toolkit.json's `checked`)", () => {
+  // An empty enum passes the shape checks and fails the catalog checks, which compile the schemas.
+  const flawed = () => {
+    const catalog = petCatalog('Stamped');
+    catalog.tools[0]!.parameters[0]!.schema = { type: 'string', enum: [] } as never;
+    return `${JSON.stringify(catalog, null, 2)}\n`;
+  };
+
+  it('is not checked again while its bytes are the ones stamped, and is checked once they change', async () => {
+    const folder = join(scratch, 'stamped');
+    const text = flawed();
+    write(join(folder, 'catalog.json'), text);
+    write(join(folder, 'toolkit.json'), { source: 'test', checked: catalogDigest(text) });
+    const listed = await quiver(['tools', 'list', '--toolkit-path', folder]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('Stamped.GetPet');
+    // One byte more and the stamp no longer holds: the catalog checks run, and refuse it.
+    write(join(folder, 'catalog.json'), `${text}\n`);
+    const refused = await quiver(['tools', 'list', '--toolkit-path', folder]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/fails the catalog checks:\n {2}Stamped\.GetPet\.pet_id: an empty enum/);
+  });
 });
 
 describe('a toolkit path that cannot be loaded', () => {

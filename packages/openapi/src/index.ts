@@ -1,6 +1,8 @@
 /** @quiver/openapi: an OpenAPI document (3.0, 3.1 or Swagger 2.0) as a toolkit folder. */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { catalogProblems } from './check.js';
 import { convertDocument, type Conversion } from './convert.js';
 import { loadDocument } from './load.js';
 import { renderReport } from './report.js';
@@ -30,12 +32,18 @@ export async function importDocument(source: string, options: { name: string }):
   return { ...conversion, document, sourceVersion, report: renderReport(conversion, source, sourceVersion) };
 }
 
-/** Writes catalog.json, toolkit.json, openapi.json and report.md into `folder` (created when missing). */
+/**
+ * Writes catalog.json, toolkit.json, openapi.json and report.md into `folder` (created when missing). A
+ * catalog that passes the strict catalog checks is stamped in toolkit.json with its digest, so that loading
+ * it does not check it again; one that does not is loaded (and refused, naming the problems) as any other.
+ */
 export function writeToolkitFolder(folder: string, imported: ImportedToolkit): string[] {
   mkdirSync(folder, { recursive: true });
+  const catalog = json(imported.toolkit);
+  const checked = catalogProblems(imported.toolkit, { strict: true }).length ? undefined : catalogDigest(catalog);
   const files: Array<[string, string]> = [
-    ['catalog.json', json(imported.toolkit)],
-    ['toolkit.json', json(imported.manifest)],
+    ['catalog.json', catalog],
+    ['toolkit.json', json({ ...imported.manifest, ...(checked && { checked }) })],
     ['openapi.json', json(imported.document)],
     ['report.md', imported.report],
   ];
@@ -44,3 +52,6 @@ export function writeToolkitFolder(folder: string, imported: ImportedToolkit): s
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** The digest of a catalog.json's exact text, as toolkit.json's `checked` records it. */
+export const catalogDigest = (catalogText: string): string => `sha256-${createHash('sha256').update(catalogText).digest('base64url')}`;
