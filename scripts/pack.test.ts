@@ -3,7 +3,7 @@
  * folder, and run from another working directory with a home of its own (so nothing of the checkout is found).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -198,30 +198,13 @@ export default defineToolkit({
   it('imports an OpenAPI document with quiver toolkit import and calls its tool in the sandbox, built from the document', async () => {
     const project = join(scratch, 'imported');
     mkdirSync(project, { recursive: true });
-    const document = {
-      openapi: '3.0.3',
-      info: { title: 'Vets', version: '1.0.0' },
-      servers: [{ url: 'https://vets.example/v1' }],
-      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-      security: [{ key: [] }],
-      paths: {
-        '/pets/{petId}': {
-          get: {
-            operationId: 'getPet',
-            summary: 'Get a pet by id',
-            parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }],
-            responses: { 200: { description: 'The pet.', content: { 'application/json': { schema: { type: 'object' }, example: { name: 'Rex' } } } } },
-          },
-        },
-      },
-    };
-    writeFileSync(join(project, 'vets.json'), JSON.stringify(document));
+    copyFileSync(new URL('../packages/openapi/test/fixtures/vets-3.0.json', import.meta.url), join(project, 'vets.json'));
     await run(quiver, ['toolkit', 'import', 'vets.json', '--name', 'VetsApi'], { cwd: project, env });
     const { stdout } = await run(quiver, ['call', 'VetsApi.GetPet', '--input', '{"petId": "1"}', '--sandbox', '--toolkit-path', 'VetsApi'], {
       cwd: project,
       env,
     });
-    expect(JSON.parse(stdout)).toEqual({ value: { name: 'Rex' } });
+    expect(JSON.parse(stdout)).toEqual({ value: { id: '1', name: 'Rex' } });
   }, 60_000);
 
   it('ships the types of the authoring API: a TypeScript toolkit type-checks, and a mistake does not', async () => {

@@ -4,7 +4,7 @@
  * refused with a message naming the path when broken or when their name is taken; and `quiver toolkit init`.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ import { withToolkitProviders, type LoadedToolkit } from '../src/toolkit-paths.j
 import { cliPath, runCli } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-toolkit-paths-'));
+/** A one-operation document (a GET with an API key in a header and an example answer), shared with the package test. */
+const vetsDocument = fileURLToPath(new URL('../../openapi/test/fixtures/vets-3.0.json', import.meta.url));
 const dataDir = join(scratch, 'data');
 const builtinCount = toolkits.reduce((n, toolkit) => n + toolkit.tools.length, 0);
 /** The package's own entry, where a toolkit folder's `import 'quiver-engine'` lands when nothing is installed beside it. */
@@ -295,35 +297,7 @@ export default defineToolkit({ ...readCatalog(new URL('../catalog.json', import.
 
 describe('quiver toolkit import, then the folder loaded', () => {
   it('imports an OpenAPI document and calls its tool through --toolkit-path against the upstream, its API key in the named header', async () => {
-    const document = {
-      openapi: '3.0.3',
-      info: { title: 'Vets', version: '1.0.0' },
-      servers: [{ url: 'https://vets.example/v1' }],
-      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-      security: [{ key: [] }],
-      paths: {
-        '/pets/{petId}': {
-          get: {
-            operationId: 'getPet',
-            tags: ['veterinary'],
-            summary: 'Get a pet by id',
-            parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }],
-            responses: {
-              200: {
-                description: 'The pet.',
-                content: {
-                  'application/json': {
-                    schema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } }, required: ['id', 'name'] },
-                    example: { id: '1', name: 'Rex' },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    };
-    write(join(scratch, 'vets.json'), document);
+    copyFileSync(vetsDocument, join(scratch, 'vets.json'));
     const imported = await quiver(['toolkit', 'import', 'vets.json', '--name', 'VetsApi']);
     expect(imported.code).toBe(0);
     const seenBefore = seen.length;
