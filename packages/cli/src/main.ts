@@ -314,7 +314,7 @@ keys
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const limits = keyLimitsOf(options);
+    const limits = await keyLimitsOf(options);
     await withStore(options, async (db, { createApiKey, AuditTrail, commandLineActor }) => {
       const { key, info } = await createApiKey(db, options.name, scope, limits);
       const change = { name: info.name, prefix: info.prefix, role: info.role, user_id: info.user_id, rpm: info.rpm, concurrency: info.concurrency };
@@ -334,7 +334,7 @@ keys
   .addOption(configOption)
   .addOption(dataDirOption)
   .action(async (idOrPrefix: string, options: LimitFlags & SettingFlags) => {
-    const limits = keyLimitsOf(options);
+    const limits = await keyLimitsOf(options);
     if (limits.rpm === undefined && limits.concurrency === undefined) throw new UsageError('nothing to change: give --rpm, --concurrency or both');
     await withStore(options, async (db, { updateApiKeyLimits, differences, AuditTrail, commandLineActor }) => {
       const changed = await updateApiKeyLimits(db, idOrPrefix, limits);
@@ -383,12 +383,14 @@ keys
 
 type LimitFlags = { rpm?: string; concurrency?: string };
 
-/** `--rpm` and `--concurrency`: a whole number from 0 (0: no limit), or `default` for the role's (null). */
-function keyLimitsOf(options: LimitFlags): { rpm?: number | null; concurrency?: number | null } {
+/** `--rpm` and `--concurrency`: a whole number from 0 (0: no limit) to the largest the engine keeps, or `default` for the role's (null). */
+async function keyLimitsOf(options: LimitFlags): Promise<{ rpm?: number | null; concurrency?: number | null }> {
+  const { MAX_KEY_LIMIT } = await import('@quiver/engine');
   const limit = (flag: string, text: string | undefined) => {
     if (text === undefined) return undefined;
     if (text === 'default') return null;
     if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number (0: no limit) or 'default', got '${text}'`);
+    if (Number(text) > MAX_KEY_LIMIT) throw new UsageError(`${flag} must be at most ${MAX_KEY_LIMIT}, got '${text}'`);
     return Number(text);
   };
   return { rpm: limit('--rpm', options.rpm), concurrency: limit('--concurrency', options.concurrency) };

@@ -40,6 +40,7 @@ describe('quiver keys with limits', () => {
   it.each([
     [['create', '--rpm', '-1'], "--rpm must be a whole number (0: no limit) or 'default', got '-1'"],
     [['create', '--concurrency', 'lots'], "--concurrency must be a whole number (0: no limit) or 'default', got 'lots'"],
+    [['create', '--rpm', '2147483648'], "--rpm must be at most 2147483647, got '2147483648'"],
     [['update', 'qk_nothing', '--rpm', '5'], "no active API key with id or prefix 'qk_nothing'"],
     [['update', 'qk_nothing'], 'nothing to change: give --rpm, --concurrency or both'],
   ])('refuses %j as a usage error', async (args, message) => {

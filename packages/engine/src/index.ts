@@ -14,7 +14,7 @@ export { createApiKey, listApiKeys, revokeApiKey, checkedScope, ROLES, type ApiK
 export { checkedLimits, updateApiKeyLimits, type KeyLimits } from './security/api-keys.js';
 export { differences } from './http/audit.js';
 export { Limits, addressKey, type PolicyState } from './limits/limits.js';
-export { defaultLimits, limitSettings, noLimits, type LimitSettings } from './limits/settings.js';
+export { defaultLimits, limitSettings, MAX_KEY_LIMIT, noLimits, type LimitSettings } from './limits/settings.js';
 export { findActiveKey } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';
 export { Vault, loadMasterKey } from './security/vault.js';

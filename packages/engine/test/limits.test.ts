@@ -166,6 +166,15 @@ describe.each(databases)('the engine limits on $name', ({ name, skip }) => {
     const raised = await engine.api('PATCH', `/v1/admin/api_keys/${service.prefix}`, { rpm: 10 });
     expect(raised).toMatchObject({ status: 200, body: { id: service.id, rpm: 10, concurrency: null } });
     expect(await call(engine.url, 'GET', '/v1/me', service.key)).toMatchObject({ status: 200, policy: '"key";q=10;w=60' });
+    // A limit past what the database keeps (a 32-bit integer) is refused by name, and changes nothing.
+    for (const field of ['rpm', 'concurrency']) {
+      const huge = await engine.api('PATCH', `/v1/admin/api_keys/${service.id}`, { [field]: 2 ** 31 });
+      expect(huge.status).toBe(400);
+      expect(huge.body.message).toContain(field);
+    }
+    expect((await engine.api('GET', '/v1/admin/api_keys?limit=100')).body.items.find((key: { id: string }) => key.id === service.id)).toMatchObject({
+      rpm: 10,
+    });
     expect((await engine.api('PATCH', `/v1/admin/api_keys/${service.id}`, { rpm: 0 })).status).toBe(200);
     for (let i = 0; i < 12; i++) expect(await call(engine.url, 'GET', '/v1/me', service.key)).toMatchObject({ status: 200, policy: null, limit: null });
     expect((await engine.api('PATCH', `/v1/admin/api_keys/${service.id}`, { rpm: null })).body).toMatchObject({ rpm: null });

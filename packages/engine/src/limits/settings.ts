@@ -38,6 +38,9 @@ export const defaultLimits: LimitSettings = {
   addressRpm: 600,
 };
 
+/** The largest limit a key may have of its own: what the database keeps (a 32-bit integer, on PostgreSQL). */
+export const MAX_KEY_LIMIT = 2_147_483_647;
+
 /** No limit at all (tests and benchmarks that measure without them). */
 export const noLimits: LimitSettings = {
   keyRpm: { admin: 0, service: 0, user: 0 },

@@ -14,6 +14,7 @@ import {
 import type { Routes } from '../app.js';
 import { audited, differences } from '../audit.js';
 import { invalid, notFound } from '../../errors.js';
+import { MAX_KEY_LIMIT } from '../../limits/settings.js';
 import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
 
 const keyInfo = {
@@ -34,8 +35,18 @@ const keyInfo = {
 
 /** A key's own limits in a request body: a whole number (0: no limit), or null for its role's default. */
 const limitProperties = {
-  rpm: { type: ['integer', 'null'], minimum: 0, description: "Requests a minute for this key (0: no limit); null or absent: its role's default." },
-  concurrency: { type: ['integer', 'null'], minimum: 0, description: "Tool calls in flight for this key (0: no limit); null or absent: its role's default." },
+  rpm: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    maximum: MAX_KEY_LIMIT,
+    description: "Requests a minute for this key (0: no limit); null or absent: its role's default.",
+  },
+  concurrency: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    maximum: MAX_KEY_LIMIT,
+    description: "Tool calls in flight for this key (0: no limit); null or absent: its role's default.",
+  },
 } as const;
 
 /** What an audit event says of a key: never the key itself. */
