@@ -19,7 +19,7 @@ export function lineProcess(args) {
   };
 }
 
-/** Process start to the answer of `initialize` on stdio; then RSS once tools/list has been served. `args` follow `quiver mcp`. */
+/** Process start to the answer of `initialize` on stdio, and to that of `tools/list` sent then; RSS once it has been served. `args` follow `quiver mcp`. */
 export async function coldStart(args = []) {
   const { child, elapsedMs, next, send } = lineProcess([cli, 'mcp', ...args]);
   send({
@@ -34,9 +34,10 @@ export async function coldStart(args = []) {
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
   const listed = await next();
+  const listedMs = elapsedMs();
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024;
   child.kill();
-  return { readyMs, rssMb, toolCount: listed.result.tools.length, listBytes: JSON.stringify(listed.result).length };
+  return { readyMs, listedMs, rssMb, toolCount: listed.result.tools.length, listBytes: JSON.stringify(listed.result).length };
 }
 
 /** The baseline: a bare Node process that answers one line, its start measured the same way. */

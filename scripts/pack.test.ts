@@ -3,7 +3,7 @@
  * folder, and run from another working directory with a home of its own (so nothing of the checkout is found).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -99,10 +99,19 @@ describe(`the ${packageName} package`, () => {
     ]);
   });
 
-  it('prints MCP client configuration that names the installed command', async () => {
-    const onPath = { ...env, PATH: `${join(installDir, 'node_modules', '.bin')}:${env.PATH}` };
-    const { stdout } = await run('quiver', ['mcp', '--sandbox', '--print-config', 'cursor'], { cwd: elsewhere, env: onPath });
-    expect(JSON.parse(stdout)).toEqual({ mcpServers: { quiver: { command: 'quiver', args: ['mcp', '--sandbox'] } } });
+  it('prints MCP client configuration whose command starts the installed package from any shell', async () => {
+    // A folder install run through npx: its node_modules/.bin is on this PATH only, so the entry names node and the script.
+    const throughNpx = { ...env, PATH: `${join(installDir, 'node_modules', '.bin')}:${env.PATH}` };
+    const local = await run('quiver', ['mcp', '--sandbox', '--print-config', 'cursor'], { cwd: elsewhere, env: throughNpx });
+    expect(JSON.parse(local.stdout)).toEqual({
+      mcpServers: { quiver: { command: expect.stringMatching(/node$/), args: [realpathSync(quiver), 'mcp', '--sandbox'] } },
+    });
+    // A global install: `quiver` on an ordinary PATH entry is the installed command, and the entry names it so.
+    const globalBin = join(scratch, 'global-bin');
+    mkdirSync(globalBin, { recursive: true });
+    if (!existsSync(join(globalBin, 'quiver'))) symlinkSync(realpathSync(quiver), join(globalBin, 'quiver'));
+    const global = await run('quiver', ['mcp', '--sandbox', '--print-config', 'cursor'], { cwd: elsewhere, env: { ...env, PATH: `${globalBin}:${env.PATH}` } });
+    expect(JSON.parse(global.stdout)).toEqual({ mcpServers: { quiver: { command: 'quiver', args: ['mcp', '--sandbox'] } } });
   });
 
   it('serves MCP over stdio with the sandbox and calls a tool', async () => {

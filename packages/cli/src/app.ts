@@ -5,6 +5,7 @@
 import {
   builtinSource,
   localDispatcher,
+  toolkitNeeds,
   traceFields,
   ServingPolicy,
   ToolCatalog,
@@ -16,7 +17,7 @@ import {
   type Toolkit,
 } from '@quiver/core';
 import { builtinToolkits, toolkits } from '@quiver/toolkits';
-import { emptyConfig, mergeConfig, type QuiverConfig, type Settings } from './config.js';
+import { emptyConfig, envName, mergeConfig, type QuiverConfig, type Settings } from './config.js';
 import { logStream } from './log-format.js';
 import type { SandboxHandle } from './sandbox-session.js';
 
@@ -63,10 +64,10 @@ export async function openSetup(options: SetupOptions): Promise<Setup> {
   if (options.sandbox) {
     // Loaded only on request: the emulators are never part of the runtime proper.
     const { startLocalSandbox, withToolkitEmulators } = await import('./sandbox-session.js');
-    sandbox = typeof options.sandbox === 'object' ? options.sandbox : await startLocalSandbox();
+    sandbox = typeof options.sandbox === 'object' ? options.sandbox : await startLocalSandbox(options.settings.sandboxPorts, options.settings.loadedToolkits);
     // Imported toolkits (a folder with openapi.json) get an emulator of their own, built from their document.
     sandbox = await withToolkitEmulators(sandbox, options.settings.loadedToolkits);
-    sandboxLayer = sandboxConfig(sandbox, listingTools(options.settings));
+    sandboxLayer = sandboxConfig(sandbox, listingToolkits(options.settings));
   }
   const config = mergeConfig(options.settings.upstream, sandboxLayer, options.overrides ?? emptyConfig());
   return { config, sandbox, close: async () => sandbox?.close() };
@@ -98,6 +99,9 @@ export async function openApp(options: SetupOptions & { logCalls?: boolean; serv
     baseUrls: configuredBaseUrls(setup.config),
     tokens: setup.config.tokens,
     secrets: setup.config.secrets,
+    // A call without its provider's token says how to give one here (`--token` is `call`'s alone).
+    tokenHint: (provider) =>
+      `Pass one with --token (quiver call) or the QUIVER_TOKEN_${envName(provider)} environment variable (or tokens.${provider} in the config file), or try the tool with --sandbox.`,
     policy: options.serving && new ServingPolicy(options.serving),
     record,
   });
@@ -112,15 +116,12 @@ export async function openApp(options: SetupOptions & { logCalls?: boolean; serv
 
 function sandboxConfig(
   { baseUrls, token, secrets }: { baseUrls: Record<string, string>; token: string; secrets: Record<string, string> },
-  tools: readonly Tool[],
+  toolkits: readonly Toolkit[],
 ): QuiverConfig {
   const config = emptyConfig();
   for (const [toolkit, baseUrl] of Object.entries(baseUrls)) config.toolkits[toolkit] = { baseUrl };
   Object.assign(config.secrets, secrets);
-  for (const tool of tools) {
-    const provider = tool.requirements.oauth2?.provider;
-    if (provider) config.tokens[provider] = token;
-  }
+  for (const toolkit of toolkits) for (const provider of toolkitNeeds(toolkit).providers) config.tokens[provider] = token;
   return config;
 }
 

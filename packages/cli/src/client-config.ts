@@ -1,6 +1,6 @@
 /** `quiver mcp --print-config CLIENT`: the JSON each MCP client wants in its configuration, for this installation. */
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 
 export const clientNames = ['claude', 'cursor', 'vscode'] as const;
 export type ClientName = (typeof clientNames)[number];
@@ -18,10 +18,18 @@ export function clientConfig(client: ClientName, mcpArgs: string[], launcher: { 
 /**
  * How a client starts this command: `quiver` when that name on the PATH is this installation, else node with
  * the absolute path of this script (a checkout, or an install the client's PATH may not reach).
+ *
+ * A folder install (`npm install quiver-engine` in a project, run as `npx quiver`) has `quiver` only in the
+ * project's `node_modules/.bin`, which npx and npm scripts put on the PATH of the commands they run and no shell
+ * or client has: such a PATH entry does not count, and the entry names node and the installed script by their
+ * absolute paths. That starts this very installation, at its version, from any working directory and without
+ * a network, and does not depend on the client's PATH reaching node either (GUI clients often start with a
+ * short one). `npx -y quiver-engine` would fetch and run whatever version the registry has, or fail offline.
  */
 export function currentLauncher(path: string, script = process.argv[1]!): { command: string; args: string[] } {
   const self = realpathSync(script);
   for (const dir of path.split(delimiter).filter(Boolean)) {
+    if (basename(dir) === '.bin' && basename(dirname(dir)) === 'node_modules') continue;
     const candidate = join(dir, process.platform === 'win32' ? 'quiver.cmd' : 'quiver');
     try {
       accessSync(candidate, constants.X_OK);

@@ -10,13 +10,14 @@
  *     "tokens":   { "hubspot": "<OAuth access token>" },
  *     "secrets":  { "SOME_KEY": "<value>" },
  *     "authProviders": [ { "id": "github", "client_id": "...", "client_secret": "..." } ],
- *     "toolkitPaths": [ "./toolkits/billing", "@acme/quiver-toolkit" ] }
+ *     "toolkitPaths": [ "./toolkits/billing", "@acme/quiver-toolkit" ],
+ *     "sandboxPorts": 9400 }
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { upstreamSettings, type Tool, type UpstreamClientOptions } from '@quiver/core';
+import { toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 import type { LoadedToolkit } from './toolkit-paths.js';
 // Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
 import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
@@ -81,6 +82,14 @@ export interface Settings {
   toolkitPaths: ToolkitPath[];
   /** The toolkits those paths hold, once loaded (toolkit-paths.ts); empty until then. */
   loadedToolkits: readonly LoadedToolkit[];
+  /** The sandbox's emulators on consecutive ports from this one, rather than ports the system picks. */
+  sandboxPorts?: SandboxPorts;
+}
+
+/** The first of the sandbox's fixed ports, and where it was given (`--sandbox-ports`, ...), for messages. */
+export interface SandboxPorts {
+  first: number;
+  from: string;
 }
 
 /** A toolkit to load: a folder or an npm package name, the directory a relative folder is taken from, and where it was given. */
@@ -99,6 +108,8 @@ export interface SettingFlags {
   secretEnv?: string;
   /** `--toolkit-path`, repeatable. */
   toolkitPath?: string[];
+  /** `--sandbox-ports <first>`. */
+  sandboxPorts?: string;
 }
 
 /** Everything settings are resolved from, so that a test can give its own. */
@@ -108,8 +119,8 @@ export interface SettingSources {
   cwd: string;
   platform: NodeJS.Platform;
   home: string;
-  /** The tools whose base URL, token and secret variables are looked up. */
-  tools: readonly Tool[];
+  /** The toolkits whose base URL, token and secret variables are looked up. */
+  toolkits: readonly Toolkit[];
   /** Whether standard error is a terminal: the log format's default follows it. */
   terminal?: boolean;
 }
@@ -302,6 +313,14 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'none (comma-separated; a folder is relative to the working directory, or in the config file to that file)',
   },
   {
+    setting:
+      "the sandbox's emulators on consecutive ports from this one (1024 and up): the built-in ones', then one for each imported toolkit's (see [Sandbox](#sandbox))",
+    flag: '`--sandbox-ports FIRST` (`serve`, `mcp`, `call`, `worker`, `sandbox`)',
+    env: 'QUIVER_SANDBOX_PORTS',
+    file: 'sandboxPorts',
+    default: 'ports the system picks',
+  },
+  {
     setting: 'sign-in of remote MCP clients (see [Signing people in](#signing-people-in-the-engine-as-an-oauth-21-authorization-server))',
     env: '`QUIVER_OIDC_ISSUER`, `QUIVER_OIDC_CLIENT_ID`, `QUIVER_OIDC_CLIENT_SECRET`, `QUIVER_OIDC_SCOPES`, `QUIVER_OIDC_NAME`, `QUIVER_AUTH_KEY_USER`, `QUIVER_AUTH_ACCESS_TOKEN_TTL`, `QUIVER_AUTH_REFRESH_TOKEN_TTL`, `QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS`, `QUIVER_AUTH_RATE_LIMIT`',
     default: 'user keys only, until an identity provider is set',
@@ -316,10 +335,10 @@ export function settingsTable(): string {
 }
 
 /** The settings of this process: its flags, environment, working directory and home. */
-export const loadSettings = (flags: SettingFlags, tools: readonly Tool[]): Settings =>
-  resolveSettings({ flags, env: process.env, cwd: process.cwd(), platform: process.platform, home: homedir(), tools, terminal: process.stderr.isTTY });
+export const loadSettings = (flags: SettingFlags, toolkits: readonly Toolkit[]): Settings =>
+  resolveSettings({ flags, env: process.env, cwd: process.cwd(), platform: process.platform, home: homedir(), toolkits, terminal: process.stderr.isTTY });
 
-export function resolveSettings({ flags, env: given, cwd, platform, home, tools, terminal = false }: SettingSources): Settings {
+export function resolveSettings({ flags, env: given, cwd, platform, home, toolkits, terminal = false }: SettingSources): Settings {
   // A variable set to the empty string (as compose files and shells often leave them) counts as unset.
   const env = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv;
   const configFile = findConfigFile(flags.config ?? env.QUIVER_CONFIG, cwd, configHome(env, platform, home));
@@ -354,13 +373,34 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, tools,
     drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, 0, 'seconds from 0 to 300', 300),
     drainTimeoutSeconds: wholeNumber('QUIVER_DRAIN_TIMEOUT_SECONDS', env.QUIVER_DRAIN_TIMEOUT_SECONDS, 25, 'seconds from 0 to 600', 600),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
-    upstream: mergeConfig(upstreamOf(file), configFromEnv(env, tools)),
+    upstream: mergeConfig(upstreamOf(file), configFromEnv(env, toolkits)),
     authProviders,
     searchPath: env.PATH ?? '',
     authorizationServer: usage(() => authorizationServerSettings(env)),
     toolkitPaths: toolkitPathsOf(file.toolkitPaths, configFile, env.QUIVER_TOOLKIT_PATHS, flags.toolkitPath, cwd),
     loadedToolkits: [],
+    sandboxPorts: sandboxPortsOf(flags.sandboxPorts, env.QUIVER_SANDBOX_PORTS, file.sandboxPorts, configFile),
   };
+}
+
+/**
+ * The first of the sandbox's fixed ports: `--sandbox-ports`, QUIVER_SANDBOX_PORTS or the config file's
+ * `sandboxPorts`, a port from 1024 (below it needs privileges). Whether the emulators fit below 65536 is checked
+ * where their number is known, as they start (sandbox-session.ts).
+ */
+function sandboxPortsOf(flag: string | undefined, inEnv: string | undefined, inFile: unknown, configFile: string | undefined): SandboxPorts | undefined {
+  const [given, from] =
+    flag !== undefined
+      ? [flag, '--sandbox-ports']
+      : inEnv !== undefined
+        ? [inEnv, 'QUIVER_SANDBOX_PORTS']
+        : [inFile, `config file ${configFile}: sandboxPorts`];
+  if (given === undefined) return undefined;
+  const first = typeof given === 'number' || typeof given === 'string' ? Number(given) : Number.NaN;
+  if ((typeof given === 'string' && !given.trim()) || !Number.isInteger(first) || first < 1024 || first > 65535) {
+    throw new UsageError(`${from} must be the first of the sandbox's ports, a whole number from 1024 to 65535, not '${String(given)}'`);
+  }
+  return { first, from };
 }
 
 /**
@@ -506,15 +546,17 @@ export function mergeConfig(...layers: QuiverConfig[]): QuiverConfig {
 /** CrmMarketingApi -> CRM_MARKETING_API */
 export const envName = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 
-export function configFromEnv(env: NodeJS.ProcessEnv, tools: readonly Tool[]): QuiverConfig {
+export function configFromEnv(env: NodeJS.ProcessEnv, toolkits: readonly Toolkit[]): QuiverConfig {
   const config = emptyConfig();
-  for (const tool of tools) {
-    const baseUrl = env[`QUIVER_BASE_URL_${envName(tool.toolkit.name)}`];
-    if (baseUrl) config.toolkits[tool.toolkit.name] = { baseUrl };
-    const provider = tool.requirements.oauth2?.provider;
-    const token = provider && env[`QUIVER_TOKEN_${envName(provider)}`];
-    if (provider && token) config.tokens[provider] = token;
-    for (const { key } of tool.requirements.secrets ?? []) if (env[key]) config.secrets[key] = env[key]!;
+  for (const toolkit of toolkits) {
+    const baseUrl = env[`QUIVER_BASE_URL_${envName(toolkit.name)}`];
+    if (baseUrl) config.toolkits[toolkit.name] = { baseUrl };
+    const { providers, secrets } = toolkitNeeds(toolkit);
+    for (const provider of providers) {
+      const token = env[`QUIVER_TOKEN_${envName(provider)}`];
+      if (token) config.tokens[provider] = token;
+    }
+    for (const key of secrets) if (env[key]) config.secrets[key] = env[key]!;
   }
   return config;
 }

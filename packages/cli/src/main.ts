@@ -19,7 +19,6 @@ import {
   configuredBaseUrls,
   listedToolkit,
   listedToolkits,
-  listedTools,
   listingCatalog,
   listingToolkits,
   listingTools,
@@ -45,6 +44,10 @@ const program = new Command('quiver')
   .configureOutput({ outputError: (text, write) => write(text) });
 
 const sandboxOption = new Option('--sandbox', 'start the local upstream emulators and point every toolkit at them');
+const sandboxPortsOption = new Option(
+  '--sandbox-ports <first>',
+  "put the sandbox's emulators on consecutive ports from this one, rather than random ones (default: QUIVER_SANDBOX_PORTS, sandboxPorts)",
+);
 const configOption = new Option(
   '--config <path>',
   'config file (default: QUIVER_CONFIG, quiver.config.json here, or config.json in the configuration directory)',
@@ -59,7 +62,7 @@ const toolkitPathOption = () =>
     .default([]);
 
 /** Settings from this command's flags, the environment and the config file (see config.ts). */
-const settingsFor = (flags: SettingFlags): Settings => loadSettings(flags, listedTools);
+const settingsFor = (flags: SettingFlags): Settings => loadSettings(flags, listedToolkits);
 
 /**
  * The settings with the toolkits their toolkit paths name loaded, for the commands that list or run tools:
@@ -69,8 +72,7 @@ async function settingsWithToolkits(flags: SettingFlags): Promise<Settings> {
   const settings = settingsFor(flags);
   if (!settings.toolkitPaths.length) return settings;
   const loaded = await loadToolkits(settings.toolkitPaths, listedToolkits, process.cwd());
-  const tools = [...listedTools, ...loaded.flatMap(({ toolkit }) => toolkit.tools)];
-  return { ...loadSettings(flags, tools), loadedToolkits: loaded };
+  return { ...loadSettings(flags, [...listedToolkits, ...loaded.map(({ toolkit }) => toolkit)]), loadedToolkits: loaded };
 }
 
 /** Commands that keep data stop here when they cannot; those that only may (CommerceTools) warn and go on. */
@@ -83,6 +85,7 @@ function checkDataDir(settings: Settings, { required }: { required: boolean }): 
 addServingOptions(program.command('mcp'))
   .description('serve the tools over MCP on standard input and output')
   .addOption(sandboxOption)
+  .addOption(sandboxPortsOption)
   .addOption(configOption)
   .addOption(dataDirOption)
   .addOption(toolkitPathOption())
@@ -90,7 +93,7 @@ addServingOptions(program.command('mcp'))
   .action(async (options: { sandbox?: boolean; config?: string; dataDir?: string; printConfig?: ClientName } & ServingFlags & SettingFlags) => {
     const serving = servingOptions(options);
     const settings = await settingsWithToolkits(options);
-    const unmatched = unmatchedNames(serving, listingTools(settings));
+    const unmatched = unmatchedNames(serving, listingToolkits(settings));
     if (unmatched) throw new UsageError(unmatched);
     if (options.printConfig) {
       const launcher = currentLauncher(settings.searchPath);
@@ -148,6 +151,7 @@ addServingOptions(program.command('serve'))
   .option('--metrics-port <port>', 'also serve GET /metrics (Prometheus) on this port, without an API key')
   .option('--metrics-host <host>', 'address of the --metrics-port listener', '127.0.0.1')
   .addOption(sandboxOption)
+  .addOption(sandboxPortsOption)
   .addOption(configOption)
   .addOption(dataDirOption)
   .addOption(toolkitPathOption())
@@ -157,7 +161,7 @@ addServingOptions(program.command('serve'))
     const serving = servingOptions(options);
     const settings = await settingsWithToolkits(options);
     // Only a warning: a worker registered later may bring the tools named.
-    const unmatched = unmatchedNames(serving, listingTools(settings));
+    const unmatched = unmatchedNames(serving, listingToolkits(settings));
     if (unmatched) console.error(`quiver: warning: ${unmatched} among the built-in tools`);
     checkDataDir(settings, { required: true });
     await checkPortFree(options.host, port);
@@ -235,6 +239,7 @@ program
   .option('--secret-env <name>', 'environment variable holding the secret the engine signs with', 'QUIVER_WORKER_SECRET')
   .option('--secret <secret>', 'the secret itself (visible in the process list: prefer --secret-env)')
   .addOption(sandboxOption)
+  .addOption(sandboxPortsOption)
   .addOption(configOption)
   .addOption(dataDirOption)
   .addOption(toolkitPathOption())
@@ -422,6 +427,7 @@ program
   .option('--secret <KEY=VALUE>', 'a secret the tool declares (repeatable)', collect, [])
   .option('--include-error-stacktrace', 'print where an unexpected failure happened (its stack trace) with its error')
   .addOption(sandboxOption)
+  .addOption(sandboxPortsOption)
   .addOption(configOption)
   .addOption(dataDirOption)
   .addOption(toolkitPathOption())
@@ -435,13 +441,15 @@ program
         secret: string[];
         includeErrorStacktrace?: boolean;
         sandbox?: boolean;
+        sandboxPorts?: string;
         config?: string;
         dataDir?: string;
         toolkitPath?: string[];
       },
     ) => {
       const input = parseInput(options.input);
-      const settings = await settingsWithToolkits({ config: options.config, dataDir: options.dataDir, toolkitPath: options.toolkitPath });
+      const { config, dataDir, toolkitPath, sandboxPorts } = options;
+      const settings = await settingsWithToolkits({ config, dataDir, toolkitPath, sandboxPorts });
       const tool = await listedTool(name, settings);
       const overrides = flagConfig(tool.toolkit.name, tool.requirements.oauth2?.provider, options);
       if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
@@ -525,8 +533,9 @@ addServingOptions(tools.command('tokens'), { listingOnly: true })
   .action(async (options: { format: TokenFormat } & ServingFlags & SettingFlags) => {
     const { formatTokenReport, tokenReport } = await import('./tokens.js');
     const serving = servingOptions(options);
-    const all = listingTools(await settingsWithToolkits(options));
-    const unmatched = unmatchedNames(serving, all);
+    const settings = await settingsWithToolkits(options);
+    const unmatched = unmatchedNames(serving, listingToolkits(settings));
+    const all = listingTools(settings);
     if (unmatched) throw new UsageError(unmatched);
     console.log(formatTokenReport(await tokenReport(all, new ServingPolicy(serving), options.format)));
   });
@@ -559,11 +568,15 @@ toolkit
 
 program
   .command('sandbox')
-  .description('run the local emulators until stopped; `quiver call --sandbox` uses them meanwhile, so state carries from call to call')
+  .description(
+    'run the local emulators (and one for each imported toolkit loaded) until stopped; `quiver call --sandbox` uses them meanwhile, so state carries from call to call',
+  )
+  .addOption(sandboxPortsOption)
   .addOption(configOption)
   .addOption(dataDirOption)
+  .addOption(toolkitPathOption())
   .action(async (options: SettingFlags) => {
-    const settings = settingsFor(options);
+    const settings = await settingsWithToolkits(options);
     checkDataDir(settings, { required: true });
     const { runSandbox } = await import('./sandbox-command.js');
     await runSandbox(settings);

@@ -3,7 +3,7 @@
  * and `quiver tools tokens`, which measures what those would list).
  */
 import { Option, type Command } from 'commander';
-import { defaultMaxResponseTokens, unknownSelectionNames, type ServingOptions, type Tool } from '@quiver/core';
+import { defaultMaxResponseTokens, unknownSelectionNames, type ServingOptions, type Toolkit } from '@quiver/core';
 import { UsageError } from './config.js';
 
 export interface ServingFlags {
@@ -58,8 +58,18 @@ export function servingOptions(flags: ServingFlags): ServingOptions {
   };
 }
 
-/** Names in --toolkits, --tools and --exclude-tools that match no tool, as a message; undefined when all match. */
-export function unmatchedNames(serving: ServingOptions, tools: readonly Tool[]): string | undefined {
-  const unknown = unknownSelectionNames(serving, tools);
+/**
+ * Names in --toolkits, --tools and --exclude-tools that match no tool, as a message; undefined when all match.
+ * Only tool names need the toolkits' tools read.
+ */
+export function unmatchedNames(serving: ServingOptions, toolkits: readonly Toolkit[]): string | undefined {
+  const namesTools = Boolean(serving.tools?.length || serving.excludeTools?.length);
+  const known = new Set(toolkits.map((toolkit) => toolkit.name.toLowerCase()));
+  const unknown = namesTools
+    ? unknownSelectionNames(
+        serving,
+        toolkits.flatMap((toolkit) => toolkit.tools),
+      )
+    : (serving.toolkits ?? []).filter((name) => !known.has(name.trim().toLowerCase()));
   return unknown.length ? `no toolkit or tool named ${unknown.map((name) => `'${name}'`).join(', ')} (see: quiver tools list)` : undefined;
 }

@@ -2,7 +2,9 @@
  * `quiver toolkit import <document> --name <Name> [--out <dir>] [--force]`: an OpenAPI document (3.0, 3.1 or
  * Swagger 2.0; a file or URL; JSON or YAML) as a toolkit folder for `--toolkit-path`: catalog.json (the
  * tools), toolkit.json (source and OAuth providers), openapi.json (the document, bundled, OpenAPI 3) and
- * report.md (what was made, what was skipped and why), which is also printed.
+ * report.md (what was made, what was skipped and why), which is also printed. Every tool written passes the
+ * strict catalog checks (an operation whose tool fails them is skipped, with their message as its reason),
+ * so the loader accepts the folder; a document none of whose operations becomes a tool writes nothing.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -59,12 +61,17 @@ export async function importToolkit({
   }
   // toolkit.json keeps the source as given, so that a re-import reads the same place.
   imported.manifest.source = document;
-  const files = writeToolkitFolder(folder, imported);
   log(imported.report.trimEnd());
+  // A toolkit without tools does not load: nothing is written.
+  if (!imported.made.length) {
+    throw new UsageError(`no operation of ${document} became a tool (${imported.skipped.length} skipped, each with its reason above); nothing written`);
+  }
+  const files = writeToolkitFolder(folder, imported);
   const shown = relative(cwd, folder) || '.';
   log(
     `quiver: wrote ${files.map((file) => relative(folder, file)).join(', ')} in ${shown}: ${imported.made.length} tool(s), ${imported.skipped.length} skipped`,
   );
+  for (const problem of imported.problems) log(`quiver: warning: ${problem}: the catalog is not marked as checked, so loading it checks it again`);
   log(`quiver: load it with --toolkit-path ${shown}`);
   return { folder, files, tools: imported.made.length, skipped: imported.skipped.length };
 }

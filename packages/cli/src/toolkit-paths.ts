@@ -15,9 +15,8 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defineToolkit, type Tool, type Toolkit, type ToolkitData } from '@quiver/core';
+import { defineToolkit, type Tool, type Toolkit, type ToolkitData, type ToolkitNeeds } from '@quiver/core';
 import { catalogDigest, catalogProblems } from '@quiver/openapi';
-import { readCatalog } from '@quiver/toolkits';
 import { UsageError, type ToolkitPath } from './config.js';
 
 /** An OAuth 2 provider a toolkit's tools name (`requirements.oauth2.provider`), from its toolkit.json. */
@@ -50,15 +49,15 @@ export async function loadToolkits(paths: readonly ToolkitPath[], builtin: reado
     const real = realpathSync(folder);
     if (seen.has(real)) continue;
     seen.add(real);
-    const toolkit = await toolkitIn(folder, given);
+    const lazy = lazyToolkitIn(folder, given);
+    const toolkit = lazy ?? (await toolkitIn(folder, given));
     const name = toolkit.name.toLowerCase();
     const taken = builtin.find((other) => other.name.toLowerCase() === name);
     if (taken) throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the built-in toolkit ${taken.name}; rename it`);
     const twin = loaded.find((other) => other.toolkit.name.toLowerCase() === name);
     if (twin)
       throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the toolkit loaded from ${twin.given}; rename one of them`);
-    const problems = toolkitProblems(toolkit, { checkedAtImport: checkedAtImport(folder) });
-    if (problems.length) throw new UsageError(`toolkit path ${given}: ${folder} fails the catalog checks:\n  ${problems.join('\n  ')}`);
+    if (!lazy) checkToolkit(toolkit, folder, given, checkedAtImport(folder));
     const openapi = join(folder, 'openapi.json');
     loaded.push({
       toolkit,
@@ -69,6 +68,82 @@ export async function loadToolkits(paths: readonly ToolkitPath[], builtin: reado
     });
   }
   return loaded;
+}
+
+function checkToolkit(toolkit: Toolkit, folder: string, given: string, checkedAtImport: boolean): void {
+  const problems = toolkitProblems(toolkit, { checkedAtImport });
+  if (problems.length) throw new UsageError(`toolkit path ${given}: ${folder} fails the catalog checks:\n  ${problems.join('\n  ')}`);
+}
+
+/**
+ * What toolkit.json says of the catalog.json that `quiver toolkit import` wrote and checked (`summary`, beside
+ * `checked`): enough to start a command without reading the catalog, which can be tens of megabytes.
+ */
+interface CatalogSummary {
+  name: string;
+  version: string;
+  description: string;
+  baseUrl: string;
+  /** catalog.json's size: a catalog of another size was edited since, and is loaded and checked at start. */
+  bytes: number;
+  tools: number;
+  needs: ToolkitNeeds;
+}
+
+/**
+ * An imported catalog whose tools are read when first asked for (by a listing, a search or a call), not at
+ * start. Its digest is compared then: a catalog edited since its import (in place, at the same size) is
+ * checked in full at that point, and one that no longer matches its summary is refused with the reason.
+ */
+function lazyToolkitIn(folder: string, given: string): Toolkit | undefined {
+  const catalogFile = join(folder, 'catalog.json');
+  if (entryModule(folder, given) || !existsSync(catalogFile)) return undefined;
+  const { checked, summary } = stampOf(folder);
+  if (!checked || !summary || statSync(catalogFile).size !== summary.bytes) return undefined;
+  const { name, version, description, baseUrl, needs } = summary;
+  let tools: Tool[] | undefined;
+  return {
+    name,
+    version,
+    description,
+    baseUrl,
+    needs,
+    get tools() {
+      if (tools) return tools;
+      const text = readFileSync(catalogFile, 'utf8');
+      const toolkit = catalogToolkit(parseCatalog(text, catalogFile, given), catalogFile, given);
+      const stale = (['name', 'version', 'description', 'baseUrl'] as const).find((field) => toolkit[field] !== summary[field]);
+      if (stale || toolkit.tools.length !== summary.tools) {
+        throw new UsageError(
+          `toolkit path ${given}: ${catalogFile} no longer matches the summary in toolkit.json (its ${stale ?? 'number of tools'} differs): import the document again, or remove toolkit.json's summary`,
+        );
+      }
+      checkToolkit(toolkit, folder, given, catalogDigest(text) === checked);
+      tools = toolkit.tools;
+      return tools;
+    },
+  };
+}
+
+/** toolkit.json's stamp, when it has one of the right shape. */
+function stampOf(folder: string): { checked?: string; summary?: CatalogSummary } {
+  const file = join(folder, 'toolkit.json');
+  if (!existsSync(file)) return {};
+  try {
+    const { checked, summary } = JSON.parse(readFileSync(file, 'utf8')) as { checked?: unknown; summary?: Partial<CatalogSummary> };
+    const strings = (list: unknown) => Array.isArray(list) && list.every((item) => typeof item === 'string');
+    const whole =
+      summary &&
+      typeof summary === 'object' &&
+      (['name', 'version', 'description', 'baseUrl'] as const).every((field) => typeof summary[field] === 'string') &&
+      Number.isInteger(summary.bytes) &&
+      Number.isInteger(summary.tools) &&
+      strings(summary.needs?.providers) &&
+      strings(summary.needs?.secrets);
+    return { ...(typeof checked === 'string' && { checked }), ...(whole && { summary: summary as CatalogSummary }) };
+  } catch {
+    return {};
+  }
 }
 
 /** A folder (relative to where it was given), else an npm package installed where the command runs. */
@@ -102,12 +177,18 @@ async function toolkitIn(folder: string, given: string): Promise<Toolkit> {
   if (entry) return moduleToolkit(entry, given);
   const catalog = join(folder, 'catalog.json');
   if (!existsSync(catalog)) throw new UsageError(`toolkit path ${given}: ${folder} has no catalog.json, index.js or package.json entry`);
-  let data: ToolkitData;
+  return catalogToolkit(parseCatalog(readFileSync(catalog, 'utf8'), catalog, given), catalog, given);
+}
+
+function parseCatalog(text: string, catalog: string, given: string): ToolkitData {
   try {
-    data = readCatalog(pathToFileURL(catalog));
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`toolkit path ${given}: ${catalog} is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+function catalogToolkit(data: ToolkitData, catalog: string, given: string): Toolkit {
   const shape = catalogShapeProblem(data);
   if (shape) throw new UsageError(`toolkit path ${given}: ${catalog}: ${shape}`);
   try {
@@ -265,15 +346,10 @@ function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
  * not compiled again. A folder with code of its own is always checked.
  */
 function checkedAtImport(folder: string): boolean {
-  const manifestFile = join(folder, 'toolkit.json');
   const catalogFile = join(folder, 'catalog.json');
-  if (existsSync(join(folder, 'package.json')) || existsSync(join(folder, 'index.js')) || !existsSync(manifestFile)) return false;
-  try {
-    const { checked } = JSON.parse(readFileSync(manifestFile, 'utf8')) as { checked?: unknown };
-    return typeof checked === 'string' && checked === catalogDigest(readFileSync(catalogFile, 'utf8'));
-  } catch {
-    return false;
-  }
+  if (existsSync(join(folder, 'package.json')) || existsSync(join(folder, 'index.js'))) return false;
+  const { checked } = stampOf(folder);
+  return checked !== undefined && checked === catalogDigest(readFileSync(catalogFile, 'utf8'));
 }
 
 /** toolkit.json's authProviders, checked. */

@@ -7,7 +7,7 @@ import { capResult, defaultMaxResponseTokens, estimateTokens, type Tool } from '
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listedTools, listingCatalog, openApp, type App } from '../src/app.js';
+import { listedToolkits, listingCatalog, openApp, type App } from '../src/app.js';
 import { loadSettings } from '../src/config.js';
 
 /** Read-only tools without required parameters whose sandbox answers differ in shape and density. */
@@ -31,7 +31,7 @@ let app: App;
 const answers: Array<{ tool: Tool; value: unknown }> = [];
 
 beforeAll(async () => {
-  const settings = loadSettings({ dataDir: mkdtempSync(join(tmpdir(), 'quiver-budget-')) }, listedTools);
+  const settings = loadSettings({ dataDir: mkdtempSync(join(tmpdir(), 'quiver-budget-')) }, listedToolkits);
   app = await openApp({ settings, sandbox: true, serving: { maxResponseTokens: 0 } });
   for (const name of sampled) {
     const result = await app.dispatcher.call(name, {});

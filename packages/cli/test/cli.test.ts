@@ -162,9 +162,19 @@ describe('quiver call', () => {
   });
 
   it('exits 1 naming the missing token, and never prints a given one', async () => {
-    const missing = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--base-url', emulator.url]);
+    const missing = await runCli(['call', 'CrmMarketingApi.GetMarketingCampaigns', '--base-url', emulator.url], { QUIVER_TOKEN_HUBSPOT: '' });
     expect(missing.code).toBe(1);
-    expect(JSON.parse(missing.stdout).error.kind).toBe('TOOL_REQUIREMENTS_NOT_MET');
+    const { kind, message } = JSON.parse(missing.stdout).error;
+    expect(kind).toBe('TOOL_REQUIREMENTS_NOT_MET');
+    // The scopes it needs, and both ways to give a token on the command line.
+    expect(message).toMatch(/^CrmMarketingApi\.GetMarketingCampaigns needs a hubspot OAuth token with scopes: \S/);
+    expect(message).toContain('Pass one with --token (quiver call) or the QUIVER_TOKEN_HUBSPOT environment variable');
+    // A tool that needs no scope in particular says so, rather than an empty list.
+    const unscoped = await runCli(['call', 'RepoHostApi.AcceptRepohostRepoInvitation', '--input', '{"invitation_id":1}'], { QUIVER_TOKEN_GITHUB: '' });
+    expect(unscoped.code).toBe(1);
+    expect(JSON.parse(unscoped.stdout).error.message).toBe(
+      'RepoHostApi.AcceptRepohostRepoInvitation needs a github OAuth token (no particular scopes). Pass one with --token (quiver call) or the QUIVER_TOKEN_GITHUB environment variable (or tokens.github in the config file), or try the tool with --sandbox.',
+    );
     const notFound = await runCli([
       'call',
       'CrmMarketingApi.GetCampaignDetails',

@@ -6,11 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { toolkits } from '@quiver/toolkits';
 import { defaultDataDir, resolveSettings, settingDocs, settingsTable, UsageError, type SettingSources } from '../src/config.js';
 
-const tools = toolkits.flatMap((toolkit) => toolkit.tools);
 const cwd = mkdtempSync(join(tmpdir(), 'quiver-config-'));
 const home = join(cwd, 'home');
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
-const settings = (partial: Partial<SettingSources> = {}) => resolveSettings({ flags: {}, env: {}, cwd, platform: 'linux', home, tools, ...partial });
+const settings = (partial: Partial<SettingSources> = {}) => resolveSettings({ flags: {}, env: {}, cwd, platform: 'linux', home, toolkits, ...partial });
 
 describe('resolveSettings', () => {
   it('puts data where the platform expects it unless told otherwise', () => {
@@ -131,6 +130,31 @@ describe('resolveSettings', () => {
     expect(settings({ env: { QUIVER_WORKER_SECRET: 's2' } }).workerSecret.value).toBe('s2');
     expect(settings({ flags: { secretEnv: 'MINE' }, env: { MINE: 's3' } }).workerSecret).toEqual({ variable: 'MINE', value: 's3' });
     expect(settings().workerSecret).toEqual({ variable: 'QUIVER_WORKER_SECRET', value: undefined });
+  });
+
+  it("takes the sandbox's first port from the flag, the environment or the config file, refusing what is no port from 1024", () => {
+    expect(settings().sandboxPorts).toBeUndefined();
+    const file = join(cwd, 'ports.json');
+    writeFileSync(file, '{"sandboxPorts": 9400}');
+    try {
+      expect(settings({ flags: { config: file } }).sandboxPorts).toEqual({ first: 9400, from: `config file ${file}: sandboxPorts` });
+      expect(settings({ flags: { config: file }, env: { QUIVER_SANDBOX_PORTS: '9500' } }).sandboxPorts).toEqual({ first: 9500, from: 'QUIVER_SANDBOX_PORTS' });
+      expect(settings({ flags: { config: file, sandboxPorts: '9600' }, env: { QUIVER_SANDBOX_PORTS: '9500' } }).sandboxPorts).toEqual({
+        first: 9600,
+        from: '--sandbox-ports',
+      });
+      writeFileSync(file, '{"sandboxPorts": "high"}');
+      expect(() => settings({ flags: { config: file } })).toThrow(
+        new UsageError(`config file ${file}: sandboxPorts must be the first of the sandbox's ports, a whole number from 1024 to 65535, not 'high'`),
+      );
+    } finally {
+      rmSync(file);
+    }
+    for (const value of ['1023', '65536', '9000.5', ' ']) {
+      expect(() => settings({ flags: { sandboxPorts: value } })).toThrow(
+        new UsageError(`--sandbox-ports must be the first of the sandbox's ports, a whole number from 1024 to 65535, not '${value}'`),
+      );
+    }
   });
 });
 

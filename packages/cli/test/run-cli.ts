@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /** The real entry point, as a user runs it. */
@@ -21,4 +22,20 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** `quiver sandbox <args>`, once it has announced itself: its process, what it printed, and its exit. */
+export async function startSandboxCommand(args: string[], env: NodeJS.ProcessEnv, children: ChildProcess[]) {
+  const child = spawn(process.execPath, [cliPath, 'sandbox', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`quiver sandbox exited with ${code}`)));
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      if (/announced in/.test(line)) resolve();
+    });
+  });
+  return { child, exit, stdout: () => stdout };
 }

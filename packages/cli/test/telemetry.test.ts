@@ -209,7 +209,7 @@ describe('quiver serve --metrics-port', () => {
 });
 
 describe('the log format', () => {
-  const sources = { flags: {}, cwd: scratch, platform: 'linux' as const, home: scratch, tools: toolkits.flatMap((toolkit) => toolkit.tools) };
+  const sources = { flags: {}, cwd: scratch, platform: 'linux' as const, home: scratch, toolkits };
 
   it('is pretty on a terminal and JSON otherwise, unless QUIVER_LOG_FORMAT says', () => {
     expect(resolveSettings({ ...sources, env: {}, terminal: true }).logFormat).toBe('pretty');

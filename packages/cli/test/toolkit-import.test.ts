@@ -3,7 +3,7 @@
  * openapi.json, report.md), with clear refusals; and, through the built command, the imported tools run
  * against a local upstream with the credentials the document declares.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,12 +26,26 @@ describe('importToolkit', () => {
     for (const file of ['catalog.json', 'toolkit.json', 'openapi.json', 'report.md']) expect(existsSync(join(work, 'PetStore', file)), file).toBe(true);
     const catalog = JSON.parse(readFileSync(join(work, 'PetStore', 'catalog.json'), 'utf8'));
     expect(catalog).toMatchObject({ name: 'PetStore', version: '2.1.0', baseUrl: 'https://eu.pets.example.com/v2' });
-    expect(readFileSync(join(work, 'PetStore', 'catalog.json'), 'utf8')).toMatch(/^\{\n {2}"name": "PetStore",[\s\S]*\}\n$/);
+    // One tool per line: diffs stay per tool, and the file is less than half its indented size.
+    const rows = readFileSync(join(work, 'PetStore', 'catalog.json'), 'utf8').split('\n');
+    expect(rows[0]).toMatch(/^\{"name":"PetStore",.*"tools":\[$/);
+    expect(rows.slice(1, -2).map((row) => JSON.parse(row.replace(/,$/, '')).name)).toEqual(catalog.tools.map((tool: { name: string }) => tool.name));
+    expect(rows.slice(-3)).toEqual([JSON.stringify(catalog.tools.at(-1)), ']}', '']);
     const manifest = JSON.parse(readFileSync(join(work, 'PetStore', 'toolkit.json'), 'utf8'));
     expect(manifest.source).toBe(fixture('petstore-3.0.yaml'));
     expect(manifest.authProviders[0].id).toBe('petstore');
     // The catalog passed the strict checks as written: its digest is stamped, so loading it does not check it again.
     expect(manifest.checked).toBe(catalogDigest(readFileSync(join(work, 'PetStore', 'catalog.json'), 'utf8')));
+    // What a command needs to start without reading the catalog.
+    expect(manifest.summary).toEqual({
+      name: 'PetStore',
+      version: '2.1.0',
+      description: catalog.description,
+      baseUrl: 'https://eu.pets.example.com/v2',
+      bytes: statSync(join(work, 'PetStore', 'catalog.json')).size,
+      tools: 7,
+      needs: { providers: ['petstore'], secrets: expect.any(Array) },
+    });
     expect(JSON.parse(readFileSync(join(work, 'PetStore', 'openapi.json'), 'utf8')).openapi).toBe('3.0.3');
     const report = readFileSync(join(work, 'PetStore', 'report.md'), 'utf8');
     expect(lines[0]).toBe(report.trimEnd());
@@ -113,6 +127,60 @@ describe.skipIf(!wired)('quiver toolkit import (the built command)', () => {
       body: 'food=meat&grams=500',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('keeper:bananas').toString('base64')}` },
     });
+  });
+
+  it('leaves out a tool that fails the catalog checks, and writes a stamped folder the loader accepts', async () => {
+    const document = join(work, 'gadgets.json');
+    const ok = { '200': { description: 'The gadgets found.', content: { 'application/json': { schema: { type: 'object' } } } } };
+    writeFileSync(
+      document,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Gadgets', version: '1.0.0' },
+        servers: [{ url: 'https://gadgets.example.com' }],
+        paths: {
+          '/gadgets': { get: { operationId: 'listGadgets', summary: 'List the gadgets of the store', responses: ok } },
+          '/gadgets/search': {
+            get: {
+              operationId: 'searchGadgets',
+              summary: 'Search the gadgets of the store',
+              parameters: [{ name: 'code', in: 'query', description: 'The code of the gadget.', schema: { type: 'string', minLength: -1 } }],
+              responses: ok,
+            },
+          },
+        },
+      }),
+    );
+    const out = join(work, 'cli-gadgets');
+    const imported = await runCli(['toolkit', 'import', document, '--name', 'Gadgets', '--out', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(
+      /\| GET \| \/gadgets\/search \| searchGadgets \| fails the catalog checks: Gadgets\.SearchGadgets: the input schema does not compile/,
+    );
+    expect(imported.stderr).toContain('1 tool(s), 1 skipped');
+    expect(JSON.parse(readFileSync(join(out, 'toolkit.json'), 'utf8')).checked).toBe(catalogDigest(readFileSync(join(out, 'catalog.json'), 'utf8')));
+    const listed = await runCli(['tools', 'list', '--toolkit-path', out]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^Gadgets\.ListGadgets /m);
+    expect(listed.stdout).not.toContain('SearchGadgets');
+  });
+
+  it('writes nothing when no operation becomes a tool (a toolkit without tools does not load)', async () => {
+    const document = join(work, 'nothing.json');
+    writeFileSync(
+      document,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Nothing', version: '1.0.0' },
+        paths: { '/things': { options: { responses: { '200': { description: 'The methods.' } } } } },
+      }),
+    );
+    const out = join(work, 'cli-nothing');
+    const run = await runCli(['toolkit', 'import', document, '--name', 'Nothing', '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('No operation became a tool');
+    expect(run.stderr).toMatch(/quiver: no operation of .*nothing\.json became a tool \(1 skipped, each with its reason above\); nothing written/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('refuses a bad name with a usage error', async () => {

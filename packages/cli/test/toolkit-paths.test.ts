@@ -19,7 +19,7 @@ import { catalogDigest } from '@quiver/openapi';
 import { toolkits } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSettings } from '../src/config.js';
-import { withToolkitProviders, type LoadedToolkit } from '../src/toolkit-paths.js';
+import { loadToolkits, withToolkitProviders, type LoadedToolkit } from '../src/toolkit-paths.js';
 import { cliPath, runCli } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-toolkit-paths-'));
@@ -111,7 +111,7 @@ describe('toolkit paths in the settings', () => {
       cwd: dir,
       platform: 'linux',
       home: dir,
-      tools: [],
+      toolkits: [],
     });
   };
 
@@ -347,6 +347,86 @@ describe("a catalog checked when it was imported (toolkit.json's `checked`)", ()
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/fails the catalog checks:\n {2}Stamped\.GetPet\.pet_id: an empty enum/);
   });
+});
+
+describe("an imported catalog with a summary (toolkit.json's `summary`): read on first use", () => {
+  /** A folder as `quiver toolkit import` writes it: catalog.json, and toolkit.json stamping it and summing it up. */
+  const imported = (name: string, catalog = petCatalog(name)) => {
+    const folder = join(scratch, `summed-${name}`);
+    const text = `${JSON.stringify(catalog)}\n`;
+    write(join(folder, 'catalog.json'), text);
+    const { tools, ...rest } = catalog;
+    const summary = { ...rest, bytes: Buffer.byteLength(text), tools: tools.length, needs: { providers: [], secrets: ['PET_API_KEY'] } };
+    write(join(folder, 'toolkit.json'), { source: 'test', checked: catalogDigest(text), summary });
+    return { folder, text };
+  };
+  /** The same number of bytes, none of them a catalog. */
+  const spoil = (folder: string, text: string) => writeFileSync(join(folder, 'catalog.json'), 'x'.repeat(Buffer.byteLength(text)));
+  const load = (folder: string) => loadToolkits([{ entry: folder, base: scratch, from: '--toolkit-path' }], toolkits, scratch);
+
+  it('starts from the summary: name, base URL and the secrets looked up, without reading catalog.json', async () => {
+    const { folder, text } = imported('SummedShop');
+    spoil(folder, text);
+    const [loaded] = await load(folder);
+    expect(loaded!.toolkit).toMatchObject({ name: 'SummedShop', baseUrl: 'http://127.0.0.1:9' });
+    const settings = resolveSettings({
+      flags: {},
+      env: { PET_API_KEY: 'from-env' },
+      cwd: scratch,
+      platform: 'linux',
+      home: scratch,
+      toolkits: [loaded!.toolkit],
+    });
+    expect(settings.upstream.secrets).toEqual({ PET_API_KEY: 'from-env' });
+    // The first use reads it, and says what is wrong with it.
+    expect(() => loaded!.toolkit.tools).toThrow(/summed-SummedShop.catalog\.json is not valid JSON/);
+  });
+
+  it('is checked in full at first use once edited in place, and refused once it no longer matches its summary', async () => {
+    const catalog = petCatalog('EditedShop');
+    const { folder } = imported('EditedShop', catalog);
+    // Same size, other bytes: the catalog checks run then, and pass.
+    const renamed = JSON.stringify(catalog).replace('"GetPet"', '"GetCat"');
+    writeFileSync(join(folder, 'catalog.json'), `${renamed}\n`);
+    expect((await load(folder))[0]!.toolkit.tools.map((tool) => tool.name)).toEqual(['GetCat']);
+    // Same size, a schema that does not compile: refused at first use with what the checks say.
+    writeFileSync(join(folder, 'catalog.json'), `${renamed.replace('{"type":"string"}', '{"type":"strung"}')}\n`);
+    await expect(load(folder).then(([loaded]) => loaded!.toolkit.tools)).rejects.toThrow(/fails the catalog checks:\n {2}EditedShop\.GetCat/);
+    // Same size, another name: it is not the catalog the summary describes.
+    writeFileSync(join(folder, 'catalog.json'), `${renamed.replace('"EditedShop"', '"EditedShoq"')}\n`);
+    await expect(load(folder).then(([loaded]) => loaded!.toolkit.tools)).rejects.toThrow(/no longer matches the summary in toolkit\.json \(its name differs\)/);
+  });
+
+  it('is loaded and checked at start once its size changes', async () => {
+    const { folder, text } = imported('GrownShop');
+    writeFileSync(join(folder, 'catalog.json'), `${text}\n`);
+    const [loaded] = await load(folder);
+    expect(Object.getOwnPropertyDescriptor(loaded!.toolkit, 'tools')?.get).toBeUndefined();
+    expect(loaded!.toolkit.tools.map((tool) => tool.name)).toEqual(['GetPet']);
+  });
+
+  it('answers MCP initialize before reading it; tools/list then reads it', async () => {
+    const { folder, text } = imported('LazyShop');
+    spoil(folder, text);
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--toolkit-path', folder], { env: { ...process.env, QUIVER_DATA_DIR: dataDir, QUIVER_CONFIG: '' } });
+    const lines = createInterface({ input: child.stdout });
+    const next = () => new Promise<Record<string, any>>((resolve) => lines.once('line', (line) => resolve(JSON.parse(line))));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    try {
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      expect((await next()).result.serverInfo.name).toBe('quiver');
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      expect((await next()).error.message).toMatch(/summed-LazyShop.catalog\.json is not valid JSON/);
+    } finally {
+      child.kill();
+    }
+  }, 30_000);
 });
 
 describe('a toolkit path that cannot be loaded', () => {

@@ -130,7 +130,11 @@ export class ToolCatalog {
             if (this.sources.includes(source)) this.listings.set(source.id, tools);
             this.failedAt.delete(source.id);
           },
-          () => void this.failedAt.set(source.id, Date.now()),
+          (error) => {
+            // The built-in source cannot be down: a toolkit it cannot read (a damaged catalog) is an error to show, not a source to wait for.
+            if (source.id === 'builtin') throw error;
+            this.failedAt.set(source.id, Date.now());
+          },
         )
         .finally(() => this.asking.delete(source.id));
       this.asking.set(source.id, question);

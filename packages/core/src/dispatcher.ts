@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ToolCatalog, type CatalogEntry } from './catalog.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
-import { declaredSecrets } from './execute.js';
+import { declaredSecrets, missingToken } from './execute.js';
 import { credentialForms, redactResult } from './redaction.js';
 import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } from './search/index.js';
 import { didYouMean, suggestToolNames } from './search/suggest.js';
@@ -42,11 +42,22 @@ export interface CredentialRefusal {
 
 /** Where a call's credentials come from: the engine's users' tokens and sealed secrets, or the CLI's configuration. */
 export interface CredentialResolver {
-  resolve(tool: Tool, userId: string | undefined): Promise<CallCredentials | CredentialRefusal>;
+  resolve(tool: Tool, userId: string | undefined, call?: CredentialCall): Promise<CallCredentials | CredentialRefusal>;
+}
+
+/** What a resolver may tell of the call beyond its tool and user. */
+export interface CredentialCall {
+  /** How the caller names the acting user (see CallOptions.actingUserHint). */
+  actingUserHint?: string;
 }
 
 export interface CallOptions {
   userId?: string;
+  /**
+   * What the caller is told to do when a tool acts for a user and the call names none, as the way in it
+   * came by names the user: `pass user_id` (a body field), `send the Quiver-User-ID header` (MCP).
+   */
+  actingUserHint?: string;
   executionId?: string;
   /** `Toolkit.Tool@version` may also pin the version. */
   version?: string;
@@ -180,7 +191,9 @@ export class Dispatcher {
           const admission = await options.admit?.();
           if (admission && 'refused' in admission) return { error: admission.refused };
           try {
-            const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId);
+            const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId, {
+              actingUserHint: options.actingUserHint,
+            });
             if ('refused' in resolved) {
               authorization = resolved.authorization;
               return { error: resolved.refused };
@@ -270,14 +283,22 @@ export interface StaticCredentials {
   /** A token for every provider that `tokens` does not name (a test, a sandbox). */
   token?: string;
   secrets?: Record<string, string>;
+  /**
+   * How to supply a provider's token, when it is known where the credentials come from (the command line's flag
+   * and variable): a tool needing a token there is none for is then refused with it. Absent, the tool's own check
+   * refuses it, without a hint.
+   */
+  tokenHint?: (provider: string) => string;
 }
 
 /** Credentials that are the same for every call and user: the CLI's configuration, a worker's invoke, a test. */
-export function staticCredentials({ tokens = {}, token, secrets = {} }: StaticCredentials): CredentialResolver {
+export function staticCredentials({ tokens = {}, token, secrets = {}, tokenHint }: StaticCredentials): CredentialResolver {
   return {
     resolve: async (tool) => {
       const provider = tool.requirements.oauth2?.provider;
-      return { token: provider ? (tokens[provider] ?? token) : undefined, secrets: declaredSecrets(tool, secrets) };
+      const found = provider ? (tokens[provider] ?? token) : undefined;
+      if (provider && !found && tokenHint) return { refused: missingToken(tool, tokenHint(provider)) };
+      return { token: found, secrets: declaredSecrets(tool, secrets) };
     },
   };
 }
@@ -289,7 +310,10 @@ export interface LocalDispatcherOptions extends StaticCredentials, Omit<Dispatch
 }
 
 /** Toolkits run in this process with fixed credentials: the command line, and tests. */
-export function localDispatcher(toolkits: readonly Toolkit[], { client, baseUrls, tokens, token, secrets, ...options }: LocalDispatcherOptions): Dispatcher {
+export function localDispatcher(
+  toolkits: readonly Toolkit[],
+  { client, baseUrls, tokens, token, secrets, tokenHint, ...options }: LocalDispatcherOptions,
+): Dispatcher {
   const catalog = new ToolCatalog([builtinSource(toolkits, client, baseUrls)]);
-  return new Dispatcher(catalog, { ...options, credentials: staticCredentials({ tokens, token, secrets }) });
+  return new Dispatcher(catalog, { ...options, credentials: staticCredentials({ tokens, token, secrets, tokenHint }) });
 }

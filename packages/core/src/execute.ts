@@ -98,17 +98,25 @@ export function parseRequestBody(tool: Tool, args: Record<string, unknown>): { b
 const retry = (message: string, additional: string) => toolError('TOOL_RUNTIME_RETRY', message, { additional_prompt_content: additional });
 
 function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undefined {
-  const oauth = tool.requirements.oauth2;
-  if (oauth && !context.token) {
-    return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs a ${oauth.provider} OAuth token with scopes: ${oauth.scopes.join(', ')}.`, {
-      developer_message: `No ${oauth.provider} token for this call; configure one or authorize the user.`,
-    });
-  }
+  if (tool.requirements.oauth2 && !context.token) return { error: missingToken(tool) };
   const missing = (tool.requirements.secrets ?? []).filter((secret) => !secret.optional && !context.secrets[secret.key]).map((secret) => secret.key);
   if (missing.length) {
     return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the secret(s): ${missing.join(', ')}.`);
   }
   return undefined;
+}
+
+/**
+ * The error of a call whose tool needs an OAuth token and has none: the provider and the scopes (or that none in
+ * particular are needed), then `hint`, how the caller supplies one, where the caller knows it (the command line
+ * names its flag and variable; the engine gets tokens through its authorization flow and refuses before this).
+ */
+export function missingToken(tool: Tool, hint?: string): ToolError {
+  const { provider, scopes } = tool.requirements.oauth2!;
+  const needs = scopes.length ? `with scopes: ${scopes.join(', ')}` : '(no particular scopes)';
+  return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs a ${provider} OAuth token ${needs}.${hint ? ` ${hint}` : ''}`, {
+    developer_message: `No ${provider} token for this call; configure one or authorize the user.`,
+  }).error;
 }
 
 /** Only the secrets the tool declares. */

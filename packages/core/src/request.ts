@@ -55,6 +55,10 @@ export function buildRequest(
         const items = Array.isArray(value) ? value : [value];
         // An empty list is no value at all, in either form.
         if (!items.length) break;
+        // An object (an item of an array of objects) goes as its JSON text, one key per item like any other
+        // item (`filter={"scope":"enterprise"}`). OpenAPI defines no form for it; APIs that take structured
+        // query values mostly ask for JSON text, which keeps nesting and types, where bracket forms
+        // (`filter[0][scope]=...`) are spelt differently by each server framework. The emulator reads it back so.
         if (parameter.explode === false) query.append(name, items.map(scalar).join(','));
         else for (const item of items) query.append(name, scalar(item));
         break;
@@ -75,7 +79,10 @@ export function buildRequest(
       }
       case 'body':
         body ??= {};
-        setDotted(body, name, value);
+        // A dotted upstream name places the value in a nested object (`author.email`); a parameter's own
+        // name, with no upstream beside it, is the field's name as it stands (a form field `truststore.p12`).
+        if (parameter.upstream === undefined) body[name] = value;
+        else setDotted(body, name, value);
         break;
     }
     // Headers say what is wrong with their value above; anywhere else, a lone surrogate is named here.

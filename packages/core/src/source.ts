@@ -40,13 +40,13 @@ export type BaseUrl = string | (() => string);
 
 /** The built-in toolkits in this process, each pointed at its configured base URL (or its default). */
 export function builtinSource(toolkits: readonly Toolkit[], client: UpstreamClient, baseUrls: Record<string, BaseUrl> = {}): ToolSource {
-  const tools = toolkits.flatMap((toolkit) => toolkit.tools);
   const baseUrlOf = new Map(toolkits.map((toolkit) => [toolkit.name, baseUrls[toolkit.name] ?? toolkit.baseUrl]));
-  const listing = Promise.resolve(tools);
+  // Listed when first asked: a toolkit may read its tools from disk then.
+  let listing: Promise<Tool[]> | undefined;
   return {
     id: 'builtin',
     label: 'the built-in toolkits',
-    tools: () => listing,
+    tools: () => (listing ??= Promise.resolve().then(() => toolkits.flatMap((toolkit) => toolkit.tools))),
     invoke: (tool, input, { token, secrets }) => {
       const baseUrl = baseUrlOf.get(tool.toolkit.name)!;
       return executeTool(tool, input, { baseUrl: typeof baseUrl === 'function' ? baseUrl() : baseUrl, token, secrets, client, toolkit: tool.toolkit.name });

@@ -135,7 +135,27 @@ export interface ToolkitData extends ToolkitInfo {
 
 export interface Toolkit extends ToolkitInfo {
   baseUrl: string;
+  /** May be read from disk on first use (a large imported catalog): a command that never asks does not pay for it. */
   tools: Tool[];
+  /** What its tools need, when known without reading them (see `toolkitNeeds`). */
+  needs?: ToolkitNeeds;
+}
+
+/** The OAuth 2 providers and the secrets a toolkit's tools need: the variables a configuration gives it. */
+export interface ToolkitNeeds {
+  providers: string[];
+  secrets: string[];
+}
+
+export function toolkitNeeds(toolkit: { needs?: ToolkitNeeds; tools: readonly ToolData[] }): ToolkitNeeds {
+  if (toolkit.needs) return toolkit.needs;
+  const providers = new Set<string>();
+  const secrets = new Set<string>();
+  for (const { requirements } of toolkit.tools) {
+    if (requirements.oauth2) providers.add(requirements.oauth2.provider);
+    for (const { key } of requirements.secrets ?? []) secrets.add(key);
+  }
+  return { providers: [...providers], secrets: [...secrets] };
 }
 
 /** Joins catalog data with the handlers of the tools that have behaviour of their own. */

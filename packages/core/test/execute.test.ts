@@ -170,6 +170,22 @@ describe('requirements and secrets', () => {
     expect(received).toHaveLength(0);
   });
 
+  it('names the scopes a missing token needs, or that it needs none in particular', async () => {
+    const scoped = await executeTool(createThing, { owner: 'o', title: 't' }, { ...context, token: undefined });
+    expect('error' in scoped && scoped.error.message).toBe('Example.CreateThing needs a example OAuth token with scopes: things.write.');
+    const unscoped = await executeTool(createBatch, { mode: 'execute', owner: 'o', request_body: '{"inputs":[]}' }, { ...context, token: undefined });
+    expect('error' in unscoped && unscoped.error.message).toBe('Example.CreateBatch needs a example OAuth token (no particular scopes).');
+  });
+
+  it('says how to supply a missing token where the credentials know it, before anything is sent', async () => {
+    const dispatcher = localDispatcher([toolkit], { client: context.client, tokenHint: (provider) => `Set TOKEN_${provider.toUpperCase()}.` });
+    const result = await dispatcher.call('Example.CreateBatch', { mode: 'execute', owner: 'o', request_body: '{"inputs":[]}' });
+    expect(result).toMatchObject({
+      error: { kind: 'TOOL_REQUIREMENTS_NOT_MET', message: 'Example.CreateBatch needs a example OAuth token (no particular scopes). Set TOKEN_EXAMPLE.' },
+    });
+    expect(received).toHaveLength(0);
+  });
+
   it('names a missing secret', async () => {
     const result = await executeTool(renderText, { text: 'x' }, { ...context, secrets: {} });
     expect('error' in result && result.error).toMatchObject({ kind: 'TOOL_REQUIREMENTS_NOT_MET', message: expect.stringContaining('EXAMPLE_KEY') });

@@ -34,6 +34,36 @@ describe('request placement', () => {
     expect('error' in refused && refused.error.message).toMatch(/parameter 'session' must be printable ASCII \(it is sent as a cookie\)/);
   });
 
+  it('sends a body field under its own name when it holds a dot, and nests only where a dotted upstream says so', () => {
+    const t = tool({
+      http: { method: 'POST', path: '/x', contentType: 'multipart/form-data' },
+      parameters: [
+        { name: 'truststore.p12', description: 'The truststore file to upload.', required: true, schema: { type: 'string', format: 'binary' }, in: 'body' },
+        { name: 'author_email', description: 'The email of the author.', required: false, schema: { type: 'string' }, in: 'body', upstream: 'author.email' },
+      ],
+    });
+    const request = built(t, { 'truststore.p12': 'bytes', author_email: 'a@example.com' }, 'https://h.example');
+    expect(request.body).toContain('content-disposition: form-data; name="truststore.p12"; filename="truststore.p12"');
+    expect(request.body).toContain('content-disposition: form-data; name="author"\r\ncontent-type: application/json\r\n\r\n{"email":"a@example.com"}');
+  });
+
+  it('sends each object of an array in the query as its JSON text, one key per item', () => {
+    const t = tool({
+      http: { method: 'GET', path: '/search' },
+      parameters: [
+        {
+          name: 'filters',
+          description: 'The metadata filters to apply.',
+          required: false,
+          schema: { type: 'array', items: { type: 'object' } },
+          in: 'query',
+        },
+      ],
+    });
+    const url = new URL(built(t, { filters: [{ scope: 'enterprise' }, { scope: 'global' }] }, 'https://h.example').url);
+    expect(url.searchParams.getAll('filters')).toEqual(['{"scope":"enterprise"}', '{"scope":"global"}']);
+  });
+
   it('sends a list in a form body as one field per item', () => {
     const t = tool({
       http: { method: 'POST', path: '/x', contentType: 'application/x-www-form-urlencoded' },

@@ -41,7 +41,8 @@ export class RateLimited extends Problem {
 }
 
 export const invalid = (message: string) => new Problem('invalid', message);
-export const notFound = (what: string) => new Problem('not_found', `${what} not found`);
+/** `hint`, when given, follows as sentences of its own (such as ` Did you mean A.B?`). */
+export const notFound = (what: string, hint = '') => new Problem('not_found', `${what} not found${hint && `.${hint}`}`);
 export const conflict = (message: string) => new Problem('conflict', message);
 export const forbidden = (message: string) => new Problem('forbidden', message);
 export const databaseUnavailable = () =>

@@ -130,6 +130,20 @@ describe('keys with roles', () => {
     }
   });
 
+  it('suggests the tools an unknown name may mean, on GET /v1/tools/{name} and POST /v1/tools/execute', async () => {
+    const notFound = { name: 'not_found', message: 'tool Probe.WhoAmIx not found. Did you mean Probe.WhoAmI?' };
+    expect(await as('service', 'GET', '/v1/tools/Probe.WhoAmIx')).toMatchObject({ status: 404, body: notFound });
+    expect(await as('service', 'POST', '/v1/tools/execute', { tool_name: 'Probe.WhoAmIx', user_id: 'alice' })).toMatchObject({ status: 404, body: notFound });
+    const scheduled = await as('service', 'POST', '/v1/tools/execute', { tool_name: 'Probe.WhoAmIx', user_id: 'alice', run_at: '2099-01-01T00:00:00Z' });
+    expect(scheduled).toMatchObject({ status: 404, body: notFound });
+    // Only what the key is offered is suggested; a name like none stays a plain not found.
+    const administration = await as('service', 'GET', '/v1/tools/ToolEngineApi.ListAuthConnection');
+    expect(administration.status).toBe(404);
+    expect(administration.body.message).not.toContain('Did you mean');
+    expect((await as('admin', 'GET', '/v1/tools/ToolEngineApi.ListAuthConnection')).body.message).toContain('Did you mean ToolEngineApi.ListAuthConnections');
+    expect((await as('service', 'GET', '/v1/tools/SendAFaxToGrandma')).body).toEqual({ name: 'not_found', message: 'tool SendAFaxToGrandma not found' });
+  });
+
   describe('one user per MCP session', () => {
     async function session(key: string, userHeader?: string): Promise<Client> {
       const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...(userHeader && { 'quiver-user-id': userHeader }) };
@@ -154,6 +168,27 @@ describe('keys with roles', () => {
       await carol.close();
 
       await expect(session(keys.carol, 'alice')).rejects.toThrow(/forbidden.*cannot act as 'alice'/);
+    });
+
+    it("tells a key's session naming no user to send the Quiver-User-ID header, where the HTTP API says user_id", async () => {
+      for (const key of [keys.admin, keys.service]) {
+        const anonymous = await session(key);
+        const refused = await anonymous.callTool({ name: 'Probe_WhoAmI', arguments: {} });
+        expect(refused.isError).toBe(true);
+        expect((refused.content as Array<{ text: string }>)[0]!.text).toBe('Probe.WhoAmI acts for a user: send the acting user in the Quiver-User-ID header.');
+        await anonymous.close();
+      }
+      const discovery = new Client({ name: 'roles-test', version: '1' });
+      await discovery.connect(
+        new StreamableHTTPClientTransport(new URL(`${engine.url}/v1/mcp?discovery=true`), {
+          requestInit: { headers: { authorization: `Bearer ${keys.admin}` } },
+        }),
+      );
+      const viaMeta = await discovery.callTool({ name: 'call_tool', arguments: { name: 'Probe.WhoAmI', arguments: {} } });
+      expect((viaMeta.content as Array<{ text: string }>)[0]!.text).toContain('Quiver-User-ID header');
+      await discovery.close();
+      const rest = await as('service', 'POST', '/v1/tools/execute', { tool_name: 'Probe.WhoAmI' });
+      expect(rest.body.output.error).toMatchObject({ kind: 'TOOL_RUNTIME_CONTEXT_REQUIRED', message: 'Probe.WhoAmI acts for a user: pass user_id.' });
     });
 
     it('runs a service session as the user its header names, without ToolEngineApi', async () => {

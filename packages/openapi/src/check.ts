@@ -28,14 +28,30 @@ export interface CatalogCheckOptions {
 }
 
 export function catalogProblems(toolkit: ToolkitData, options: CatalogCheckOptions = {}): string[] {
+  const checked = catalogProblemsByTool(toolkit, options);
+  return [...checked.toolkit, ...checked.tools.flat()];
+}
+
+/** The problems `catalogProblems` finds: the toolkit's own (name, base URL), and each tool's, in the order of the tools. */
+export interface CatalogProblemsByTool {
+  toolkit: string[];
+  /** One list for each of the toolkit's tools, at its index: empty when the tool passes. */
+  tools: string[][];
+}
+
+/** `catalogProblems`, told apart by tool: what an import needs to leave out the tools that fail and keep the rest. */
+export function catalogProblemsByTool(toolkit: ToolkitData, options: CatalogCheckOptions = {}): CatalogProblemsByTool {
   const toolText = options.toolText ?? 400;
   const parameterText = options.parameterText ?? 200;
-  const problems: string[] = [];
-  if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(toolkit.name)) problems.push(`toolkit name ${toolkit.name} is not PascalCase letters and digits`);
+  const own: string[] = [];
+  if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(toolkit.name)) own.push(`toolkit name ${toolkit.name} is not PascalCase letters and digits`);
   const strict = options.strict ?? false;
-  if (strict && !/^https?:\/\/|^\//.test(toolkit.baseUrl)) problems.push(`base URL ${toolkit.baseUrl} is neither an http(s) URL nor a path`);
+  if (strict && !/^https?:\/\/|^\//.test(toolkit.baseUrl)) own.push(`base URL ${toolkit.baseUrl} is neither an http(s) URL nor a path`);
   const names = new Set<string>();
+  const byTool: string[][] = [];
   for (const tool of toolkit.tools) {
+    const problems: string[] = [];
+    byTool.push(problems);
     const at = `${toolkit.name}.${tool.name}`;
     const say = (problem: string) => problems.push(`${at}: ${problem}`);
     if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(tool.name)) say('name is not PascalCase letters and digits of at most 64 characters');
@@ -77,7 +93,7 @@ export function catalogProblems(toolkit: ToolkitData, options: CatalogCheckOptio
     if (tool.requestBody) problems.push(...modeProblems(tool, strict).map((problem) => `${at}: ${problem}`));
     problems.push(...compileProblems(tool).map((problem) => `${at}: ${problem}`));
   }
-  return problems;
+  return { toolkit: own, tools: byTool };
 }
 
 function textProblems(text: string, max: number, minWords: number, strict: boolean): string[] {
@@ -101,7 +117,7 @@ function modeProblems(tool: ToolData, strict: boolean): string[] {
   if (JSON.stringify(mode) !== JSON.stringify(modeParameters.mode)) problems.push('mode is not the shared mode parameter');
   if (JSON.stringify(body) !== JSON.stringify(modeParameters.request_body)) problems.push('request_body is not the shared request_body parameter');
   const schema = tool.requestBody!.schema;
-  if (JSON.stringify(schema).includes('"$ref"')) problems.push('the request body schema holds a $ref');
+  if (holdsReference(schema)) problems.push('the request body schema holds a $ref');
   if (typeof schema.description !== 'string') problems.push('the request body schema has no description');
   for (const node of subschemas(schema)) {
     for (const keyword of ['example', 'examples', 'nullable', ...(strict ? ['default'] : [])])
@@ -113,6 +129,12 @@ function modeProblems(tool: ToolData, strict: boolean): string[] {
     problems.push(`the request body schema does not compile: ${(error as Error).message}`);
   }
   return [...new Set(problems)];
+}
+
+/** A `$ref` keyword anywhere (a property named `$ref`, as Kubernetes' JSONSchemaProps has, holds a schema: no reference). */
+function holdsReference(node: unknown): boolean {
+  if (!node || typeof node !== 'object') return false;
+  return Object.entries(node).some(([key, value]) => (key === '$ref' && typeof value === 'string') || holdsReference(value));
 }
 
 /** The input schema compiles, and converts to each provider's dialect. */

@@ -152,7 +152,7 @@ class Converter {
     const version = typeof info.version === 'string' && info.version.trim() ? info.version.trim() : '1.0.0';
     const toolkit: ToolkitData = { name: this.options.name, version, description, baseUrl: this.baseUrl, tools };
     const manifest: ToolkitManifest = { source: this.options.source };
-    if (this.providers.size) manifest.authProviders = [...this.providers.values()];
+    if (this.providers.size) manifest.authProviders = [...new Set(this.providers.values())];
     return { toolkit, manifest, made: this.made, skipped: this.skipped, notes: this.notes };
   }
 
@@ -175,12 +175,19 @@ class Converter {
         if (one.paging) pagingNames.push(one.name);
       }
     }
+    // A placeholder of the path the document declares no parameter for: a required string, as OpenAPI has every path parameter.
+    for (const [, placeholder] of path.replace(/#.*$/, '').matchAll(/\{([\w.-]+)\}/g)) {
+      if (path.includes('?') || parameters.some((parameter) => parameter.in === 'path' && parameter.upstream === placeholder)) continue;
+      parameters.push(this.placed(placeholder!, 'path', { type: 'string' }, true, '', used));
+      this.notes.push(`${httpMethod} ${path}: the path parameter ${placeholder} is not declared; it is taken as a string.`);
+    }
 
     let requestBody: ToolData['requestBody'];
     let kind: MadeTool['kind'] = 'parameters';
     if (operation.requestBody !== undefined) {
       const body = this.body(operation.requestBody, name, used);
-      if (body) {
+      // An optional body that can hold nothing (a closed object without fields, as Stripe's reads declare) is no body.
+      if (body && !(body.empty && !body.required)) {
         if ((httpMethod === 'GET' || httpMethod === 'HEAD') && body) throw new Skip(`a ${httpMethod} request with a body, which HTTP clients do not send`);
         http.contentType = body.contentType;
         if (body.mode) {
@@ -258,7 +265,8 @@ class Converter {
     const byKey = new Map<string, Node>();
     for (const raw of [...asList(item.parameters), ...asList(operation.parameters)]) {
       const parameter = this.schemas.resolve(raw).node;
-      if (typeof parameter.name !== 'string' || typeof parameter.in !== 'string') continue;
+      // A parameter without a name cannot be sent: it is no parameter.
+      if (typeof parameter.name !== 'string' || !parameter.name.trim() || typeof parameter.in !== 'string') continue;
       byKey.set(`${parameter.in}:${parameter.name}`, parameter);
     }
     return [...byKey.values()];
@@ -304,6 +312,11 @@ class Converter {
   private placed(upstream: string, location: ParameterLocation, schema: Node, required: boolean, text: string, used: Set<string>): Parameter {
     const name = uniqueName(upstream, location, used);
     const { description: _, default: __, ...clean } = schema;
+    const listed = listedValues(text, clean);
+    if (listed) {
+      clean.enum = listed.values;
+      text = listed.text;
+    }
     let description = shorten(text, PARAMETER_TEXT);
     if (wordCount(description) < 4) {
       const where = location === 'body' ? 'request body field' : `${location} parameter`;
@@ -318,7 +331,7 @@ class Converter {
     raw: unknown,
     toolName: string,
     used: Set<string>,
-  ): { contentType: string; required: boolean; mode: boolean; schema?: Node; parameters: Parameter[] } | undefined {
+  ): { contentType: string; required: boolean; mode: boolean; empty?: boolean; schema?: Node; parameters: Parameter[] } | undefined {
     const body = this.schemas.resolve(raw).node;
     const content = isNode(body.content) ? body.content : {};
     const types = Object.keys(content);
@@ -363,6 +376,9 @@ class Converter {
       !isNode(schema.additionalProperties) &&
       schema.additionalProperties !== true &&
       Object.values(properties).every(isSimple);
+    // A closed object without fields: the only body it allows is {}.
+    const empty =
+      objectType && !Object.keys(properties ?? {}).length && schema.additionalProperties === false && !schema.anyOf && !schema.oneOf && !schema.allOf;
     if (flat) {
       const requiredFields = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
       const parameters = Object.entries(properties!).map(([field, fieldSchema]) =>
@@ -372,7 +388,7 @@ class Converter {
     }
     const description = shorten(bodyText || schema.description?.toString() || `The request body of ${toolName}.`, PARAMETER_TEXT);
     const { description: _, ...rest } = schema;
-    return { contentType, required, mode: true, schema: { description, ...rest }, parameters: [] };
+    return { contentType, required, mode: true, ...(empty && { empty }), schema: { description, ...rest }, parameters: [] };
   }
 
   private description(operation: Node, method: HttpMethod, path: string, paging: string[], links: boolean): string {
@@ -433,6 +449,8 @@ class Converter {
         this.notes.push(`Server variable ${variable} is ${JSON.stringify(value)} (its default): the configuration may set another base URL.`);
       return value;
     });
+    // A protocol-relative URL (`//host`, as a Swagger 2.0 host without schemes converts) is https, unless the document was read over http.
+    if (url.startsWith('//')) url = `${/^http:/i.test(this.options.source) ? 'http' : 'https'}:${url}`;
     if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
       if (/^https?:\/\//i.test(this.options.source)) return new URL(url, this.options.source).toString().replace(/\/+$/, '');
       if (what === 'the document') this.notes.push(`The server URL ${url} is relative: set the toolkit's base URL in the configuration.`);
@@ -470,9 +488,16 @@ class Converter {
       const type = String(scheme.type);
       const key = this.secretKey(schemeName);
       if (type === 'oauth2' || type === 'openIdConnect') {
-        if (requirements.oauth2) throw new Skip(`two OAuth schemes at once (${schemeName})`);
+        const scopeList = Array.isArray(scopes) ? scopes.map(String) : [];
+        if (requirements.oauth2) {
+          // Two flows of one authorization server (Google's implicit and code schemes, both required): one token does.
+          if (this.knownProvider(schemeName, scheme) !== requirements.oauth2.provider) throw new Skip(`two OAuth schemes at once (${schemeName})`);
+          this.provider(schemeName, scheme);
+          requirements.oauth2.scopes = [...new Set([...requirements.oauth2.scopes, ...scopeList])];
+          continue;
+        }
         const provider = this.provider(schemeName, scheme);
-        requirements.oauth2 = { provider, scopes: Array.isArray(scopes) ? scopes.map(String) : [] };
+        requirements.oauth2 = { provider, scopes: scopeList };
         labels.push(`OAuth 2 (${provider})`);
       } else if (type === 'apiKey') {
         const where = String(scheme.in);
@@ -510,26 +535,68 @@ class Converter {
     return scheme.startsWith(this.secretPrefix) ? scheme : `${this.secretPrefix}_${scheme}`;
   }
 
-  /** The auth provider of an OAuth 2 scheme: the toolkit's lower-case name (then `-<scheme>` for further ones). */
+  /**
+   * The auth provider of an OAuth 2 scheme: the toolkit's lower-case name (then `-<scheme>` for further ones).
+   * Schemes of one authorization server (the same authorize, token or discovery URL) are one provider.
+   */
   private provider(schemeName: string, scheme: Node): string {
-    const existing = [...this.providers.entries()].find(([scheme]) => scheme === schemeName);
-    if (existing) return existing[1].id;
-    const base = this.options.name.toLowerCase();
-    const id = this.providers.size ? `${base}-${schemeName.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` : base;
-    const entry: AuthProviderManifest = { id, scopes: [] };
-    if (scheme.type === 'openIdConnect' && typeof scheme.openIdConnectUrl === 'string') entry.openIdConnectUrl = scheme.openIdConnectUrl;
-    const flows = isNode(scheme.flows) ? scheme.flows : {};
-    // The authorization code flow is the one a user signs in with; the others give what it lacks.
-    for (const flowName of ['authorizationCode', 'implicit', 'clientCredentials', 'password']) {
-      const flow = flows[flowName];
-      if (!isNode(flow)) continue;
-      if (typeof flow.authorizationUrl === 'string') entry.authorizeUrl ??= flow.authorizationUrl;
-      if (typeof flow.tokenUrl === 'string') entry.tokenUrl ??= flow.tokenUrl;
-      if (isNode(flow.scopes)) entry.scopes = [...new Set([...entry.scopes, ...Object.keys(flow.scopes)])];
+    const known = this.providers.get(schemeName);
+    if (known) return known.id;
+    const entry = providerEntry(scheme);
+    const same = this.sameServer(entry);
+    if (same) {
+      for (const url of SERVER_URLS) if (entry[url] !== undefined) same[url] ??= entry[url];
+      same.scopes = [...new Set([...same.scopes, ...entry.scopes])];
+      this.providers.set(schemeName, same);
+      return same.id;
     }
+    const base = this.options.name.toLowerCase();
+    entry.id = this.providers.size ? `${base}-${schemeName.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` : base;
     this.providers.set(schemeName, entry);
-    return id;
+    return entry.id;
   }
+
+  /** The provider an OAuth 2 scheme is already, by name or by its server: none when it would be a new one. */
+  private knownProvider(schemeName: string, scheme: Node): string | undefined {
+    return (this.providers.get(schemeName) ?? this.sameServer(providerEntry(scheme)))?.id;
+  }
+
+  private sameServer(entry: AuthProviderManifest): AuthProviderManifest | undefined {
+    return [...this.providers.values()].find((other) => SERVER_URLS.some((url) => entry[url] !== undefined && other[url] === entry[url]));
+  }
+}
+
+const SERVER_URLS = ['authorizeUrl', 'tokenUrl', 'openIdConnectUrl'] as const;
+
+/** A provider's endpoints and scopes from its scheme (its id is given when it is registered). */
+function providerEntry(scheme: Node): AuthProviderManifest {
+  const entry: AuthProviderManifest = { id: '', scopes: [] };
+  if (scheme.type === 'openIdConnect' && typeof scheme.openIdConnectUrl === 'string') entry.openIdConnectUrl = scheme.openIdConnectUrl;
+  const flows = isNode(scheme.flows) ? scheme.flows : {};
+  // The authorization code flow is the one a user signs in with; the others give what it lacks.
+  for (const flowName of ['authorizationCode', 'implicit', 'clientCredentials', 'password']) {
+    const flow = flows[flowName];
+    if (!isNode(flow)) continue;
+    if (typeof flow.authorizationUrl === 'string') entry.authorizeUrl ??= flow.authorizationUrl;
+    if (typeof flow.tokenUrl === 'string') entry.tokenUrl ??= flow.tokenUrl;
+    if (isNode(flow.scopes)) entry.scopes = [...new Set([...entry.scopes, ...Object.keys(flow.scopes)])];
+  }
+  return entry;
+}
+
+/**
+ * The values a string's description lists as its only ones (`One of: READER, WRITER or ANY.`), where the
+ * schema has no enum: the enum a model fills it from, and the description without the list. None when the
+ * list is not plain single-word values.
+ */
+function listedValues(text: string, schema: Node): { values: string[]; text: string } | undefined {
+  if (schema.type !== 'string' || schema.enum !== undefined || schema.const !== undefined) return undefined;
+  const match = /\bOne of:\s*(.+?)(?:\.(?=\s|$)|$)/.exec(text);
+  if (!match) return undefined;
+  const values = match[1]!.split(/\s*,\s*(?:or\s+)?|\s+or\s+/).filter(Boolean);
+  if (values.length < 2 || !values.every((value) => /^[\w.:/-]+$/.test(value))) return undefined;
+  const rest = `${text.slice(0, match.index)} ${text.slice(match.index + match[0].length)}`.replace(/\s+/g, ' ').trim();
+  return { values: [...new Set(values)], text: rest };
 }
 
 function uniqueName(upstream: string, location: ParameterLocation, used: Set<string>): string {

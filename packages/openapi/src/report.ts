@@ -1,7 +1,8 @@
 /** report.md: what an import made and what it skipped, and why. */
 import type { Conversion } from './convert.js';
 
-export function renderReport(conversion: Conversion, source: string, sourceVersion: string): string {
+/** `problems`: what the strict catalog checks find in the toolkit as a whole (see `ImportedToolkit.problems`). */
+export function renderReport(conversion: Conversion, source: string, sourceVersion: string, problems: readonly string[] = []): string {
   const { toolkit, made, skipped, notes, manifest } = conversion;
   const total = made.length + skipped.length;
   const modeDriven = made.filter((tool) => tool.kind === 'mode-driven').length;
@@ -20,6 +21,17 @@ export function renderReport(conversion: Conversion, source: string, sourceVersi
       `OAuth provider ${provider.id}: authorize ${provider.authorizeUrl ?? '-'}, token ${provider.tokenUrl ?? '-'}; configure its client_id and client_secret under "authProviders".`,
     );
   }
+  if (problems.length) {
+    lines.push(
+      '',
+      '## Problems',
+      '',
+      'The toolkit as a whole fails these catalog checks, so its catalog is not marked as checked: loading it checks it again.',
+      '',
+      ...problems.map((problem) => `- ${problem}`),
+    );
+  }
+  if (!made.length) lines.push('', 'No operation became a tool: a toolkit without tools does not load.');
   if (skipped.length) {
     lines.push('', '## Skipped', '', '| Method | Path | operationId | Reason |', '| --- | --- | --- | --- |');
     for (const item of skipped) lines.push(`| ${item.method} | ${cell(item.path)} | ${cell(item.operationId ?? '')} | ${cell(item.reason)} |`);

@@ -107,7 +107,8 @@ export class SchemaConverter {
 
     if (Array.isArray(source.enum)) {
       const values = source.nullable === true && !source.enum.includes(null) ? [...source.enum, null] : source.enum;
-      out.enum = values;
+      // A value listed twice (a document's slip) is listed once: JSON Schema refuses an enum with repeats.
+      out.enum = uniqueValues(values);
     }
     if ('const' in source) out.const = source.const;
     if (typeof source.format === 'string' && FORMATS.has(source.format)) out.format = source.format;
@@ -166,6 +167,13 @@ export class SchemaConverter {
         out[target] = [...((out[target] as Node[] | undefined) ?? []), ...branches];
       }
     }
+    // `type: null` beside a union (`{type: 'null', oneOf: [string, number]}`) asks for a value that is both at
+    // once; documents mean the union or null (as the emulator reads it too).
+    const union = Array.isArray(out.anyOf) ? 'anyOf' : Array.isArray(out.oneOf) ? 'oneOf' : undefined;
+    if (out.type === 'null' && union) {
+      delete out.type;
+      out[union] = [...(out[union] as Node[]), { type: 'null' }];
+    }
     if (Array.isArray(out.oneOf) && out.oneOf.length === 1) {
       const [branch] = out.oneOf as Node[];
       delete out.oneOf;
@@ -184,10 +192,16 @@ export class SchemaConverter {
       }
     }
     if (Array.isArray(source.allOf)) {
-      const parts = source.allOf.map((branch) => next(branch, true));
+      let parts = source.allOf.map((branch) => next(branch, true));
+      // A part that only says null (`allOf: [Currency, {type: 'null'}]`) asks for a value that is both at
+      // once; documents mean the other parts, or null (as the emulator reads it too).
+      const onlyNull = (part: Node) => part.type === 'null' && Object.keys(part).every((key) => key === 'type' || key === 'description');
+      const orNull = parts.some(onlyNull) && !parts.every(onlyNull);
+      if (orNull) parts = parts.filter((part) => !onlyNull(part));
       const merged = parts.reduce<Node | undefined>((acc, part) => acc && mergeNodes(acc, part), out);
       if (merged) out = merged;
       else out.allOf = parts;
+      if (orNull) out = withNull(out);
     }
     if (Array.isArray(out.required) && isNode(out.properties) && !out.anyOf && !out.oneOf && !out.allOf) {
       // A required name the document lists no property for is still required: it becomes a property of any value.
@@ -294,4 +308,15 @@ export function isSimple(schema: Node): boolean {
     return isNode(schema.items) && isSimple(schema.items) && !(isNode(schema.items) && (schema.items.type === 'array' || schema.items.type === 'object'));
   }
   return false;
+}
+
+/** The values in their order, each once (equal as JSON). */
+function uniqueValues(values: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  return values.filter((value) => {
+    const key = JSON.stringify(value) ?? 'undefined';
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

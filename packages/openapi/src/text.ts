@@ -17,13 +17,15 @@ export function plainText(text: unknown): string {
       .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
       .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
       .replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-      .replace(/<?\bhttps?:\/\/[^\s)>\]]+>?/g, '')
+      // A bare scheme (`must begin with https://`) keeps its name.
+      .replace(/<?\b(https?):\/\/([^\s)>\]]*)>?/g, (_, scheme: string, rest: string) => (rest ? '' : scheme))
       .replace(/^\s{0,3}#{1,6}\s*/gm, '')
       .replace(/^\s*[-*+]\s+/gm, '')
       .replace(/^\s*\|?(\s*:?-{2,}:?\s*\|)+\s*:?-*:?\s*$/gm, '')
       .replace(/\|/g, ' ')
       .replace(/(\*\*|__)(.+?)\1/g, '$2')
-      .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, '$1$2')
+      // Emphasis may end right before code (`*Types:*`*/*``): the stars of both would meet once the code marks go.
+      .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?`]|$)/g, '$1$2')
       .replace(/\*\*|__/g, '')
       .replace(/`+/g, '')
       .replace(/\s+/g, ' ')

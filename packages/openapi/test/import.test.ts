@@ -3,7 +3,7 @@
  * split over two files), and the catalog checks every built-in toolkit passes, on what the import makes.
  */
 import { annotationsOf, buildRequest, placeCredentials, validate, type Parameter, type ToolData, type UpstreamRequest } from '@quiver/core';
-import { catalogProblems, importDocument, modeParameters, type ImportedToolkit } from '@quiver/openapi';
+import { catalogProblems, importDocument, modeParameters, SchemaConverter, type ImportedToolkit } from '@quiver/openapi';
 import { toolkits } from '@quiver/toolkits';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -265,5 +265,22 @@ describe('catalog checks', () => {
         'PetStore.GetPet.petId: description has fewer than 4 words',
       ]),
     );
+  });
+});
+
+describe('schema readings', () => {
+  it('reads an allOf of a value and null (which no value meets as written) as the value or null, as the emulator does', () => {
+    const converter = new SchemaConverter({ components: { schemas: { Currency: { type: 'string', pattern: '^[A-Z]{3}$' } } } });
+    const currency = converter.convert({ allOf: [{ $ref: '#/components/schemas/Currency' }, { type: 'null' }] });
+    expect(currency).toEqual({ type: ['string', 'null'], pattern: '^[A-Z]{3}$' });
+    expect(validate(currency, 'EUR')).toEqual([]);
+    expect(validate(currency, null)).toEqual([]);
+    expect(validate(currency, 'euro')).not.toEqual([]);
+  });
+
+  it('reads `type: null` beside a oneOf (which no value meets as written) as one of the oneOf or null, as the emulator does', () => {
+    const value = new SchemaConverter({}).convert({ type: 'null', oneOf: [{ type: 'string' }, { type: 'number' }] });
+    for (const accepted of ['x', 2, null]) expect(validate(value, accepted)).toEqual([]);
+    expect(validate(value, true)).not.toEqual([]);
   });
 });

@@ -255,75 +255,13 @@ function bodyKinds(document: Record<string, any>): string {
   return ['JSON', 'form', 'multipart', 'other'].filter((kind) => kinds.has(kind)).join(', ') || 'none';
 }
 
-const allOfClosed =
-  'the emulator closes each part of an allOf (or each branch of an anyOf) on its own, so a field of another part is refused as unknown: emulator';
-const nullAndOther =
-  'the document types the value as null and as oneOf other types at once (`type: null` beside `oneOf`): no answer matches, so the emulator cannot make one';
-const codatNull = 'the document requires currency to be a string and null at once (allOf): no value matches';
-const multipartOnly = 'the document offers `*/*` and multipart; the tool sends JSON (which `*/*` allows), the emulator accepts multipart only: emulator';
-const queryObjects =
-  'an array of objects as a form-style query parameter (OpenAPI defines no serialization for it): the request builder and the emulator read it differently';
-const fragmentOperations =
-  'the document gives one method and path several operations told apart by a #fragment; the emulator serves one of them, whose parameters differ';
-const boxMetadata =
-  "the generated body passes the catalog's schema and the emulator refuses it (a oneOf of request variants): emulator or importer, to look into";
-const jsonTypeFault = 'emulator fault: Ajv refuses a converted schema ("type must be JSONType"): emulator';
-
 /**
  * Tools whose call through the emulator fails for a reason that is not the catalog's, each named: the document
  * contradicts itself, the emulator falls short (told to its owner), or this test's value generator does. Any
  * other failure fails the test, and so does a tool listed here that now answers.
  */
 const knownEmulatorFailures: Record<string, string> = {
-  'AdobeAem.PostNodeRw': "the emulator's router sends /{path}/{name}.rw.html to another operation (as the validator's router does with /{path}/)",
-  'AdobeAem.PostTruststorePKCS12': 'the emulator refuses the multipart file field the document declares (truststore): emulator, to look into',
-  'CodatAccounting.GetCreateUpdateBankAccountsModel': 'the emulator does not serve the operation: its schema recurses deeper than the emulator follows',
-  'CodatAccounting.ListBankAccountTransactions': allOfClosed,
-  'CodatAccounting.ListBankTransactions': allOfClosed,
-  'CodatAccounting.CreateBankTransactions': allOfClosed,
-  'CodatAccounting.CreateItem': jsonTypeFault,
-  'CodatAccounting.ListItems': jsonTypeFault,
-  'CodatAccounting.GetItem': jsonTypeFault,
-  'CodatAccounting.CreateBill': codatNull,
-  'CodatAccounting.UpdateBill': codatNull,
-  'CodatAccounting.ListBills': codatNull,
-  'CodatAccounting.GetBill': codatNull,
-  'CodatAccounting.ListPaymentMethods': codatNull,
-  'Asana.CreateGoal': allOfClosed,
-  'Asana.GetGoal': allOfClosed,
-  'Asana.UpdateGoal': allOfClosed,
-  'Asana.AddFollowers': allOfClosed,
-  'Asana.RemoveFollowers': allOfClosed,
-  'Asana.CreateGoalMetric': allOfClosed,
-  'Asana.UpdateGoalMetric': allOfClosed,
-  'Box.PutMetadataTemplatesEnterpriseSecurityClassification6VMVochw': boxMetadata,
-  'Box.PutMetadataTemplatesEnterpriseSecurityClassification6VMVoch2': boxMetadata,
-  'Box.PutMetadataTemplatesEnterpriseSecurityClassification6VMVoch3': boxMetadata,
-  'Box.PostMetadataTemplatesSchemaClassifications': boxMetadata,
-  'Box.GetSearch': queryObjects,
-  'Box.PutWebLinksIdAddSharedLink': fragmentOperations,
-  'Box.GetWebLinksIdGetSharedLink': fragmentOperations,
-  'Box.PutWebLinksIdRemoveSharedLink': fragmentOperations,
-  'Box.PutWebLinksIdUpdateSharedLink': fragmentOperations,
-  'Jira.GetRecent': queryObjects,
-  'Jira.SearchProjects': queryObjects,
-  'Jira.SetColumns': multipartOnly,
-  'Jira.SetIssueNavigatorDefaultColumns': multipartOnly,
-  'Jira.SetUserColumns': multipartOnly,
   'Jira.BulkSetIssuesPropertiesList': knownRefusals['Jira.BulkSetIssuesPropertiesList']!,
   'Jira.BulkSetIssuePropertiesByIssue': knownRefusals['Jira.BulkSetIssuePropertiesByIssue']!,
   'GitLab.PutV3ApplicationSettings': knownRefusals['GitLab.PutV3ApplicationSettings']!,
-  'Vercel.CreateRecord': allOfClosed,
-  'Vercel.CreateOrTransferDomain': allOfClosed,
-  'Vercel.GetEdgeConfigItem': nullAndOther,
-  'Vercel.GetEdgeConfigItems': nullAndOther,
-  'Vercel.GetV1IntegrationsSearchRepo': nullAndOther,
-  'Vercel.CancelDeployment': nullAndOther,
-  'Vercel.CreateDeployment': nullAndOther,
-  'Vercel.GetDeployment': nullAndOther,
-  'Vercel.GetAuthUser': nullAndOther,
-  'Vercel.GetDeployments': nullAndOther,
-  'Vercel.CreateProject': nullAndOther,
-  'Vercel.GetProject': nullAndOther,
-  'Vercel.UpdateProject': nullAndOther,
 };

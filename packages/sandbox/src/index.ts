@@ -4,7 +4,7 @@ export type { RateLimitSetting } from './emulator/rate-limit.js';
 export { createClock, stillClock, type Clock } from './emulator/clock.js';
 export type { RecordedRequest } from './emulator/server.js';
 export type { Emulator, EmulatorOptions } from './emulator/define.js';
-export { startSandbox, sandboxToken, type Sandbox, type SandboxOptions } from './sandbox.js';
+export { startSandbox, sandboxToken, SANDBOX_PORTS, type Sandbox, type SandboxOptions } from './sandbox.js';
 export {
   startCustomerioEmulator,
   regionUrls,

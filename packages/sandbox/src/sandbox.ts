@@ -29,20 +29,51 @@ export const sandboxToken = 'quiver-sandbox-token';
 export interface SandboxOptions {
   /** Each credential's rate limit per toolkit's emulator, where it differs from the emulator's generous default. */
   limits?: Partial<Record<string, RateLimitSetting>>;
+  /**
+   * The emulators' loopback ports: `SANDBOX_PORTS` consecutive ones from this one, in the order of `emulatorPorts`.
+   * Default: ports the system picks. A port in use fails the start (EADDRINUSE, naming it), every emulator closed.
+   */
+  firstPort?: number;
+}
+
+/** How many ports each emulator takes, in the order they are placed from `firstPort` (Customer.io serves its US and EU hosts). */
+const emulatorPorts = { hubspot: 1, github: 1, customerio: 2, clickup: 1, dropbox: 1, pylon: 1, figma: 1, graph: 1 } as const;
+
+/** How many consecutive ports the sandbox takes from `firstPort`. */
+export const SANDBOX_PORTS = Object.values(emulatorPorts).reduce((sum, count) => sum + count, 0);
+
+/** Each emulator's first port from `firstPort`, or undefined (the system picks). */
+function portsFrom(first: number | undefined): Record<keyof typeof emulatorPorts, number | undefined> {
+  let next = first;
+  const ports = {} as Record<keyof typeof emulatorPorts, number | undefined>;
+  for (const [name, count] of Object.entries(emulatorPorts) as Array<[keyof typeof emulatorPorts, number]>) {
+    ports[name] = next;
+    if (next !== undefined) next += count;
+  }
+  return ports;
 }
 
 /** Starts every emulator, with a little demo data so that list and get tools have something to show. */
-export async function startSandbox({ limits = {} }: SandboxOptions = {}): Promise<Sandbox> {
-  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all([
-    startHubspotEmulator({ limit: limits.CrmMarketingApi }),
-    startGithubEmulator({ limit: limits.RepoHostApi }),
-    startCustomerioEmulator({ limit: limits.TrackingApi }),
-    startClickupEmulator({ limit: limits.TaskboardApi }),
-    startDropboxEmulator({ limit: limits.FileStore }),
-    startPylonEmulator({ limit: limits.SupportDesk }),
-    startFigmaEmulator({ limit: limits.Design }),
-    startGraphEmulator({ limit: limits.MailClient }),
-  ]);
+export async function startSandbox({ limits = {}, firstPort }: SandboxOptions = {}): Promise<Sandbox> {
+  const port = portsFrom(firstPort);
+  const starting = [
+    startHubspotEmulator({ limit: limits.CrmMarketingApi, port: port.hubspot }),
+    startGithubEmulator({ limit: limits.RepoHostApi, port: port.github }),
+    startCustomerioEmulator({ limit: limits.TrackingApi, port: port.customerio }),
+    startClickupEmulator({ limit: limits.TaskboardApi, port: port.clickup }),
+    startDropboxEmulator({ limit: limits.FileStore, port: port.dropbox }),
+    startPylonEmulator({ limit: limits.SupportDesk, port: port.pylon }),
+    startFigmaEmulator({ limit: limits.Design, port: port.figma }),
+    startGraphEmulator({ limit: limits.MailClient, port: port.graph }),
+  ] as const;
+  // One that could not listen (its port in use): the others close, rather than keep the process up.
+  const settled = await Promise.allSettled(starting);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await Promise.all(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)));
+    throw failed.reason;
+  }
+  const [hubspot, github, customerio, clickup, dropbox, pylon, figma, graph] = await Promise.all(starting);
   for (const emulator of [hubspot, clickup, dropbox, pylon, figma, graph]) emulator.issueToken(sandboxToken);
   await seedHubspotDemo(hubspot.url, sandboxToken);
   // On the code host the sandbox token is octocat, the owner of the demo repository.

@@ -1,11 +1,11 @@
 /**
- * The search index over tools: BM25+ (MiniSearch) over seven fields of analysed terms, weighted per field,
+ * The search index over tools: BM25+ (`bm25.ts`) over seven fields of analysed terms, weighted per field,
  * then the best candidates reranked by learned associations between the words people use and the words
  * tools are named by.
  */
 import { readFileSync } from 'node:fs';
-import MiniSearch from 'minisearch';
 import { annotationsOf, type Parameter, type Tool } from '../tool.js';
+import { Bm25Index } from './bm25.js';
 import { everydayWords } from './everyday.js';
 import type { SearchHit, SearchOptions, ToolIndex } from './index.js';
 import { terms } from './terms.js';
@@ -13,7 +13,7 @@ import { words } from './words.js';
 
 const fields = ['name', 'summary', 'description', 'route', 'parameters', 'toolkit', 'phrases'] as const;
 type Field = (typeof fields)[number];
-type Document = { id: number } & Record<Field, string>;
+type Document = Record<Field, string>;
 
 /** The weights of the ranking. bench/search-tune.mjs learns them and starts from `rankingWeights`. */
 export interface RankingWeights {
@@ -62,16 +62,12 @@ export const rankingWeights: RankingWeights = {
 };
 
 export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights, associations?: Associations): ToolIndex {
-  const index = new MiniSearch<Document>({
-    fields: [...fields],
-    // Documents and queries arrive analysed (terms joined by spaces): the library only ranks.
-    tokenize: (text) => text.split(' '),
-    processTerm: (term) => term || null,
-    // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at the library's reduced weight.
-    searchOptions: { boost: weights.fields, prefix: (term) => term.length >= 4 && !isPair(term) },
-  });
   const phrases = tools.map((tool) => tool.toolkit.phrases?.()[tool.name] ?? []);
-  index.addAll(tools.map((tool, id) => documentOf(tool, id, phrases[id]!)));
+  const index = new Bm25Index(
+    tools.map((tool, id) => documentOf(tool, phrases[id]!)),
+    fields,
+    weights.fields,
+  );
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
@@ -85,11 +81,14 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const wanted = toolkit?.toLowerCase();
       const { own, added } = requestTerms(query);
       if (!own.length && !added.length) return [];
-      const extra = new Set(added);
-      const results = index.search([...own, ...added, ...pairsOf(own)].join(' '), {
-        filter: wanted === undefined ? undefined : (result) => tools[result.id]!.toolkit.name.toLowerCase() === wanted,
-        boostTerm: (term) => (extra.has(term) ? weights.everyday : isPair(term) ? weights.pair : 1),
-      });
+      // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at a reduced weight.
+      const prefix = (term: string) => term.length >= 4 && !isPair(term);
+      const asked = [
+        ...own.map((term) => ({ term, boost: 1, prefix: prefix(term) })),
+        ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
+        ...pairsOf(own).map((term) => ({ term, boost: weights.pair, prefix: false })),
+      ];
+      const results = index.search(asked).filter(({ id }) => wanted === undefined || tools[id]!.toolkit.name.toLowerCase() === wanted);
       const asksToDelete = own.includes(deleteTerm);
       const asksWhether = isYesNoQuestion(query);
       const changing = changeOdds.get(openerOf(query));
@@ -101,8 +100,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       });
       hits.sort((a, b) => b.score - a.score);
       if (learned) {
-        const asked = [...own, ...added];
-        for (const hit of hits.slice(0, associationDepth)) hit.score *= Math.exp(weights.associations * associationOf(learned, asked, sides[hit.id]!));
+        const terms = [...own, ...added];
+        for (const hit of hits.slice(0, associationDepth)) hit.score *= Math.exp(weights.associations * associationOf(learned, terms, sides[hit.id]!));
         hits.sort((a, b) => b.score - a.score);
       }
       return hits.slice(0, limit).map(({ id, score }) => ({ tool: tools[id]!, score }));
@@ -260,11 +259,10 @@ function nameTerms(tool: Tool): string[] {
 const sentencesOf = (tool: Tool) => tool.description.split(/(?<=\.)\s/);
 const summaryOf = (tool: Tool) => sentencesOf(tool)[0] ?? '';
 
-function documentOf(tool: Tool, id: number, phrases: readonly string[]): Document {
+function documentOf(tool: Tool, phrases: readonly string[]): Document {
   const [summary = '', ...details] = sentencesOf(tool);
   const body = (tool.requestBody?.schema.properties ?? {}) as Record<string, { description?: string }>;
   return {
-    id,
     name: nameTerms(tool).join(' '),
     summary: analyse(summary),
     description: analyse(`${details.join(' ')} ${tool.output.description}`),

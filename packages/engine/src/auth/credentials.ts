@@ -29,9 +29,9 @@ export function sandboxCredentials(token: string): Credentials {
 export function engineCredentials(credentials: Credentials, secrets: SecretStore): CredentialResolver {
   const resolver = credentialsOf(credentials, secrets);
   return {
-    async resolve(tool, userId) {
+    async resolve(tool, userId, call) {
       try {
-        return await resolver.resolve(tool, userId);
+        return await resolver.resolve(tool, userId, call);
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
         const message = `${qualifiedName(tool)} cannot get its credentials: the engine's database is unavailable for now. Nothing was sent; try again in a few seconds.`;
@@ -43,11 +43,15 @@ export function engineCredentials(credentials: Credentials, secrets: SecretStore
 
 function credentialsOf(credentials: Credentials, secrets: SecretStore): CredentialResolver {
   return {
-    async resolve(tool, userId) {
+    async resolve(tool, userId, call) {
       const oauth = tool.requirements.oauth2;
       let token: string | undefined;
       if (oauth) {
-        if (!userId) return { refused: toolError('TOOL_RUNTIME_CONTEXT_REQUIRED', `${qualifiedName(tool)} acts for a user: pass user_id.`).error };
+        // The hint names the way in the call came by: `user_id` over the HTTP API, the header over MCP.
+        if (!userId) {
+          const message = `${qualifiedName(tool)} acts for a user: ${call?.actingUserHint ?? 'pass user_id'}.`;
+          return { refused: toolError('TOOL_RUNTIME_CONTEXT_REQUIRED', message).error };
+        }
         const granted = await credentials.token(userId, oauth.provider, oauth.scopes);
         if ('unconfigured' in granted) return { refused: toolError('TOOL_REQUIREMENTS_NOT_MET', granted.unconfigured).error };
         if ('authorization' in granted) {

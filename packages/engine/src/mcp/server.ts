@@ -15,6 +15,8 @@ export interface McpServerOptions {
   discovery?: boolean;
   /** The session's user: every call runs as this user. */
   userId?: string;
+  /** What a call is told to do when its tool acts for a user and the session has none (see CallOptions). */
+  actingUserHint?: string;
   /** The session's policy, where it differs from the dispatcher's. */
   policy?: ServingPolicy;
   /** How messages arrive, for telemetry: `pipe` (stdio) or `tcp` (streamable HTTP, the default). */
@@ -38,9 +40,9 @@ class ObservedServer extends Server {
 
 /** An MCP server over the dispatcher: it lists what the policy offers and sends every call through the dispatcher. */
 export function createMcpServer(dispatcher: Dispatcher, options: McpServerOptions = {}): Server {
-  const { discovery = false, userId, requestId, keyId, admit } = options;
+  const { discovery = false, userId, actingUserHint, requestId, keyId, admit } = options;
   const policy = options.policy ?? dispatcher.policy;
-  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, policy, requestId, keyId, admit });
+  const call = (name: string, args: Record<string, unknown>) => dispatcher.call(name, args, { userId, actingUserHint, policy, requestId, keyId, admit });
   const server = new ObservedServer(serverInfo, { capabilities: { tools: {} } });
   server.network = options.network ?? 'tcp';
   server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -103,10 +103,10 @@ export class WorkerRegistry {
    */
   guard(resolver: CredentialResolver): CredentialResolver {
     return {
-      resolve: async (tool, userId) => {
+      resolve: async (tool, userId, call) => {
         const worker = this.servedBy.get(tool);
         const refused = worker && secretsRefusal(tool, worker, declaredKeys(tool));
-        return refused ? { refused } : resolver.resolve(tool, userId);
+        return refused ? { refused } : resolver.resolve(tool, userId, call);
       },
     };
   }

@@ -50,7 +50,7 @@ export interface EmulatorOptions {
   dbPath?: string;
   /** Requests each credential may make per window. Default: the service's window, with a generous count. */
   limit?: RateLimitSetting;
-  /** The loopback port of the first host. Default: one the system picks. */
+  /** The loopback port of the first host; a service's further hosts take the ports after it. Default: ones the system picks. */
   port?: number;
 }
 
@@ -168,7 +168,7 @@ export function defineEmulator<Principal, Context, Api>(
     const serve = (host: string, index: number) =>
       startEmulator<{ principal: Principal; window: RateWindow }>({
         operations,
-        ...(index === 0 && options.port !== undefined && { port: options.port }),
+        ...(options.port !== undefined && { port: options.port + index }),
         authenticate(headers, request) {
           const credential = credentials.read(headers, request);
           if (credential === undefined || !issued(credential)) throw credentials.refuse(credential, ctx, request);
@@ -191,7 +191,16 @@ export function defineEmulator<Principal, Context, Api>(
           return told(definition.renderError(error, label, ctx), caller?.window);
         },
       });
-    const servers: RunningEmulator[] = await Promise.all(hosts.map((host, index) => serve(host, index)));
+    // A host that cannot listen (its port in use) fails the start, with the hosts that did closed again.
+    const listening = await Promise.allSettled(hosts.map((host, index) => serve(host, index)));
+    const refused = listening.find((outcome) => outcome.status === 'rejected');
+    if (refused) {
+      await Promise.all(listening.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)));
+      await definition.close?.(ctx);
+      db.close();
+      throw refused.reason;
+    }
+    const servers: RunningEmulator[] = listening.map((outcome) => (outcome as PromiseFulfilledResult<RunningEmulator>).value);
     for (const [index, host] of hosts.entries()) core.urls[host] = servers[index]!.url;
 
     const emulator: Emulator = {

@@ -2,7 +2,18 @@
 import type { Operation } from './operations.js';
 
 export type Route =
-  | { kind: 'operation'; label: string; operation: Operation; params: Record<string, string> }
+  | {
+      kind: 'operation';
+      label: string;
+      operation: Operation;
+      params: Record<string, string>;
+      /**
+       * Further operations on the same method and path template, in table order (a document may give one
+       * method and path several operations, told apart only by what they take): the request is theirs when
+       * it is not the first one's.
+       */
+      alternatives?: Array<{ label: string; operation: Operation; params: Record<string, string> }>;
+    }
   | { kind: 'unknown-path' }
   | { kind: 'wrong-method'; allowed: string[] };
 
@@ -18,8 +29,8 @@ interface Template {
 interface Match {
   template: Template;
   params: Record<string, string>;
-  /** For each segment of the request, whether the template matched it with a literal. */
-  literals: boolean[];
+  /** For each segment of the request, how the template matched it: 2 a literal, 1 a parameter within text (`{name}.pdf`), 0 a parameter. */
+  literals: number[];
 }
 
 export function createRouter(operations: Record<string, Operation>): (method: string, path: string) => Route {
@@ -46,7 +57,13 @@ export function createRouter(operations: Record<string, Operation>): (method: st
     if (candidates.length === 0) return { kind: 'unknown-path' };
     const match = candidates.find((candidate) => candidate.template.operation.method === method.toUpperCase());
     if (!match) return { kind: 'wrong-method', allowed: [...new Set(candidates.map((candidate) => candidate.template.operation.method))] };
-    return { kind: 'operation', label: match.template.label, operation: match.template.operation, params: match.params };
+    const found: Route = { kind: 'operation', label: match.template.label, operation: match.template.operation, params: match.params };
+    const alternatives = candidates
+      .filter((candidate) => candidate !== match && candidate.template.operation.method === match.template.operation.method)
+      .filter((candidate) => candidate.template.operation.path === match.template.operation.path)
+      .map((candidate) => ({ label: candidate.template.label, operation: candidate.template.operation, params: candidate.params }));
+    if (alternatives.length) found.alternatives = alternatives;
+    return found;
   };
 }
 
@@ -62,12 +79,12 @@ function matchTemplate(template: Template, segments: string[]): Match | undefine
   const span = spanning ? segments.length - template.segments.length + 1 : 1;
   if (span < 1 || (!spanning && template.segments.length !== segments.length)) return undefined;
   const params: Record<string, string> = {};
-  const literals: boolean[] = [];
+  const literals: number[] = [];
   let at = 0;
   for (const segment of template.segments) {
     if ('literal' in segment) {
       if (segments[at] !== segment.literal) return undefined;
-      literals.push(true);
+      literals.push(2);
       at += 1;
       continue;
     }
@@ -77,14 +94,14 @@ function matchTemplate(template: Template, segments: string[]): Match | undefine
       segment.names.forEach((name, index) => {
         params[name] = found[index + 1]!;
       });
-      literals.push(false);
+      literals.push(1);
       at += 1;
       continue;
     }
     const taken = segments.slice(at, at + (segment.multi ? span : 1));
     if (taken.some((value) => value === '')) return undefined;
     params[segment.param] = taken.join('/');
-    literals.push(...taken.map(() => false));
+    literals.push(...taken.map(() => 0));
     at += taken.length;
   }
   return { template, params, literals };
@@ -92,11 +109,12 @@ function matchTemplate(template: Template, segments: string[]): Match | undefine
 
 /**
  * Literal segments beat parameters, compared from the left: `/emails/clone` before `/emails/{emailId}`,
- * and `/branches/main/protection` is the protection of `main`, not a branch named `main/protection`.
+ * and `/branches/main/protection` is the protection of `main`, not a branch named `main/protection`. A
+ * parameter within text beats a bare one: `/{path}/{name}.rw.html` before `/{path}/{name}`.
  */
 function bySpecificity(a: Match, b: Match): number {
   for (let i = 0; i < a.literals.length; i += 1) {
-    if (a.literals[i] !== b.literals[i]) return a.literals[i] ? -1 : 1;
+    if (a.literals[i] !== b.literals[i]) return b.literals[i]! - a.literals[i]!;
   }
   return 0;
 }

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Operation, OperationTable } from './operations.js';
+import { otherBodyKey, type Operation, type OperationTable } from './operations.js';
 import { createRouter } from './router.js';
 import { createValidator, type Issue } from './validation.js';
 
@@ -111,18 +111,34 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       if (found.kind === 'wrong-method') {
         throw new EmulatorError(405, `${message.method} is not allowed on ${path}; allowed: ${found.allowed.join(', ')}`);
       }
-      const { operation, params } = found;
       label = found.label;
-      const refuse = (issue: Issue | undefined) => {
-        if (issue) throw new EmulatorError(400, issue.message, issue, label);
+      /** The request read and checked as `choice` takes it; throws its refusal. */
+      const accept = async (choice: { label: string; operation: Operation; params: Record<string, string> }) => {
+        const refuse = (issue: Issue | undefined) => {
+          if (issue) throw new EmulatorError(400, issue.message, issue, choice.label);
+        };
+        refuse(validator.path(choice.label, choice.params));
+        const arrays = arraysAsDeclared(choice.label, choice.operation, query);
+        refuse(validator.query(choice.label, arrays));
+        const body = await bodyOf(choice.operation, headers['content-type'], raw).catch((error: unknown) => {
+          throw error instanceof EmulatorError ? new EmulatorError(error.status, error.message, error.issue, choice.label) : error;
+        });
+        if (body !== undefined) refuse(validator.body(choice.label, body, mediaTypeOf(headers['content-type'])));
+        return { ...choice, arrays, body };
       };
-      refuse(validator.path(label, params));
-      const arrays = arraysAsDeclared(label, operation, query);
-      refuse(validator.query(label, arrays));
-      const body = await bodyOf(operation, headers['content-type'], raw).catch((error: unknown) => {
-        throw error instanceof EmulatorError ? new EmulatorError(error.status, error.message, error.issue, label) : error;
-      });
-      if (body !== undefined) refuse(validator.body(label, body));
+      let accepted: Awaited<ReturnType<typeof accept>> | undefined;
+      try {
+        accepted = await accept(found);
+      } catch (error) {
+        // Another operation on this method and path may take the request; else the first one's refusal stands.
+        for (const alternative of found.alternatives ?? []) {
+          accepted = await accept(alternative).catch(() => undefined);
+          if (accepted) break;
+        }
+        if (!accepted) throw error;
+      }
+      const { operation, params, arrays, body } = accepted;
+      label = accepted.label;
 
       const response = await service.handle({ label, operation, path, params, query: arrays, headers, body }, principal);
       return checkAnswer(label, operation, response);
@@ -197,8 +213,9 @@ async function bodyOf(operation: Operation, contentType: string | undefined, raw
     throw new EmulatorError(400, 'request body is required', { message: 'request body is required', in: 'body', code: 'REQUIRED' });
   }
   const accepted = [operation.requestContentType ?? 'application/json', ...(operation.alternativeContentTypes ?? [])];
-  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (!mediaType || !accepted.includes(mediaType)) {
+  const mediaType = mediaTypeOf(contentType);
+  if (!mediaType || (!accepted.includes(mediaType) && otherBodyKey(operation, mediaType) === undefined)) {
+    accepted.push(...Object.keys(operation.otherRequestBodies ?? {}));
     const expected = accepted.join(' or ');
     throw new EmulatorError(415, `content type must be ${expected}, got ${mediaType ?? 'none'}`, {
       message: `content-type must be ${expected}`,
@@ -230,6 +247,8 @@ async function bodyOf(operation: Operation, contentType: string | undefined, raw
   return raw;
 }
 
+const mediaTypeOf = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase();
+
 const isJson = (mediaType: string) => mediaType === 'application/json' || mediaType.endsWith('+json');
 
 /** JSON unless the answer names another media type and carries text or bytes, which then go out as they are. */
@@ -260,6 +279,7 @@ function withoutAuthorization(headers: Record<string, string>): Record<string, s
  * Array parameters read as their upstream sends them: each repeated key one item (`ids=a&ids=b`, where
  * `ids=a,b` is the one item "a,b"), or, where the table says `explode: false`, one value whose items are
  * comma-separated (`$select=id,subject`); such a parameter sent twice is refused, as OData services do.
+ * Items the table says are JSON are read as the objects they write (handlers then see objects there).
  * Other parameters keep the value sent.
  */
 function arraysAsDeclared(label: string, operation: Operation, query: Record<string, string | string[]>): typeof query {
@@ -267,7 +287,9 @@ function arraysAsDeclared(label: string, operation: Operation, query: Record<str
   for (const [name, parameter] of Object.entries(operation.queryParameters)) {
     const value = query[name];
     if (value === undefined || parameter.schema.type !== 'array') continue;
-    if (parameter.explode !== false) {
+    if (parameter.json) {
+      read[name] = [value].flat().map(parsedOrText) as string[];
+    } else if (parameter.explode !== false) {
       read[name] = [value].flat();
     } else if (Array.isArray(value)) {
       const message = `query parameter '${name}' must be sent once, its items separated by commas`;
@@ -287,6 +309,15 @@ function queryOf(search: URLSearchParams): Record<string, string | string[]> {
     query[name] = values.length === 1 ? values[0]! : values;
   }
   return query;
+}
+
+/** JSON text as what it holds; other text as it is. */
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function parseLoosely(raw: string): unknown {

@@ -5,7 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
-import type { JsonSchema, Operation, OperationTable } from './operations.js';
+import { otherBodyKey, type JsonSchema, type Operation, type OperationTable } from './operations.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
@@ -26,7 +26,8 @@ export interface Validator {
   /** Each returns the first problem found, or undefined when the part is valid. */
   path(label: string, params: Record<string, string>): Issue | undefined;
   query(label: string, query: Record<string, string | string[]>): Issue | undefined;
-  body(label: string, body: unknown): Issue | undefined;
+  /** Against the schema for the body's media type, where the operation reads that one to a schema of its own. */
+  body(label: string, body: unknown, mediaType?: string): Issue | undefined;
   /** Against the body documented for `status`; the operation's main success status when left out. */
   response(label: string, body: unknown, status?: number): Issue | undefined;
 }
@@ -43,13 +44,14 @@ export function createValidator(table: OperationTable): Validator {
   strict.addSchema({ $id: DEFINITIONS, $defs });
   const cache = new Map<string, ValidateFunction>();
 
-  function check(location: Location, label: string, data: unknown, status?: number): Issue | undefined {
-    const key = `${location} ${label} ${status ?? ''}`;
+  function check(location: Location, label: string, data: unknown, status?: number, mediaType?: string): Issue | undefined {
+    const operation = table.operations[label];
+    if (!operation) throw new Error(`no operation ${label}`);
+    const other = location === 'body' && mediaType ? otherBodyKey(operation, mediaType) : undefined;
+    const key = `${location} ${label} ${status ?? ''} ${other ?? ''}`;
     let validate = cache.get(key);
     if (!validate) {
-      const operation = table.operations[label];
-      if (!operation) throw new Error(`no operation ${label}`);
-      const schema = schemaFor(location, operation, status);
+      const schema = other ? closeObjects(operation.otherRequestBodies![other]!) : schemaFor(location, operation, status);
       validate = location === 'path' || location === 'query' ? coercing.compile(schema) : strict.compile(pointAtDefinitions(schema));
       cache.set(key, validate);
     }
@@ -61,7 +63,7 @@ export function createValidator(table: OperationTable): Validator {
   return {
     path: (label, params) => check('path', label, params),
     query: (label, query) => check('query', label, query),
-    body: (label, body) => check('body', label, body),
+    body: (label, body, mediaType) => check('body', label, body, undefined, mediaType),
     response: (label, body, status) => check('response', label, body, status),
   };
 }

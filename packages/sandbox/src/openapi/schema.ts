@@ -50,6 +50,12 @@ const FORMATS = new Set(['date-time', 'date', 'time', 'uri', 'email', 'uuid', 'i
 
 const SCHEMA_REF = '#/components/schemas/';
 
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+
+/** `{type: 'null'}` alone: a part or variant that only says the value may be null. */
+const onlyNull = (schema: JsonSchema) =>
+  schema.type === 'null' && Object.keys(schema).every((key) => key === 'type' || key === 'examples' || key === 'default');
+
 /** `#/$defs/<name>@<mode>`: the name a converted component goes by. */
 export const defName = (name: string, mode: Mode) => `${name}@${mode}`;
 
@@ -77,8 +83,9 @@ export class SchemaConverter {
     const node = schema as Node;
     if (typeof node.$ref === 'string') {
       const ref = node.$ref as string;
-      if (ref.startsWith(SCHEMA_REF) && !ref.slice(SCHEMA_REF.length).includes('/'))
-        return { $ref: `#/$defs/${this.component(decodePart(ref.slice(SCHEMA_REF.length)), mode)}` };
+      // A component, or a schema inside one (`#/components/schemas/Pet/properties/owner`), is one definition,
+      // so that a schema that refers to itself, however deep, is followed as far as the data goes.
+      if (ref.startsWith(SCHEMA_REF)) return { $ref: `#/$defs/${this.component(ref, mode)}` };
       if (depth > 30) throw new Error(`OpenAPI document: reference too deep at ${ref}`);
       return this.convert(this.follow(node), mode, depth + 1);
     }
@@ -112,6 +119,13 @@ export class SchemaConverter {
         case 'required':
           if (Array.isArray(value) && value.length) out.required = [...value];
           break;
+        case 'type': {
+          // Only JSON types (Swagger's `file` is a string); a schema written where its type belongs
+          // (`type: {type: string, enum: [...]}`) says no type, as the importer reads it too.
+          const types = (Array.isArray(value) ? value : [value]).map((type) => (type === 'file' ? 'string' : type));
+          if (types.length && types.every((type) => typeof type === 'string' && JSON_TYPES.has(type))) out.type = Array.isArray(value) ? types : types[0];
+          break;
+        }
         case 'pattern': {
           const usable = usablePattern(value);
           if (usable !== undefined) out.pattern = usable;
@@ -157,16 +171,43 @@ export class SchemaConverter {
     // `additionalProperties: false` beside a union and no properties of its own refuses every field the union
     // describes; documents mean the union's fields.
     if (out.additionalProperties === false && !out.properties && (out.anyOf || out.allOf || out.oneOf)) delete out.additionalProperties;
-    const merged = Array.isArray(out.allOf) ? this.mergeAllOf(out) : out;
-    return node.nullable === true ? nullable(merged) : merged;
+    let orNull = node.nullable === true;
+    // `type: null` beside a union (`{type: 'null', oneOf: [string, number]}`) contradicts itself as written;
+    // documents mean the union or null.
+    if ((out.type === 'null' || (Array.isArray(out.type) && out.type.length === 1 && out.type[0] === 'null')) && Array.isArray(out.anyOf)) {
+      delete out.type;
+      orNull = true;
+    }
+    // An allOf part that only says null (`allOf: [Currency, {type: 'null'}]`) asks for a value that is both:
+    // documents mean the other parts, or null.
+    if (Array.isArray(out.allOf) && (out.allOf as JsonSchema[]).some(onlyNull) && !(out.allOf as JsonSchema[]).every(onlyNull)) {
+      out.allOf = (out.allOf as JsonSchema[]).filter((part) => !onlyNull(part));
+      orNull = true;
+    }
+    // A part that says nothing (`allOf: [{}, {$ref: DateTime}]`) asks nothing.
+    if (Array.isArray(out.allOf)) {
+      out.allOf = (out.allOf as JsonSchema[]).filter((part) => Object.keys(part).length > 0);
+      if ((out.allOf as JsonSchema[]).length === 0) delete out.allOf;
+    }
+    let merged = Array.isArray(out.allOf) ? this.mergeAllOf(out) : out;
+    // Properties beside a union of objects (`{properties: {type}, anyOf: [A, B]}`): the value is one of the
+    // variants and has those properties too, so it is read as allOf [the properties, the union], merged.
+    if (Array.isArray(merged.anyOf) && !merged.allOf && (merged.properties || merged.required)) {
+      const { anyOf, ...rest } = merged;
+      const distributed = this.mergeAllOf({ ...rest, allOf: [{ anyOf }] });
+      if (!distributed.allOf) merged = distributed;
+    }
+    return orNull ? nullable(merged) : merged;
   }
 
-  /** A component converted once per mode; answers its def name. */
-  private component(name: string, mode: Mode): string {
+  /** A component (or a schema inside one) converted once per mode; answers its def name. */
+  private component(ref: string, mode: Mode): string {
+    // A component by its name; a schema inside one by the pointer's parts joined with `:` (a `/` would read as a pointer).
+    const name = ref.slice(SCHEMA_REF.length).split('/').map(decodePart).join(':');
     const key = defName(name, mode);
     if (!this.defs.has(key)) {
-      const source = this.document.components?.schemas?.[name];
-      if (source === undefined) throw new Error(`OpenAPI document: no schema ${name}`);
+      const source = resolvePointer(this.document, ref);
+      if (source === undefined) throw new Error(`OpenAPI document: no schema ${ref.slice(SCHEMA_REF.length)}`);
       const schema: JsonSchema = {};
       this.defs.set(key, schema);
       Object.assign(schema, this.convert(source, mode));
@@ -202,8 +243,11 @@ export class SchemaConverter {
    */
   private mergeAllOf(schema: JsonSchema): JsonSchema {
     const { allOf, ...rest } = schema;
+    // An object part may also allow null (a nullable part): beside the other, object, parts only its object counts.
     const objectLike = (part: JsonSchema) =>
-      (part.type === 'object' || (part.type === undefined && (part.properties || part.required || part.additionalProperties !== undefined))) &&
+      (part.type === 'object' ||
+        (Array.isArray(part.type) && part.type.includes('object') && part.type.every((type) => type === 'object' || type === 'null')) ||
+        (part.type === undefined && (part.properties || part.required || part.additionalProperties !== undefined))) &&
       !part.anyOf &&
       !part.allOf;
     const expand = (part: JsonSchema): JsonSchema[] | undefined => {
@@ -211,8 +255,9 @@ export class SchemaConverter {
       if (Array.isArray(inlined.allOf)) inlined = this.mergeAllOf(inlined);
       if (objectLike(inlined)) return [inlined];
       if (Array.isArray(inlined.anyOf) && Object.keys(inlined).length === 1) {
-        const variants = (inlined.anyOf as JsonSchema[]).map((variant) => expand(variant));
-        return variants.every((variant) => variant?.length === 1) ? variants.map((variant) => variant![0]!) : undefined;
+        // A null variant (a nullable part) cannot meet the other, object, parts.
+        const variants = (inlined.anyOf as JsonSchema[]).filter((variant) => !onlyNull(this.inline(variant))).map((variant) => expand(variant));
+        return variants.length && variants.every((variant) => variant?.length === 1) ? variants.map((variant) => variant![0]!) : undefined;
       }
       return undefined;
     };
@@ -237,6 +282,8 @@ export class SchemaConverter {
         if (merged.examples === undefined && part.examples) merged.examples = part.examples;
       }
       if (required.size) merged.required = [...required];
+      // A required field no part describes would be refused by the closed object: it may be anything.
+      if (merged.additionalProperties === undefined || merged.additionalProperties === false) for (const name of required) properties[name] ??= {};
       if (Object.keys(properties).length === 0) delete merged.properties;
       return merged;
     };

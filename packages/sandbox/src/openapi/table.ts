@@ -5,6 +5,7 @@
  * and every documented response with its examples (errors included, to shape refusals by).
  */
 import type { JsonSchema, Operation, OperationTable, QueryParameter } from '../emulator/operations.js';
+import { closeObjects } from '../emulator/validation.js';
 import { asFormField, defName, type Node, SchemaConverter } from './schema.js';
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -100,7 +101,10 @@ export function buildTable(document: Node): OpenApiTable {
       if (used.has(label)) label = `${label} (${where})`;
       used.add(label);
       try {
-        const [operation, info] = describeOperation(converter, document, path, method, item, source, label);
+        // A `#fragment` tells apart operations on one method and path (`/files/{id}#add_shared_link`): it is
+        // never sent, so each is served on the path without it, and a request is the one whose checks it passes.
+        const served = path.replace(/#.*$/, '');
+        const [operation, info] = describeOperation(converter, document, served, method, item, source, label);
         info.security = source.security !== undefined ? requirements(source.security) : security;
         // An API key in the query is a query parameter the validator must not call unknown.
         for (const name of new Set(info.security.flat())) {
@@ -242,6 +246,14 @@ function addQueryParameter(operation: Operation, parameter: Node, schema: JsonSc
   }
   const query: QueryParameter = { required, schema };
   if (types.includes('array') && explode === false) query.explode = false;
+  // An array of objects has no form of its own in a query: each item travels as its JSON text, as the
+  // request builder sends it.
+  const items = (schema.items as JsonSchema | undefined) ?? {};
+  if (types.includes('array') && ([items.type].flat().includes('object') || items.properties)) {
+    query.json = true;
+    // Its objects are checked as strictly as a body's.
+    query.schema = closeObjects(schema);
+  }
   operation.queryParameters[parameter.name] = query;
 }
 
@@ -257,27 +269,35 @@ function preference(mediaType: string): number {
 export const isJsonType = (mediaType: string) => mediaType === 'application/json' || /\+json$/.test(mediaType);
 
 function describeBody(converter: SchemaConverter, operation: Operation, body: Node): void {
-  const contents = Object.entries<Node>(body.content ?? {})
-    .map(([type, media]) => [type.split(';')[0]!.trim().toLowerCase(), media] as const)
-    .filter(([type]) => type.includes('/') && !type.includes('*'))
-    .sort(([a], [b]) => preference(a) - preference(b));
+  const declared = Object.entries<Node>(body.content ?? {}).map(([type, media]) => [type.split(';')[0]!.trim().toLowerCase(), media] as const);
+  const contents = declared.filter(([type]) => type.includes('/') && !type.includes('*')).sort(([a], [b]) => preference(a) - preference(b));
+  if (declared.length === 0) return;
   if (contents.length === 0) {
-    if (Object.keys(body.content ?? {}).length) {
-      // `*/*` or `application/*`: the body may be anything; JSON is read as JSON.
-      operation.requestContentType = 'application/json';
-      operation.requestBody = {};
-      if (body.required !== true) operation.requestBodyOptional = true;
-    }
-    return;
+    // Only `*/*` or `application/*`: the body may be anything; JSON is read as JSON.
+    operation.requestContentType = 'application/json';
+    operation.requestBody = {};
+  } else {
+    const schemas = contents.map(([type, media]) => bodySchema(converter, type, media.schema));
+    const [primary] = contents;
+    operation.requestContentType = primary![0];
+    operation.requestBody = schemas[0]!;
+    // Further content types are accepted where they are read to the same schema.
+    const same = contents.slice(1).filter((_, index) => JSON.stringify(schemas[index + 1]) === JSON.stringify(schemas[0]));
+    if (same.length) operation.alternativeContentTypes = same.map(([type]) => type);
   }
-  const schemas = contents.map(([type, media]) => bodySchema(converter, type, media.schema));
-  const [primary] = contents;
-  operation.requestContentType = primary![0];
-  operation.requestBody = schemas[0]!;
-  // Further content types are accepted where they are read to the same schema.
-  const same = contents.slice(1).filter((_, index) => JSON.stringify(schemas[index + 1]) === JSON.stringify(schemas[0]));
-  if (same.length) operation.alternativeContentTypes = same.map(([type]) => type);
   if (body.required !== true) operation.requestBodyOptional = true;
+  // A wildcard (`*/*`, `application/*`) allows any media type it covers that is not named: JSON and form
+  // fields read by its schema, anything else as text.
+  const named = new Set([operation.requestContentType, ...contents.map(([type]) => type)]);
+  const others: Record<string, JsonSchema> = {};
+  for (const [wildcard, media] of declared.filter(([type]) => /^(\*|[\w.+-]+)\/\*$/.test(type))) {
+    const covers = (type: string) => wildcard === '*/*' || type.startsWith(wildcard.slice(0, -1));
+    for (const type of ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']) {
+      if (covers(type) && !named.has(type)) others[type] ??= bodySchema(converter, type, media.schema);
+    }
+    others[wildcard] ??= { type: 'string' };
+  }
+  if (Object.keys(others).length) operation.otherRequestBodies = others;
 }
 
 function bodySchema(converter: SchemaConverter, mediaType: string, raw: unknown): JsonSchema {

@@ -57,6 +57,8 @@ export const mcpRoutes: Routes = (app, engine) => {
     const policy = session ? sessionPolicy(policyFor(engine, 'user'), session) : policyFor(engine, request.caller!.role);
     const server = createMcpServer(engine.dispatcher, {
       userId,
+      // An API key without the header: the user goes in the header here, there is no user_id to pass.
+      actingUserHint: 'send the acting user in the Quiver-User-ID header',
       policy,
       discovery: request.query.discovery ?? engine.discovery,
       requestId: request.id,

@@ -1,5 +1,15 @@
 /** Tool listings in the engine's formats, with requirements evaluated for the given user, and execution. */
-import { formatNames, formatTool, toToolDefinition, type CatalogEntry, type FormatName, type ServingPolicy, type Tool } from '@quiver/core';
+import {
+  didYouMean,
+  formatNames,
+  formatTool,
+  suggestToolNames,
+  toToolDefinition,
+  type CatalogEntry,
+  type FormatName,
+  type ServingPolicy,
+  type Tool,
+} from '@quiver/core';
 import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse } from '../../executions.js';
@@ -54,8 +64,14 @@ async function definitions(engine: Engine, tools: Tool[], userId: string | undef
 /** A tool this server offers the caller (`policy`): one the serving filters leave out is not found, as in the listings. */
 export async function offeredEntry(engine: Engine, name: string, version?: string, policy = engine.dispatcher.policy): Promise<CatalogEntry> {
   const entry = await engine.dispatcher.find(version ? `${name.split('@')[0]}@${version}` : name, policy);
-  if (!entry) throw notFound(`tool ${name}${version ? `@${version}` : ''}`);
+  if (!entry) throw await unknownTool(engine, name, version, policy);
   return entry;
+}
+
+/** 404 for a tool name the caller is offered no tool by, with up to three it may have meant (as MCP and the CLI suggest). */
+async function unknownTool(engine: Engine, name: string, version: string | undefined, policy: ServingPolicy | undefined) {
+  const suggestions = suggestToolNames(name.split('@')[0]!, await engine.dispatcher.list(policy));
+  return notFound(`tool ${name}${version ? `@${version}` : ''}`, didYouMean(suggestions));
 }
 
 /** The tools offered to the caller, of one toolkit when named. */
@@ -216,7 +232,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         // Over the key's or the user's calls in flight: an execution that failed with TOOL_RUNTIME_RATE_LIMIT.
         admit: () => engine.limits.admit(request.caller, userId),
       });
-      if (outcome.unknown) throw notFound(`tool ${body.tool_name}${body.tool_version ? `@${body.tool_version}` : ''}`);
+      if (outcome.unknown) throw await unknownTool(engine, body.tool_name, body.tool_version, policy);
       return executeResponse(outcome, body.include_error_stacktrace);
     },
   );
