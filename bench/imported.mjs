@@ -191,6 +191,10 @@ async function searchLatency(tools) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await importedBench();
-  console.log(JSON.stringify({ date: new Date().toISOString().slice(0, 10), ...result }, null, 2));
+  const result = { date: new Date().toISOString().slice(0, 10), ...(await importedBench()) };
+  console.log(JSON.stringify(result, null, 2));
+  // Run alone, it keeps its figures with the others in bench/results.json, under `imported`, with its own date.
+  const file = fileURLToPath(new URL('./results.json', import.meta.url));
+  const results = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  if (!result.skipped) writeFileSync(file, `${JSON.stringify({ ...results, imported: result }, null, 2)}\n`);
 }

@@ -7,7 +7,8 @@
  *   package.json with "exports" or "main"  that module is the entry: its default export is a Toolkit;
  *   index.js                               otherwise, the same;
  *   catalog.json                           otherwise, tools as data (ToolkitData), read as the built-in catalogs are;
- *   toolkit.json                           optional: { "source", "authProviders": [{ id, authorizeUrl, tokenUrl, scopes }] };
+ *   toolkit.json                           optional: { "source", "authProviders": [{ id, authorizeUrl, tokenUrl, scopes }],
+ *                                          "checked", "summary" } (an import's stamp: the catalog is then read on first use);
  *   openapi.json                           optional: the document the sandbox builds the toolkit's emulator from.
  * Everything loaded passes the catalog checks (`toolkitProblems`) and may not take a name already loaded.
  */

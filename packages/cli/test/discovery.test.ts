@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliPath, runCli } from './run-cli.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
@@ -164,6 +165,42 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
     expect(Object.keys(ids)).toEqual(['results', 'total']);
     expect(ids.results.length).toBeGreaterThanOrEqual(16);
     expect(ids.results.every((item: object) => Object.keys(item).join() === 'id')).toBe(true);
+  });
+});
+
+describe('quiver mcp --confirm-destructive, with a client that declared form elicitation', () => {
+  let client: Client;
+  /** The person's next answer, and what they were asked. */
+  let answer: ElicitResult = { action: 'decline' };
+  const asked: string[] = [];
+  beforeAll(async () => {
+    client = new Client({ name: 'quiver-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return answer;
+    });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--sandbox', '--confirm-destructive'], stderr: 'ignore' }),
+    );
+  });
+  afterAll(() => client.close());
+
+  it('asks the person instead of refusing, and deletes only when they accept', async () => {
+    const { id } = json(await createCampaign(client, 'Asked about'));
+    const declined = await client.callTool({ name: 'CrmMarketingApi_DeleteMarketingCampaign', arguments: { campaign_guid: id } });
+    expect(declined._meta).toMatchObject({ kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' });
+    expect(texts(declined)[0]).toContain('the user declined it');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('CrmMarketingApi.DeleteMarketingCampaign');
+    expect(asked[0]).toContain(id);
+    expect((await client.callTool({ name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: id } })).isError).toBeFalsy();
+
+    answer = { action: 'accept', content: { confirm: true } };
+    const deleted = await client.callTool({ name: 'CrmMarketingApi_DeleteMarketingCampaign', arguments: { campaign_guid: id } });
+    expect(deleted.isError).toBeFalsy();
+    expect(asked).toHaveLength(2);
+    const gone = await client.callTool({ name: 'CrmMarketingApi_GetCampaignDetails', arguments: { campaign_guid: id } });
+    expect(gone._meta).toMatchObject({ kind: 'UPSTREAM_RUNTIME_NOT_FOUND' });
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ToolCatalog, type CatalogEntry } from './catalog.js';
+import type { ConfirmWithPerson } from './confirmation.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
 import { declaredSecrets, missingToken } from './execute.js';
 import { credentialForms, redactResult } from './redaction.js';
@@ -68,6 +69,11 @@ export interface CallOptions {
   /** The HTTP request that made the call and the API key it came with (its id, never the key), for the call's log line. */
   requestId?: string;
   keyId?: string;
+  /**
+   * Asks the person to confirm a destructive call the model did not confirm, where the serving policy
+   * confirms destructive tools and the caller can reach the person (an MCP client with form elicitation).
+   */
+  confirmWithPerson?: ConfirmWithPerson;
   /**
    * Asked once the call is about to run (its input checked, before any credential is looked up): the
    * engine's limits of calls in flight. A refusal is the call's result; an admitted call is released when it ends.
@@ -206,7 +212,7 @@ export class Dispatcher {
         };
         const policy = options.policy ?? this.options.policy;
         // The policy refuses before any credential is looked up: a refused tool starts no OAuth flow.
-        result = policy ? await policy.run(found.tool, input, run) : await run(asArguments(input));
+        result = policy ? await policy.run(found.tool, input, run, options.confirmWithPerson) : await run(asArguments(input));
       }
     } catch (cause) {
       // A bug in a handler: one line for the developer, the stack apart (only for a caller who asks for it).

@@ -4,7 +4,7 @@
  * projection and the response budget. The listing and the dispatch use the same policy, so what a
  * model is shown is exactly what it may call.
  */
-import { confirmName, confirmSchema, needsConfirmation, unconfirmed } from './confirmation.js';
+import { confirmName, confirmSchema, declinedByPerson, needsConfirmation, unconfirmed, type ConfirmWithPerson } from './confirmation.js';
 import { toolError, type ToolResult } from './errors.js';
 import { toMcpTool } from './formats.js';
 import { inputSchema } from './input.js';
@@ -73,10 +73,16 @@ export class ServingPolicy {
   }
 
   /**
-   * One call: refused when the server does not offer the tool or it is unconfirmed; otherwise the
-   * server's arguments are taken out, the rest go to `call`, and the value is projected and capped.
+   * One call: refused when the server does not offer the tool or it is unconfirmed (by the model's
+   * `confirm`, or by the person through `confirmWithPerson` where the caller can ask them); otherwise
+   * the server's arguments are taken out, the rest go to `call`, and the value is projected and capped.
    */
-  async run(tool: Tool, input: unknown, call: (args: Record<string, unknown>) => Promise<ToolResult>): Promise<ToolResult> {
+  async run(
+    tool: Tool,
+    input: unknown,
+    call: (args: Record<string, unknown>) => Promise<ToolResult>,
+    confirmWithPerson?: ConfirmWithPerson,
+  ): Promise<ToolResult> {
     const refused = this.refusalOf(tool);
     if (refused) return refused;
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -85,17 +91,22 @@ export class ServingPolicy {
     const args = { ...(input as Record<string, unknown>) };
     // A null server argument is one left out, as for the tool's own (OpenAI's strict mode sends them).
     if (args[fieldsName] === null && takesFields(tool)) delete args[fieldsName];
-    if (this.confirms(tool)) {
-      const refusal = unconfirmed(tool, args);
-      if (refusal) return refusal;
-      delete args[confirmName];
-    }
     let fields: string[] | undefined;
     if (takesFields(tool) && args[fieldsName] !== undefined) {
       const parsed = parseFields(args[fieldsName]);
       if ('error' in parsed) return parsed;
       fields = parsed;
       delete args[fieldsName];
+    }
+    if (this.confirms(tool)) {
+      const refusal = unconfirmed(tool, args);
+      delete args[confirmName];
+      if (refusal) {
+        // Where the caller can ask the person, their own answer stands in for the model's `confirm`.
+        const answer = await confirmWithPerson?.(tool, args);
+        if (answer === false) return declinedByPerson(tool);
+        if (answer !== true) return refusal;
+      }
     }
 
     const result = await call(args);

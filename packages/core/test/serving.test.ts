@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   capResult,
+  confirmationMessage,
   estimateTokens,
   defineToolkit,
   selectFields,
@@ -97,6 +98,41 @@ describe('confirmation of destructive tools', () => {
     expect(calls).toEqual([]);
     expect(await policy.run(remove, { confirm: true }, call)).toEqual({ value: { deleted: true } });
     expect(calls).toEqual([{}]);
+  });
+
+  it("asks the person, where the caller can, and follows their answer; the model's confirm: true needs no asking", async () => {
+    const { calls, call } = recorder({ deleted: true });
+    const asked: Record<string, unknown>[] = [];
+    const answering = (answer: boolean | undefined) => async (_tool: Tool, args: Record<string, unknown>) => {
+      asked.push(args);
+      return answer;
+    };
+    expect(await policy.run(remove, { confirm: false, fields: ['id'] }, call, answering(false))).toMatchObject({
+      error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', message: expect.stringContaining('the user declined it') },
+    });
+    expect(await policy.run(remove, {}, call, answering(undefined))).toMatchObject({
+      error: { additional_prompt_content: expect.stringContaining('Ask the user') },
+    });
+    expect(calls).toEqual([]);
+    expect(await policy.run(remove, {}, call, answering(true))).toEqual({ value: { deleted: true } });
+    expect(await policy.run(remove, { confirm: true }, call, answering(false))).toEqual({ value: { deleted: true } });
+    expect(calls).toEqual([{}, {}]);
+    // The person is shown the tool's own arguments, without the server's.
+    expect(asked).toEqual([{}, {}, {}]);
+  });
+
+  it('shows the person the arguments with secret-looking values left out', () => {
+    const message = confirmationMessage(remove, {
+      id: '7c9e6679-7425-40de-944b-e07cc1e46999',
+      name: 'Quarterly report',
+      api_key: 'short',
+      nested: { password: 'hunter2', note: 'Bearer abc', list: ['ghp_0123456789abcdef', 'kept'] },
+      opaque: 'a8F3kLq9ZmN2xR7vT4bW1cY6dE0s',
+      address: 'https://user:pa55@host.example/x',
+    });
+    expect(message).toContain('Things.DeleteThing');
+    for (const shown of ['7c9e6679-7425-40de-944b-e07cc1e46999', 'Quarterly report', 'kept']) expect(message).toContain(shown);
+    for (const hidden of ['short', 'hunter2', 'Bearer', 'ghp_', 'a8F3k', 'pa55']) expect(message).not.toContain(hidden);
   });
 });
 

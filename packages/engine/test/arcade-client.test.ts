@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, upstreamToolkit } from './oidc.js';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, recordingUpstream, upstreamToolkit } from './oidc.js';
 
 describe('@arcadeai/arcadejs against the engine', () => {
   let engine: TestEngine;
@@ -123,25 +123,17 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
   const sandboxToken = 'sandbox-granted-token-0123456789';
   let engine: TestEngine;
   let client: Arcade;
-  let upstream: Server;
-  /** The Authorization header of every request the upstream received. */
-  const seen: string[] = [];
+  /** The Authorization header of every request the upstream received is in `upstream.seen`. */
+  let upstream: Awaited<ReturnType<typeof recordingUpstream>>;
 
   beforeAll(async () => {
-    upstream = createServer((request, response) => {
-      seen.push(request.headers.authorization ?? '');
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ account: 'sandbox' }));
-    });
-    const upstreamUrl = await listen(upstream);
-    const toolkit = upstreamToolkit(upstreamUrl);
-    engine = await startTestEngine('sqlite', { toolkits: [toolkit], credentials: undefined, sandbox: { token: sandboxToken } });
+    upstream = await recordingUpstream();
+    engine = await startTestEngine('sqlite', { toolkits: [upstreamToolkit(upstream.url)], credentials: undefined, sandbox: { token: sandboxToken } });
     client = new Arcade({ apiKey: engine.key, baseURL: engine.url });
   });
   afterAll(async () => {
     await engine?.close();
-    upstream.closeAllConnections();
-    await new Promise((resolve) => upstream.close(resolve));
+    await upstream.close();
   });
 
   it('has every provider: a new user holds the token, authorize answers completed, and the tool runs', async () => {
@@ -154,7 +146,7 @@ describe('@arcadeai/arcadejs against the sandbox', () => {
       success: true,
       output: { value: { account: 'sandbox' } },
     });
-    expect(seen.at(-1)).toBe(`Bearer ${sandboxToken}`);
+    expect(upstream.seen.at(-1)).toBe(`Bearer ${sandboxToken}`);
   });
 
   it('runs a whole flow through its own consent page once a connection is removed', async () => {

@@ -3,7 +3,7 @@
  * refresh tokens, 62 s access tokens), and a scripted browser that logs in and consents through the
  * server's own interaction pages.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineToolkit, type ToolData } from '@quiver/core';
 import Provider from 'oidc-provider';
@@ -27,6 +27,25 @@ export const upstreamToolkit = (baseUrl: string, tools: ToolData[] = [tool('WhoA
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The resource server as the sandbox's tests need it: it answers `{account: 'sandbox'}` and keeps each request's Authorization header. */
+export async function recordingUpstream(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.headers.authorization ?? '');
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify({ account: 'sandbox' }));
+  });
+  const url = await listen(server);
+  return {
+    url,
+    seen,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /** A browser, as far as an OAuth flow needs one: cookies, redirects, and the dev login/consent forms. */

@@ -14,6 +14,11 @@
  * requests only is answered as the model should hear it, a tool error `TOOL_RUNTIME_RATE_LIMIT` with
  * `retry_after_ms` (HTTP 200); any other message gets 429 with `Retry-After` and a JSON-RPC error. A call
  * over the key's or the user's calls in flight is the same tool error, from the dispatcher.
+ *
+ * Elicitation: a client that declares it at `initialize` gets a session id carrying the modes it declared,
+ * its messages are answered as streams, on which the server asks the person (confirming a destructive
+ * call, sending them to an authorization), and the answers it posts are handed to the server that asked
+ * (see mcp/stateless.ts). Any other client is served exactly as before, without a session id.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { annotationsOf, functionName } from '@quiver/core';
@@ -22,6 +27,7 @@ import { challenge, mcpAuthentication, readScopeOnly, sessionPolicy, type UserCa
 import type { Engine } from '../../engine.js';
 import { callToolName } from '../../mcp/discovery.js';
 import { createMcpServer, toCallToolResult } from '../../mcp/server.js';
+import { capabilitiesOf, PendingQuestions, sessionIdFor } from '../../mcp/stateless.js';
 import { rateLimited } from '../../limits/limits.js';
 import { actingUser, policyFor } from '../access.js';
 import type { Routes } from '../app.js';
@@ -30,6 +36,7 @@ import { announce, refusalOf } from '../limits.js';
 
 export const mcpRoutes: Routes = (app, engine) => {
   const authenticate = mcpAuthentication(engine);
+  const questions = new PendingQuestions();
   async function handle(request: FastifyRequest<{ Querystring: { discovery?: boolean } }>, reply: FastifyReply) {
     if (request.method === 'GET') {
       return reply
@@ -49,12 +56,17 @@ export const mcpRoutes: Routes = (app, engine) => {
       return challenge(engine.authorizationServer, request, reply, 403, 'insufficient_scope', message);
     }
     const userId = session ? session.userId : actingUser(request, headerValue(request.headers['quiver-user-id']));
+    // Answers to the servers' questions (elicitations) go to the servers waiting for them, whoever else may be over a limit.
+    const owner = session ? `session of ${session.userId}` : `key ${request.apiKeyId} for ${userId ?? ''}`;
+    if (questions.deliver(request.body, owner)) return reply.status(202).send();
     const caller = session ? undefined : request.caller;
     const states = await Promise.all([caller && engine.limits.key(caller), userId === undefined ? undefined : engine.limits.user(userId)]);
     announce(reply, states);
     const refused = refusalOf(states);
     if (refused) return overLimit(reply, request.body, refused.message, refused.retryAfterMs);
     const policy = session ? sessionPolicy(policyFor(engine, 'user'), session) : policyFor(engine, request.caller!.role);
+    const sessionId = sessionIdFor(request.body);
+    const clientCapabilities = capabilitiesOf(sessionId ?? headerValue(request.headers['mcp-session-id']));
     const server = createMcpServer(engine.dispatcher, {
       userId,
       // An API key without the header: the user goes in the header here, there is no user_id to pass.
@@ -64,10 +76,16 @@ export const mcpRoutes: Routes = (app, engine) => {
       requestId: request.id,
       keyId: request.apiKeyId,
       admit: () => engine.limits.admit(caller, userId),
+      clientCapabilities,
+      authorizations: engine.oauth,
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // A client that can be asked gets its answers as a stream, on which the questions go out too.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !clientCapabilities });
+    const forget = clientCapabilities ? questions.track(transport, owner) : undefined;
     reply.hijack();
+    if (sessionId) reply.raw.setHeader('mcp-session-id', sessionId);
     reply.raw.on('close', () => {
+      forget?.();
       void transport.close();
       void server.close();
     });
