@@ -67,23 +67,28 @@ export class Bm25Index<Field extends string> {
     this.vocabulary = [...occurrences.keys()].sort();
     this.byTerm = new Map(this.vocabulary.map((term, i) => [term, i]));
     const weights = fields.map((name) => boosts[name]);
+    // Scratch space shared by every term: a large vocabulary (ten thousand imported tools) is mostly rare terms.
+    const inField = new Float64Array(fields.length);
+    const idf = new Float64Array(fields.length);
     this.postings = this.vocabulary.map((term) => {
       const list = occurrences.get(term)!;
-      const inField = fields.map(() => 0);
-      for (let i = 0; i < list.length; i += 3) inField[list[i]!]!++;
-      const idf = inField.map((matching) => Math.log(1 + (count - matching + 0.5) / (matching + 0.5)));
-      const docs: number[] = [];
-      const scores: number[] = [];
+      inField.fill(0);
+      let documents = 0;
+      for (let i = 0; i < list.length; i += 3) {
+        inField[list[i]!]!++;
+        if (list[i + 1] !== list[i - 2]) documents++;
+      }
+      for (let field = 0; field < fields.length; field++) idf[field] = Math.log(1 + (count - inField[field]! + 0.5) / (inField[field]! + 0.5));
+      const docs = new Int32Array(documents);
+      const scores = new Float64Array(documents);
+      let at = -1;
       for (let i = 0; i < list.length; i += 3) {
         const [field, id, frequency] = [list[i]!, list[i + 1]!, list[i + 2]!];
         const raw = idf[field]! * (d + (frequency * (k + 1)) / (frequency + k * (1 - b + (b * lengths[field]![id]!) / averages[field]!)));
-        if (docs[docs.length - 1] === id) scores[scores.length - 1]! += weights[field]! * raw;
-        else {
-          docs.push(id);
-          scores.push(weights[field]! * raw);
-        }
+        if (at < 0 || docs[at] !== id) docs[++at] = id;
+        scores[at]! += weights[field]! * raw;
       }
-      return { docs: Int32Array.from(docs), scores: Float64Array.from(scores) };
+      return { docs, scores };
     });
     this.total = new Float64Array(count);
     this.matched = new Uint16Array(count);
