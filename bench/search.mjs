@@ -47,25 +47,33 @@ export async function searchBench() {
   };
 
   // Every query of both sets against every tool, after one warm-up pass.
-  const queries = [...sets.eval, ...sets.everyday].map((item) => item.query);
-  for (const query of queries) index.search(query, { limit: 10 });
-  const latencies = [];
-  for (let round = 0; round < 5; round++) {
-    for (const query of queries) {
-      const t0 = process.hrtime.bigint();
-      index.search(query, { limit: 10 });
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  }
+  const latencyMs = searchLatencyMs(
+    index,
+    [...sets.eval, ...sets.everyday].map((item) => item.query),
+  );
 
   const result = {
     tools: tools.length,
     ...measured.eval.result,
     everyday: { ...measured.everyday.result, tune: measured.tune.result, holdout: measured.holdout.result },
     buildMs: round(buildMs, 1),
-    latencyMs: { median: round(median(latencies)), p99: round(quantile(latencies, 0.99)), searches: latencies.length },
+    latencyMs,
   };
   return { result, misses: Object.fromEntries(Object.entries(measured).map(([name, m]) => [name, m.misses])) };
+}
+
+/** The median and p99 of one search (limit 10) over `index` for each query, five passes after one warm-up pass. */
+export function searchLatencyMs(index, queries) {
+  for (const query of queries) index.search(query, { limit: 10 });
+  const latencies = [];
+  for (let pass = 0; pass < 5; pass++) {
+    for (const query of queries) {
+      const started = process.hrtime.bigint();
+      index.search(query, { limit: 10 });
+      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  }
+  return { median: round(median(latencies)), p99: round(quantile(latencies, 0.99)), searches: latencies.length };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
