@@ -51,14 +51,15 @@ export async function loadToolkits(paths: readonly ToolkitPath[], builtin: reado
     if (seen.has(real)) continue;
     seen.add(real);
     const lazy = lazyToolkitIn(folder, given);
-    const toolkit = lazy ?? (await toolkitIn(folder, given));
+    const eager = lazy ? undefined : await toolkitIn(folder, given);
+    const toolkit = lazy ?? eager!.toolkit;
     const name = toolkit.name.toLowerCase();
     const taken = builtin.find((other) => other.name.toLowerCase() === name);
     if (taken) throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the built-in toolkit ${taken.name}; rename it`);
     const twin = loaded.find((other) => other.toolkit.name.toLowerCase() === name);
     if (twin)
       throw new UsageError(`toolkit path ${given}: the toolkit name ${toolkit.name} is taken by the toolkit loaded from ${twin.given}; rename one of them`);
-    if (!lazy) checkToolkit(toolkit, folder, given, checkedAtImport(folder));
+    if (eager) checkToolkit(toolkit, folder, given, eager.checkedAtImport);
     const openapi = join(folder, 'openapi.json');
     loaded.push({
       toolkit,
@@ -172,13 +173,23 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** The folder's toolkit: its module's default export, or its catalog. */
-async function toolkitIn(folder: string, given: string): Promise<Toolkit> {
+/**
+ * The folder's toolkit: its module's default export, or its catalog; and whether that catalog is, byte for
+ * byte, the one `quiver toolkit import` wrote after it passed the strict catalog checks (toolkit.json's
+ * `checked`): its shape is still checked at load, its schemas are not compiled again. A folder with code of
+ * its own (package.json or index.js) is always checked.
+ */
+async function toolkitIn(folder: string, given: string): Promise<{ toolkit: Toolkit; checkedAtImport: boolean }> {
   const entry = entryModule(folder, given);
-  if (entry) return moduleToolkit(entry, given);
+  if (entry) return { toolkit: await moduleToolkit(entry, given), checkedAtImport: false };
   const catalog = join(folder, 'catalog.json');
   if (!existsSync(catalog)) throw new UsageError(`toolkit path ${given}: ${folder} has no catalog.json, index.js or package.json entry`);
-  return catalogToolkit(parseCatalog(readFileSync(catalog, 'utf8'), catalog, given), catalog, given);
+  const text = readFileSync(catalog, 'utf8');
+  const { checked } = existsSync(join(folder, 'package.json')) ? {} : stampOf(folder);
+  return {
+    toolkit: catalogToolkit(parseCatalog(text, catalog, given), catalog, given),
+    checkedAtImport: checked !== undefined && checked === catalogDigest(text),
+  };
 }
 
 function parseCatalog(text: string, catalog: string, given: string): ToolkitData {
@@ -339,18 +350,6 @@ function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
   } else if (!tool.handler) problems.push('it has neither an http binding nor a handler');
   if (tool.http && !toolkit.baseUrl && !tool.http.baseUrlSecret && !tool.handler) problems.push('it calls an upstream, and the toolkit has no baseUrl');
   return problems;
-}
-
-/**
- * Whether the folder's catalog.json is, byte for byte, the one `quiver toolkit import` wrote after it passed
- * the strict catalog checks (toolkit.json's `checked`): its shape is still checked at load, its schemas are
- * not compiled again. A folder with code of its own is always checked.
- */
-function checkedAtImport(folder: string): boolean {
-  const catalogFile = join(folder, 'catalog.json');
-  if (existsSync(join(folder, 'package.json')) || existsSync(join(folder, 'index.js'))) return false;
-  const { checked } = stampOf(folder);
-  return checked !== undefined && checked === catalogDigest(readFileSync(catalogFile, 'utf8'));
 }
 
 /** toolkit.json's authProviders, checked. */
