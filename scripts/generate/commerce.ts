@@ -132,6 +132,7 @@ export function generateCommerce(sharedDir: string): GeneratedFile[] {
 
     const data: ToolData = {
       name: tool.name,
+      title: described.title,
       description: described.description,
       parameters: tool.params.map(parameter),
       output: { description: described.output, ...(tool.output === 'string' && { schema: { type: 'string' } }) },

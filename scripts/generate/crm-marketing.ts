@@ -64,6 +64,7 @@ export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
     );
     const data: ToolData = {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters,
       output: { description: text.output },

@@ -75,6 +75,7 @@ export function generateDesign(sharedDir: string): GeneratedFile[] {
     const [call, ...others] = tool.upstream_calls;
     const data: ToolData = {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters,
       output: { description: text.output },

@@ -51,6 +51,7 @@ export function generateFileStore(sharedDir: string): GeneratedFile[] {
     };
     return {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters: tool.params.map(parameter),
       output: { description: text.output },

@@ -83,6 +83,7 @@ export function generateMailClient(sharedDir: string): GeneratedFile[] {
     const scopes = [...tool.scopes, ...(extraScopes[tool.name] ?? []).filter((scope) => !tool.scopes.includes(scope))];
     return {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters,
       output: { description: text.output },

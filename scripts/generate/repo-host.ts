@@ -94,6 +94,59 @@ const toolDescriptions: Record<string, string> = {
 };
 
 /**
+ * Titles where GitHub's summary will not do as one: its root's summary is a heading ("GitHub API Root"), and these
+ * summaries are the tool's name in words ("List pull requests"), where the title says what the tool acts on.
+ */
+const titleOverrides: Record<string, string> = {
+  GetRepohostRootLinks: 'Get the API root links',
+  AddAppAccessRestrictions: 'Allow apps to push to a protected branch',
+  AddProjectCollaborator: 'Add a collaborator to a project',
+  DeleteAdminBranchProtection: 'Stop enforcing branch protection for admins',
+  DeleteBranchProtection: 'Remove the protection of a branch',
+  DeleteTeamDiscussionCommentReaction: 'Delete a reaction to a team discussion comment',
+  DownloadWorkflowRunLogs: 'Download the logs of a workflow run',
+  GetAllAuthorizedSshKeys: "List the management console's authorized SSH keys",
+  GetCommentStatistics: 'Get comment statistics of the enterprise',
+  GetHooksStatistics: 'Get webhook statistics of the enterprise',
+  GetLicenseInformation: "Get the enterprise's license information",
+  GetMilestoneStatistics: 'Get milestone statistics of the enterprise',
+  GetPullRequestReviewProtection: 'Get the required pull request reviews of a branch',
+  GetPullRequestStatistics: 'Get pull request statistics of the enterprise',
+  GetRepositoryStatistics: 'Get repository statistics of the enterprise',
+  ListCheckRunAnnotations: 'List the annotations of a check run',
+  ListChildTeams: 'List the child teams of a team',
+  ListCodeownersErrors: "List the errors in a repository's CODEOWNERS file",
+  ListCommitComments: 'List the comments on a commit',
+  ListDeploymentBranchPolicies: 'List the deployment branch policies of an environment',
+  ListGistComments: 'List the comments on a gist',
+  ListGistCommits: 'List the commits of a gist',
+  ListGistForks: 'List the forks of a gist',
+  ListGlobalWebhooks: "List the enterprise's global webhooks",
+  ListOrganizationProjects: 'List the projects of an organization',
+  ListOrganizationRepositories: 'List the repositories of an organization',
+  ListOrganizationWebhooks: 'List the webhooks of an organization',
+  ListPersonalAccessTokens: "List every user's personal access tokens",
+  ListPreReceiveEnvironments: 'List the pre-receive hook environments',
+  ListPreReceiveHooks: "List the enterprise's pre-receive hooks",
+  ListProjectCards: 'List the cards in a project column',
+  ListProjectCollaborators: 'List the collaborators of a project',
+  ListPullRequests: 'List pull requests on a repository',
+  ListRepositoryProjects: 'List the projects of a repository',
+  ListRepositoryTeams: 'List the teams with access to a repository',
+  ListRepositoryWebhooks: 'List the webhooks of a repository',
+  ListRequiredWorkflows: "List an organization's required workflows",
+  ListSecurityManagerTeams: "List an organization's security manager teams",
+  ListStarredGists: 'List starred gists of the authenticated user',
+  ListTeamRepositories: 'List the repositories of a team',
+  ListUserMigrations: 'List migrations of the authenticated user',
+  ListUserProjects: 'List the projects of a user',
+  RemoveStatusCheckProtection: 'Remove the required status checks of a branch',
+  SetAdminBranchProtection: 'Enforce branch protection for admins',
+  UpdateBranchProtection: 'Update the protection of a branch',
+  UpdatePullRequestReviewProtection: 'Update the required pull request reviews of a branch',
+};
+
+/**
  * Summaries that several operations share get the area in brackets so that the tools stay apart
  * ("Get a repository secret (Dependabot)" / "(GitHub Actions)").
  */
@@ -191,6 +244,8 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
 
     const shared = summaries.get(operation.summary)! > 1;
     const area = operation.operationId.split('/')[0]!;
+    // The summary is the tool's title as GitHub words it ("Create an issue"), and its description's first sentence.
+    const title = titleOverrides[tool.name] ?? plainSummary(operation.summary) + (shared ? ` (${areaNames[area] ?? area})` : '');
     const summary = terminated(plainSummary(operation.summary) + (shared ? ` (${areaNames[area] ?? area})` : ''));
     const description = toolDescriptions[tool.name] ?? withContext(toolDescription(summary, operation.description, shared), tool.path);
 
@@ -213,6 +268,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
 
     const data: ToolData = {
       name: tool.name,
+      title,
       description,
       parameters,
       output: { description: outputDescription(operation, shallow) },
@@ -237,7 +293,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
 
   // Hand-written data that names no tool or parameter is a typo, or outlived a catalog change.
   const known = new Set(catalog.tools.flatMap((tool) => [tool.name, ...tool.params.map((p) => `${tool.name}.${p.name}`)]));
-  const keys = [annotationOverrides, pathOverrides, placementFixes, parameterDescriptions, toolDescriptions].flatMap(Object.keys);
+  const keys = [annotationOverrides, pathOverrides, placementFixes, parameterDescriptions, toolDescriptions, titleOverrides].flatMap(Object.keys);
   for (const key of keys) if (!known.has(key)) throw new Error(`RepoHostApi: hand-written data for unknown ${key}`);
 
   // Tools a model cannot tell apart by their descriptions would be chosen by chance.

@@ -1,7 +1,8 @@
 /** Pieces every toolkit generator uses: reading the reference catalog and authoring request schemas. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { iconProblems } from '../../packages/core/src/icons.js';
 import type { HttpMethod, JsonSchema, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
 import { isNode, mapSchema, simplify } from '../../packages/openapi/src/shapes.js';
 import type { GeneratedFile } from '../generate.js';
@@ -32,16 +33,50 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 
 export const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 
-/** A toolkit's committed catalog: `<dir>/catalog.json`, 2-space JSON with a final newline. */
-export const catalogFile = (dir: string, toolkit: ToolkitData): GeneratedFile => ({
-  path: `${dir}/catalog.json`,
-  content: `${JSON.stringify(toolkit, null, 2)}\n`,
-});
+/**
+ * A toolkit's committed catalog: `<dir>/catalog.json`, 2-space JSON with a final newline. It carries the icon
+ * drawn beside it (`<dir>/icon.svg`, which the build does not copy: the catalog is what ships), and every tool's
+ * title, checked here for every toolkit alike.
+ */
+export function catalogFile(dir: string, toolkit: ToolkitData): GeneratedFile {
+  const iconFile = resolve(repoRoot, dir, 'icon.svg');
+  if (!existsSync(iconFile)) throw new Error(`${toolkit.name}: no icon at ${dir}/icon.svg`);
+  const icon = readFileSync(iconFile, 'utf8').trim();
+  const problems = iconProblems(icon);
+  if (problems.length) throw new Error(`${toolkit.name}: ${dir}/icon.svg ${problems.join('; ')}`);
+  const titles = titleProblems(toolkit.tools);
+  if (titles.length) throw new Error(`${toolkit.name}: ${titles.join('; ')}`);
+  const { tools, ...head } = toolkit;
+  return { path: `${dir}/catalog.json`, content: `${JSON.stringify({ ...head, icon, tools }, null, 2)}\n` };
+}
 
-/** Our texts for a toolkit (`<dir>/descriptions.json`): the toolkit's description, and per tool its own, its output's, its parameters' and its body fields'. */
+/**
+ * What a person reads in a client's list of tools: a short sentence-case label ("Create an issue") that is not the
+ * name spelled out, without a closing full stop, and different from every other title of the toolkit.
+ */
+function titleProblems(tools: readonly ToolData[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const { name, title } of tools) {
+    if (!title?.trim()) {
+      problems.push(`${name} has no title`);
+      continue;
+    }
+    if (title.length > 80) problems.push(`${name}: title longer than 80 characters`);
+    if (!/^[A-Z0-9]/.test(title) || /[.\s]$/.test(title))
+      problems.push(`${name}: title "${title}" does not start with a capital or ends with a full stop or space`);
+    if (title.replace(/\W/g, '').toLowerCase() === name.toLowerCase()) problems.push(`${name}: title "${title}" only spells the name`);
+    const other = seen.get(title.toLowerCase());
+    if (other) problems.push(`${name}: title "${title}" is also ${other}'s`);
+    seen.set(title.toLowerCase(), name);
+  }
+  return problems;
+}
+
+/** Our texts for a toolkit (`<dir>/descriptions.json`): the toolkit's description, and per tool its title, its description, its output's, its parameters' and its body fields'. */
 export interface Descriptions {
   toolkit: string;
-  tools: Record<string, { description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
+  tools: Record<string, { title: string; description: string; output: string; params: Record<string, string>; body?: Record<string, string> }>;
 }
 
 export const readDescriptions = (dir: string): Descriptions => readJson(resolve(repoRoot, dir, 'descriptions.json')) as Descriptions;

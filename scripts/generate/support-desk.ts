@@ -66,6 +66,7 @@ export function generateSupportDesk(sharedDir: string): GeneratedFile[] {
     });
     const data: ToolData = {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters,
       output: { description: text.output },

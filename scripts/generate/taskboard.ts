@@ -50,6 +50,7 @@ export function generateTaskboard(sharedDir: string): GeneratedFile[] {
     };
     const data: ToolData = {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters: tool.params.map(parameter),
       output: { description: text.output },

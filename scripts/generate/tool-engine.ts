@@ -157,6 +157,7 @@ export function generateToolEngine(sharedDir: string): GeneratedFile[] {
     const secrets = tool.secrets ?? [];
     const data: ToolData = {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters: tool.params.map(parameter),
       output: { description: text.output },

@@ -119,6 +119,7 @@ export function generateTracking(sharedDir: string): GeneratedFile[] {
 
     const data: ToolData = {
       name: tool.name,
+      title: text.title,
       description: text.description,
       parameters: tool.params.map(parameter),
       output: { description: text.output },

@@ -32,6 +32,8 @@ export interface InputSchema {
 export interface ToolDefinition<Input extends Record<string, unknown> = Record<string, unknown>> {
   /** PascalCase, unique in the toolkit: `GetInvoice`. */
   name: string;
+  /** A short label a person sees in a client's list of tools ("Get an invoice"): MCP's `title`, never read by the model. */
+  title?: string;
   /** What the tool does, first sentence first: a model reads it to choose the tool. */
   description: string;
   /** The input as a JSON Schema object. Default: no parameters. */
@@ -55,13 +57,14 @@ export type DefinedTool = ToolData & { handler?: ToolHandler };
 
 /** A typed tool: the definition becomes the catalog's ToolData (parameters from the JSON Schema) and its handler. */
 export function defineTool<Input extends Record<string, unknown> = Record<string, unknown>>(definition: ToolDefinition<Input>): DefinedTool {
-  const { name, description, parameters = {}, output, requirements = {}, annotations, tags, http, handler } = definition;
+  const { name, title, description, parameters = {}, output, requirements = {}, annotations, tags, http, handler } = definition;
   if (!handler && !http) throw new Error(`${name}: a tool needs a handler or an http binding`);
   const required = new Set(parameters.required ?? []);
   const properties = Object.entries(parameters.properties ?? {});
   for (const key of required) if (!properties.some(([property]) => property === key)) throw new Error(`${name}: required parameter ${key} has no property`);
   const tool: DefinedTool = {
     name,
+    ...(title && { title }),
     description,
     parameters: properties.map(
       ([property, { description: about = '', in: location, upstream, ...schema }]): Parameter => ({
@@ -95,6 +98,8 @@ export interface ToolkitDefinition {
   tools: ReadonlyArray<ToolData | DefinedTool>;
   /** Requests for each tool as people word them, by tool name: indexed for search, never served. */
   phrases?: () => Readonly<Record<string, readonly string[]>>;
+  /** The service's icon, SVG markup of plain shapes within 1 KB, shown by clients beside each of its tools (MCP `icons`). */
+  icon?: string;
 }
 
 /**
@@ -117,6 +122,7 @@ export function defineToolkit(definition: ToolkitDefinition | ToolkitData, handl
       baseUrl: definition.baseUrl ?? '',
       tools,
       ...(definition.phrases && { phrases: definition.phrases }),
+      ...(definition.icon !== undefined && { icon: definition.icon }),
     },
     { ...own, ...handlers },
   );

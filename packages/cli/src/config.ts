@@ -162,7 +162,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'key file `master.key` in the data directory, mode 0600',
   },
   {
-    setting: "the engine's address as browsers see it (OAuth callbacks)",
+    setting: "the engine's address as browsers see it (OAuth callbacks, the URLs of the tools' icons)",
     env: 'QUIVER_PUBLIC_URL',
     file: 'publicUrl',
     default: '`http://<host>:<port>`',

@@ -101,20 +101,27 @@ addServingOptions(program.command('mcp'))
       return;
     }
     checkDataDir(settings, { required: false });
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
-    const { createMcpServer } = await import('@quiver/engine/mcp');
     const telemetry = await openTelemetry(settings);
     const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
-    const server = createMcpServer(app.dispatcher, { discovery: options.discovery, network: 'pipe' });
+    // The connection's first message picks the era (`initialize` for the 2025 revisions, else 2026-07-28).
     const transport = new StdioServerTransport();
     // A message over the transport's limit (10 MB) makes it stop reading: rather than a silent process,
     // the client gets a JSON-RPC error naming the limit, and the process ends with status 1.
     let oversized: string | undefined;
-    transport.onerror = (error) => {
-      if (/exceeded maximum size/.test(error.message)) oversized = error.message;
-    };
+    // Tasks live in this process: a scheduled call waits here, and says it is lost if the process stops.
+    const { createMcpServer, ProcessTasks } = await import('@quiver/engine/mcp');
+    const tasks = { process: new ProcessTasks() };
+    const connection = serveStdio(() => createMcpServer(app.dispatcher, { discovery: options.discovery, network: 'pipe', tasks }), {
+      transport,
+      onerror: (error) => {
+        if (/exceeded maximum size/.test(error.message)) oversized = error.message;
+      },
+    });
+    const closed = transport.onclose;
     transport.onclose = () => {
+      closed?.();
       if (oversized === undefined) return;
       const message = `A message was larger than the server accepts (${oversized}); the session is closed.`;
       process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })}\n`);
@@ -123,13 +130,12 @@ addServingOptions(program.command('mcp'))
     };
     closeOnStop(
       () =>
-        server
+        connection
           .close()
           .then(() => app.close())
           .then(() => telemetry?.shutdown()),
       { stdin: true },
     );
-    await server.connect(transport);
   });
 
 /** The flags of `quiver serve`. */

@@ -3,8 +3,14 @@
  * later OpenAI models) of each tool as a server lists it, per toolkit, and of the whole `tools/list`
  * with every tool and in discovery mode. Other vendors' tokenizers differ by some percent; the
  * proportions hold.
+ *
+ * The counts are of what the model reads. An MCP definition also carries two display fields, `title` and
+ * `icons`, which clients show to the person beside the tool and do not pass to the model (they turn a tool into
+ * the provider's `{name, description, input_schema}`, as the other formats here are): counting them would hold
+ * the lean-definition target to text no model sees. So they are left out of every count (`withoutDisplayFields`),
+ * and reported apart: the titles' own tokens, and what titles and icons add to `tools/list` on the wire.
  */
-import { geminiSchema, openAiStrictSchema, type McpToolDefinition, type ServingPolicy, type Tool } from '@quiver/core';
+import { geminiSchema, openAiStrictSchema, withoutDisplayFields, type McpToolDefinition, type ServingPolicy, type Tool } from '@quiver/core';
 import { metaTools } from '@quiver/engine/mcp';
 import { UsageError } from './config.js';
 
@@ -17,18 +23,27 @@ export interface TokenReport {
   toolkits: Array<{ name: string; tools: number; tokens: number }>;
   /** The whole listing: MCP's `tools/list` result, or the provider's `tools` array. */
   listing: { all: number; discovery: number };
+  /** MCP only: the display fields, which the counts above leave out. */
+  display?: DisplayCost;
 }
 
-type Definition = Pick<McpToolDefinition, 'name' | 'description' | 'inputSchema'>;
+export interface DisplayCost {
+  /** Tokens the tools' titles would add, were they read: in all, and for the median tool of those that have one. */
+  titles: { tools: number; tokens: number; median: number };
+  /** `tools/list` of every offered tool as sent, in bytes of compact JSON, and what its titles and its icons add to it. */
+  bytes: { listing: number; titles: number; icons: number; iconsAs: 'url' | 'data URI' | 'none' };
+}
 
-/** A served MCP definition in the shape each format sends. */
+type Definition = Pick<McpToolDefinition, 'name' | 'description' | 'inputSchema'> & { title?: string; icons?: unknown; annotations?: object };
+
+/** A served MCP definition in the shape each format sends, as the model reads it. */
 function shaped(definition: Definition, format: TokenFormat): unknown {
   const { name, description, inputSchema } = definition;
   if (format === 'openai') return { type: 'function', function: { name, description, parameters: inputSchema } };
   if (format === 'openai-strict') return { type: 'function', function: { name, description, parameters: openAiStrictSchema(inputSchema), strict: true } };
   if (format === 'anthropic') return { name, description, input_schema: inputSchema };
   if (format === 'gemini') return { name, description, parameters: geminiSchema(inputSchema) };
-  return definition;
+  return withoutDisplayFields(definition);
 }
 
 const listing = (definitions: unknown[], format: TokenFormat) => JSON.stringify(format === 'mcp' ? { tools: definitions } : definitions);
@@ -37,7 +52,8 @@ const listing = (definitions: unknown[], format: TokenFormat) => JSON.stringify(
 export async function tokenReport(tools: readonly Tool[], policy: ServingPolicy, format: TokenFormat): Promise<TokenReport> {
   const countTokens = await loadTokenizer();
   const offered = tools.filter((tool) => policy.offers(tool));
-  const definitions = offered.map((tool) => shaped(policy.toMcpTool(tool), format));
+  const served = offered.map((tool) => policy.toMcpTool(tool));
+  const definitions = served.map((definition) => shaped(definition, format));
   const perTool = offered.map((tool, i) => ({
     name: `${tool.toolkit.name}.${tool.name}`,
     toolkit: tool.toolkit.name,
@@ -56,6 +72,32 @@ export async function tokenReport(tools: readonly Tool[], policy: ServingPolicy,
     tools: perTool,
     toolkits: [...toolkits.values()],
     listing: { all: countTokens(listing(definitions, format)), discovery: countTokens(listing(meta, format)) },
+    ...(format === 'mcp' && { display: displayCost(served, policy, countTokens) }),
+  };
+}
+
+/** What the display fields cost: each title's tokens (the definition with it, less the definition without), and their bytes. */
+function displayCost(served: McpToolDefinition[], policy: ServingPolicy, countTokens: (text: string) => number): DisplayCost {
+  const titled = served.filter((definition) => definition.title);
+  const perTitle = titled
+    .map((definition) => {
+      const { icons: _icons, ...withTitle } = definition;
+      return countTokens(JSON.stringify(withTitle)) - countTokens(JSON.stringify(withoutDisplayFields(definition)));
+    })
+    .sort((a, b) => a - b);
+  const size = (definitions: object[]) => Buffer.byteLength(listing(definitions, 'mcp'));
+  const sent = size(served);
+  const untitled = size(served.map(({ title: _title, ...rest }) => rest));
+  const plain = size(served.map(({ icons: _icons, ...rest }) => rest));
+  const icons = served.some((definition) => definition.icons);
+  return {
+    titles: { tools: titled.length, tokens: perTitle.reduce((sum, n) => sum + n, 0), median: perTitle[Math.floor(perTitle.length / 2)] ?? 0 },
+    bytes: {
+      listing: sent,
+      titles: sent - untitled,
+      icons: sent - plain,
+      iconsAs: !icons ? 'none' : policy.options.iconBaseUrl !== undefined ? 'url' : 'data URI',
+    },
   };
 }
 
@@ -71,8 +113,16 @@ export function formatTokenReport(report: TokenReport): string {
     '',
     `${name}, every tool (${n(report.tools.length)}): ${n(report.listing.all)} tokens`,
     `${name}, discovery mode (3 meta-tools): ${n(report.listing.discovery)} tokens`,
-    `(o200k_base tokens of the compact JSON, ${report.format} format)`,
+    `(o200k_base tokens of the compact JSON, ${report.format} format, as the model reads it${report.format === 'mcp' ? ': name, description, inputSchema, annotations; the display fields title and icons are left out' : ''})`,
   );
+  const display = report.display;
+  if (display) {
+    const kb = (bytes: number) => `${(bytes / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} KB`;
+    lines.push(
+      `titles, for the person (not counted above): ${n(display.titles.tokens)} tokens over ${n(display.titles.tools)} tools, ${n(display.titles.median)} a tool at the median`,
+      `tools/list as sent: ${kb(display.bytes.listing)}, of which titles ${kb(display.bytes.titles)} and icons ${kb(display.bytes.icons)} (${display.bytes.iconsAs})`,
+    );
+  }
   return lines.join('\n');
 }
 

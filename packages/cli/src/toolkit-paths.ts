@@ -16,7 +16,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defineToolkit, type Tool, type Toolkit, type ToolkitData, type ToolkitNeeds } from '@quiver/core';
+import { defineToolkit, iconProblems, type Tool, type Toolkit, type ToolkitData, type ToolkitNeeds } from '@quiver/core';
 import { catalogDigest, catalogProblems } from '@quiver/openapi';
 import { UsageError, type ToolkitPath } from './config.js';
 
@@ -308,6 +308,11 @@ export function toolkitProblems(toolkit: Toolkit, { checkedAtImport = false } = 
   const problems: string[] = [];
   if (typeof toolkit.version !== 'string' || !toolkit.version) problems.push('version must be a non-empty string');
   if (typeof toolkit.description !== 'string') problems.push('description must be a string');
+  // The icon is served to anyone (a data URI over stdio, a public URL on the engine): plain shapes only.
+  if (toolkit.icon !== undefined) {
+    if (typeof toolkit.icon !== 'string') problems.push('icon must be SVG markup (a string)');
+    else for (const problem of iconProblems(toolkit.icon)) problems.push(`icon ${problem}`);
+  }
   if (!toolkit.tools.length) problems.push('there are no tools');
   for (const [index, tool] of toolkit.tools.entries()) {
     const at = typeof tool.name === 'string' && tool.name ? tool.name : `tools[${index}]`;
@@ -320,6 +325,7 @@ export function toolkitProblems(toolkit: Toolkit, { checkedAtImport = false } = 
 function toolProblems(tool: Tool, toolkit: Toolkit): string[] {
   const problems: string[] = [];
   if (typeof tool.name !== 'string') problems.push('name must be a string');
+  if (tool.title !== undefined && (typeof tool.title !== 'string' || !tool.title.trim())) problems.push('title must be a non-empty string when given');
   if (typeof tool.description !== 'string' || !tool.description.trim()) problems.push('description must be a non-empty string');
   if (!tool.output || typeof tool.output.description !== 'string') problems.push('output.description must be a string');
   if (!tool.requirements || typeof tool.requirements !== 'object') problems.push('requirements must be an object ({} when none)');

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -168,22 +170,38 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
   });
 });
 
-describe('quiver mcp --confirm-destructive, with a client that declared form elicitation', () => {
+/** A client that declared form elicitation, answering with whatever `answer` holds, of either era. */
+const confirmingClients = {
+  '2025-11-25': async (argv: string[], answer: (message: string) => ElicitResult) => {
+    const client = new Client({ name: 'quiver-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params.message));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: argv, stderr: 'ignore' }));
+    return client;
+  },
+  '2026-07-28': async (argv: string[], answer: (message: string) => ElicitResult) => {
+    // No elicitation requests in this era: the call answers input_required, and the client calls again with the answer.
+    const client = new ModernClient(
+      { name: 'quiver-test', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => answer((request.params as { message: string }).message));
+    await client.connect(new ModernStdioTransport({ command: process.execPath, args: argv, stderr: 'ignore' }));
+    return client as unknown as Client;
+  },
+};
+
+describe.each(Object.entries(confirmingClients))('quiver mcp --confirm-destructive, with a %s client that declared form elicitation', (_era, open) => {
   let client: Client;
   /** The person's next answer, and what they were asked. */
   let answer: ElicitResult = { action: 'decline' };
   const asked: string[] = [];
   beforeAll(async () => {
-    client = new Client({ name: 'quiver-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params.message);
+    client = await open([cliPath, 'mcp', '--sandbox', '--confirm-destructive'], (message) => {
+      asked.push(message);
       return answer;
     });
-    await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--sandbox', '--confirm-destructive'], stderr: 'ignore' }),
-    );
   });
-  afterAll(() => client.close());
+  afterAll(() => client?.close());
 
   it('asks the person instead of refusing, and deletes only when they accept', async () => {
     const { id } = json(await createCampaign(client, 'Asked about'));

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ModernClient } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,14 +13,24 @@ import { join } from 'node:path';
 import { toolkits } from '@quiver/toolkits';
 import { cliPath, runCli } from './run-cli.js';
 
-/** The same checks over both transports, with the official SDK client against `--sandbox`. */
-function mcpSuite(name: string, connect: () => Promise<Transport>) {
+/** What the suite asks of a client, of either SDK and either era. */
+type McpClient = Pick<Client, 'listTools' | 'callTool' | 'close'>;
+
+/** A 2025 client (SDK 1.x, `initialize`) over the given transport. */
+const legacyClient = (connect: () => Promise<Transport>) => async () => {
+  const client = new Client({ name: 'quiver-test', version: '1.0.0' });
+  await client.connect(await connect());
+  return client;
+};
+
+/** The same checks over both transports and both eras, with the official SDK clients against `--sandbox`. */
+function mcpSuite(name: string, open: () => Promise<McpClient>) {
   describe(`MCP over ${name}`, () => {
-    const client = new Client({ name: 'quiver-test', version: '1.0.0' });
+    let client: McpClient;
     beforeAll(async () => {
-      await client.connect(await connect());
+      client = await open();
     });
-    afterAll(() => client.close());
+    afterAll(() => client?.close());
 
     it('lists every tool with its schema and annotations', async () => {
       const { tools } = await client.listTools();
@@ -63,7 +75,20 @@ function mcpSuite(name: string, connect: () => Promise<Transport>) {
   });
 }
 
-mcpSuite('stdio', async () => new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp', '--sandbox'], stderr: 'ignore' }));
+const stdio = { command: process.execPath, args: [cliPath, 'mcp', '--sandbox'], stderr: 'ignore' as const };
+mcpSuite(
+  'stdio',
+  legacyClient(async () => new StdioClientTransport(stdio)),
+);
+// The 2026-07-28 revision over the same pipe: no initialize, each request with its own _meta.
+mcpSuite('stdio, 2026-07-28', async () => {
+  const client = new ModernClient({ name: 'quiver-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new ModernStdioTransport(stdio));
+  expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  const { tools } = await client.listTools();
+  expect(tools[0]!.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+  return client as unknown as McpClient;
+});
 
 let server: ChildProcess | undefined;
 const serverLog: string[] = [];
@@ -71,16 +96,19 @@ let apiKey = '';
 afterAll(() => {
   server?.kill();
 });
-mcpSuite('streamable HTTP', async () => {
-  const env = { ...process.env, QUIVER_DATA_DIR: mkdtempSync(join(tmpdir(), 'quiver-engine-')) };
-  apiKey = (await runCli(['keys', 'create', '--name', 'mcp-test'], env)).stdout.trim();
-  server = spawn(process.execPath, [cliPath, 'serve', '--sandbox', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const lines = createInterface({ input: server.stderr! });
-  lines.on('line', (text) => serverLog.push(text));
-  const line = await new Promise<string>((resolve) => lines.on('line', (text) => text.includes('/v1/mcp') && resolve(text)));
-  const url = /MCP (http:\/\/\S+\/v1\/mcp)/.exec(line)![1]!;
-  return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'quiver-user-id': 'mcp-user' } } });
-});
+mcpSuite(
+  'streamable HTTP',
+  legacyClient(async () => {
+    const env = { ...process.env, QUIVER_DATA_DIR: mkdtempSync(join(tmpdir(), 'quiver-engine-')) };
+    apiKey = (await runCli(['keys', 'create', '--name', 'mcp-test'], env)).stdout.trim();
+    server = spawn(process.execPath, [cliPath, 'serve', '--sandbox', '--port', '0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const lines = createInterface({ input: server.stderr! });
+    lines.on('line', (text) => serverLog.push(text));
+    const line = await new Promise<string>((resolve) => lines.on('line', (text) => text.includes('/v1/mcp') && resolve(text)));
+    const url = /MCP (http:\/\/\S+\/v1\/mcp)/.exec(line)![1]!;
+    return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'quiver-user-id': 'mcp-user' } } });
+  }),
+);
 
 describe('quiver serve log', () => {
   it('has one line per tool call with its outcome, and no credentials', () => {
@@ -98,5 +126,46 @@ describe('quiver serve log', () => {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ name: 'unauthorized' });
+  });
+});
+
+describe('tasks over stdio (2026-07-28), held by the quiver mcp process', () => {
+  it('runs a run_at call in this process, says it is lost if the process stops, and answers for it once done', async () => {
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const answers = new Map<number, (message: any) => void>();
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const message = JSON.parse(line);
+      answers.get(message.id)?.(message);
+    });
+    let id = 0;
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
+    const request = (method: string, params: object) =>
+      new Promise<any>((resolve) => {
+        answers.set(++id, resolve);
+        child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } })}\n`);
+      });
+    try {
+      // Started and answering first, so that the time given is still to come when the call arrives.
+      expect((await request('tools/list', {})).result.tools.length).toBeGreaterThan(1000);
+      const runAt = new Date(Date.now() + 1_500).toISOString();
+      const created = (await request('tools/call', { name: 'CommerceTools_GetDiscountCodes', arguments: { run_at: runAt } })).result;
+      expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+      expect(created.statusMessage).toContain('lost if the process stops');
+      for (;;) {
+        const task = (await request('tasks/get', { taskId: created.taskId })).result;
+        if (task.status !== 'working') {
+          expect(task).toMatchObject({ status: 'completed', result: { content: [{ type: 'text' }] } });
+          expect(task.result.isError).toBeFalsy();
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -11,4 +11,6 @@ export interface ToolContext {
   client: UpstreamClient;
   /** The toolkit making the call, which the upstream client's metrics are labelled with. */
   toolkit?: string;
+  /** Set when the caller cancels a read: its upstream request is aborted (see Invocation.cancelled). */
+  cancelled?: AbortSignal;
 }

@@ -14,7 +14,7 @@ import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ServingPolicy } from './serving.js';
 import { builtinSource } from './source.js';
 import { afterAnswer, DURATION_BUCKETS, failed, instrumentSet, telemetry } from './telemetry.js';
-import { qualifiedName, type Tool, type Toolkit } from './tool.js';
+import { annotationsOf, qualifiedName, type Tool, type Toolkit } from './tool.js';
 import type { UpstreamClient } from './upstream.js';
 import type { Span } from '@opentelemetry/api';
 
@@ -79,6 +79,11 @@ export interface CallOptions {
    * engine's limits of calls in flight. A refusal is the call's result; an admitted call is released when it ends.
    */
   admit?: () => Promise<Admission>;
+  /**
+   * The caller no longer wants the answer (an MCP client cancelled the request, or went away): a read's
+   * upstream request still unanswered is aborted. A write is never cut short: it may already have acted.
+   */
+  cancelled?: AbortSignal;
 }
 
 /** A call let through (to be released once it has ended), or refused with an error for the caller. */
@@ -205,7 +210,8 @@ export class Dispatcher {
               return { error: resolved.refused };
             }
             credentials = credentialForms(found.tool, resolved);
-            return redactResult(await found.source.invoke(found.tool, args, { executionId, userId: options.userId, ...resolved }), credentials);
+            const cancelled = annotationsOf(found.tool).readOnlyHint ? options.cancelled : undefined;
+            return redactResult(await found.source.invoke(found.tool, args, { executionId, userId: options.userId, ...resolved, cancelled }), credentials);
           } finally {
             admission?.release();
           }

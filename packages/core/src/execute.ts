@@ -40,7 +40,7 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   if ('error' in request) return request;
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
   if (http.auth) placeCredentials(request, http.auth, context.secrets);
-  const outcome = await context.client.send(request, context.toolkit);
+  const outcome = await context.client.send(request, context.toolkit, context.cancelled);
   if ('error' in outcome) return outcome;
   const { status, headers, body: value } = outcome.response;
   // Redirects are not followed (the credential would go wherever the upstream points): the model hears where it led.

@@ -3,6 +3,7 @@
  * Gemini function declaration, engine ToolDefinition.
  */
 import { geminiSchema, openAiStrictSchema } from './dialects.js';
+import { mcpIcons } from './icons.js';
 import { inputSchema } from './input.js';
 import { annotationsOf, type Annotations, type JsonSchema, type Parameter, type Tool, qualifiedName } from './tool.js';
 
@@ -21,17 +22,39 @@ export function functionName(tool: Tool): string {
   return name.length <= 64 ? name : `${name.slice(0, 55)}_${hash(name)}`;
 }
 
+export interface McpToolOptions {
+  /** Where the engine serves the toolkits' icons (`<iconBaseUrl>/<Toolkit>/icon.svg`); without it, icons are data URIs. */
+  iconBaseUrl?: string;
+}
+
 /**
- * No `title`: it would only spell the name again (some 16 tokens a tool, twice), and clients show
- * the name when there is none.
+ * The MCP tool: what the model reads (name, description, input schema, the annotations that say something)
+ * and two display fields for the person, which clients show and do not hand to the model: `title`, the tool's
+ * own label from its data ("Create an issue"; none is made up from the name, which clients show when there is
+ * no title), and `icons`, its toolkit's icon (see icons.ts). Token counts leave the display fields out
+ * (`withoutDisplayFields`); `quiver tools tokens` reports the titles' cost apart.
  */
-export function toMcpTool(tool: Tool) {
+export function toMcpTool(tool: Tool, options: McpToolOptions = {}) {
+  const icons = mcpIcons(tool.toolkit, options.iconBaseUrl);
   return {
     name: functionName(tool),
+    ...(tool.title && { title: tool.title }),
     description: tool.description,
     inputSchema: inputSchema(tool),
     annotations: servedAnnotations(tool),
+    ...(icons && { icons }),
   };
+}
+
+/**
+ * An MCP definition as the model reads it: without `title` and `icons`, and without the display name of an older
+ * revision, `annotations.title` (the meta-tools carry one). What `describe_tool` answers and token counts count.
+ */
+export function withoutDisplayFields<T extends { title?: unknown; icons?: unknown; annotations?: object }>(definition: T): Omit<T, 'title' | 'icons'> {
+  const { title: _title, icons: _icons, ...rest } = definition;
+  if (!rest.annotations || !('title' in rest.annotations)) return rest;
+  const { title: _annotationTitle, ...annotations } = rest.annotations as { title?: unknown };
+  return { ...rest, annotations };
 }
 
 /**

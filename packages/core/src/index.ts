@@ -21,3 +21,4 @@ export * from './response.js';
 export * from './paging.js';
 export * from './serving.js';
 export * from './telemetry.js';
+export * from './icons.js';

@@ -18,6 +18,11 @@ export interface ServingOptions extends ToolSelection {
   confirmDestructive?: boolean;
   /** Results estimated over this many tokens are cut; 0 turns cutting off. Default 20,000. */
   maxResponseTokens?: number;
+  /**
+   * Where the tools' icons are served: `<iconBaseUrl>/<Toolkit>/icon.svg` (the engine: its public URL and
+   * `/v1/toolkits`). Without it (stdio, which serves no files) each tool carries its toolkit's icon as a data URI.
+   */
+  iconBaseUrl?: string;
 }
 
 export type McpToolDefinition = ReturnType<typeof toMcpTool>;
@@ -68,8 +73,9 @@ export class ServingPolicy {
     return schema;
   }
 
+  /** The tool as `tools/list` serves it: the schema with the server's parameters, and icons as this server gives them. */
   toMcpTool(tool: Tool): McpToolDefinition {
-    return { ...toMcpTool(tool), inputSchema: this.inputSchema(tool) };
+    return { ...toMcpTool(tool, { iconBaseUrl: this.options.iconBaseUrl }), inputSchema: this.inputSchema(tool) };
   }
 
   /**

@@ -14,6 +14,11 @@ export interface Invocation {
   token?: string;
   /** The secrets the tool declares, and no others. */
   secrets: Record<string, string>;
+  /**
+   * Aborts the call's upstream request once the caller cancels it; given for reads only, since a write
+   * that may have reached the upstream must finish and be reported as what it did.
+   */
+  cancelled?: AbortSignal;
 }
 
 export interface ToolSource {
@@ -47,9 +52,10 @@ export function builtinSource(toolkits: readonly Toolkit[], client: UpstreamClie
     id: 'builtin',
     label: 'the built-in toolkits',
     tools: () => (listing ??= Promise.resolve().then(() => toolkits.flatMap((toolkit) => toolkit.tools))),
-    invoke: (tool, input, { token, secrets }) => {
+    invoke: (tool, input, { token, secrets, cancelled }) => {
       const baseUrl = baseUrlOf.get(tool.toolkit.name)!;
-      return executeTool(tool, input, { baseUrl: typeof baseUrl === 'function' ? baseUrl() : baseUrl, token, secrets, client, toolkit: tool.toolkit.name });
+      const context = { baseUrl: typeof baseUrl === 'function' ? baseUrl() : baseUrl, token, secrets, client, toolkit: tool.toolkit.name, cancelled };
+      return executeTool(tool, input, context);
     },
   };
 }

@@ -95,6 +95,11 @@ export interface Annotations {
 
 export interface ToolData {
   name: string;
+  /**
+   * A short sentence-case label for people ("Create an issue"), served as MCP `title` for clients to show:
+   * a display field, not text for the model (the provider formats leave it out).
+   */
+  title?: string;
   description: string;
   parameters: Parameter[];
   output: { description: string; schema?: JsonSchema };
@@ -125,6 +130,11 @@ export interface ToolkitInfo {
    * that search meets everyday words. Indexed, never served; read when a search index is first built.
    */
   phrases?: () => Readonly<Record<string, readonly string[]>>;
+  /**
+   * The service's icon, SVG markup (a small glyph drawn for the toolkit, see icons.ts), served on each of its
+   * tools as MCP `icons`: a display field, never read by the model.
+   */
+  icon?: string;
 }
 
 export interface ToolkitData extends ToolkitInfo {
@@ -160,7 +170,13 @@ export function toolkitNeeds(toolkit: { needs?: ToolkitNeeds; tools: readonly To
 
 /** Joins catalog data with the handlers of the tools that have behaviour of their own. */
 export function defineToolkit(data: ToolkitData, handlers: Record<string, ToolHandler> = {}): Toolkit {
-  const info: ToolkitInfo = { name: data.name, version: data.version, description: data.description, phrases: data.phrases };
+  const info: ToolkitInfo = {
+    name: data.name,
+    version: data.version,
+    description: data.description,
+    phrases: data.phrases,
+    ...(data.icon !== undefined && { icon: data.icon }),
+  };
   const tools = data.tools.map((tool): Tool => ({ ...tool, toolkit: info, handler: handlers[tool.name] }));
   for (const name of Object.keys(handlers)) {
     if (!tools.some((tool) => tool.name === name)) throw new Error(`${data.name}: handler for unknown tool ${name}`);

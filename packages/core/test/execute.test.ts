@@ -321,7 +321,7 @@ describe('formats', () => {
   it('derives annotations from the method and names from toolkit and tool', () => {
     expect(formatTool(createThing, 'mcp')).toMatchObject({
       name: 'Example_CreateThing',
-      // Only the hints that say something: no title spelling the name again, no MCP defaults.
+      // Only the hints that say something, no MCP defaults; no title, since the data gives none (none is made from the name).
       annotations: { readOnlyHint: false, destructiveHint: false },
       inputSchema: { type: 'object', required: ['owner', 'title'], additionalProperties: false },
     });

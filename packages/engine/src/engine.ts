@@ -68,6 +68,8 @@ export interface Engine {
   config: EngineConfig;
   /** Where the HTTP API listens, once it does (the port is known only then when the configured one is 0). */
   address: EngineAddress;
+  /** Where clients and browsers reach the engine: its public URL (`QUIVER_PUBLIC_URL`), else the address it listens on. */
+  publicUrl: () => string;
   store: Store;
   vault: Vault;
   changes: ChangeWatcher;
@@ -157,6 +159,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const engine: Engine = {
     config,
     address,
+    publicUrl,
     store,
     vault,
     changes,

@@ -6,6 +6,7 @@ export { AuditTrail, AUDIT_ACTIONS, commandLineActor, type AuditAction, type Aud
 export type { ReadinessState } from './readiness.js';
 export { startEngine, allRoutes, type RunningEngine } from './server.js';
 export { buildApp, type Routes } from './http/app.js';
+export { iconBaseUrl, toolkitIconsPath } from './http/routes/toolkits.js';
 export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServerOptions } from './mcp/server.js';
 export { sandboxCredentials, type Credentials, type AuthorizationResponse } from './auth/credentials.js';
 export { OAuth } from './auth/oauth.js';

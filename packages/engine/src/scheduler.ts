@@ -318,6 +318,22 @@ export class Scheduler {
     return backlog;
   }
 
+  /**
+   * Cancels an execution that has not started (true), or does nothing (false): one that runs may already
+   * have acted upstream, and ends as it ends. `userId` must be the execution's own.
+   */
+  async cancel(id: string, userId: string | undefined): Promise<boolean> {
+    const now = new Date().toISOString();
+    const cancelled = await this.db
+      .updateTable('executions')
+      .set({ status: 'cancelled', finished_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'scheduled')
+      .where('user_id', userId === undefined ? 'is' : '=', userId ?? null)
+      .executeTakeFirst();
+    return Number(cancelled.numUpdatedRows) === 1;
+  }
+
   async list(limit: number, offset: number) {
     const [rows, total] = await Promise.all([
       this.db

@@ -18,6 +18,7 @@ import { scheduledRoutes } from './http/routes/scheduled.js';
 import { secretRoutes } from './http/routes/secrets.js';
 import { toolIndexRoutes } from './http/routes/tool-index.js';
 import { toolRoutes } from './http/routes/tools.js';
+import { toolkitRoutes } from './http/routes/toolkits.js';
 import { workerRoutes } from './http/routes/workers.js';
 import { metricsRoutes, startMetricsListener } from './http/routes/metrics.js';
 import { observeEngine } from './telemetry/engine-metrics.js';
@@ -41,6 +42,7 @@ export const allRoutes: Routes[] = [
   oauthGrantRoutes,
   auditRoutes,
   toolIndexRoutes,
+  toolkitRoutes,
   activityRoutes,
   consoleRoutes,
   authorizationServerRoutes,

@@ -66,6 +66,10 @@ export function catalogProblemsByTool(toolkit: ToolkitData, options: CatalogChec
         problems.push(...textProblems(text, max, words, strict).map((problem) => `${at}: ${what} ${problem}`));
       }
     }
+    // A title is a label a client shows on one line, for a person: no model reads it, so only its shape is checked.
+    if (tool.title !== undefined && (typeof tool.title !== 'string' || !tool.title.trim() || /[\n\r]/.test(tool.title) || tool.title.length > 100)) {
+      say('title is not one line of 1 to 100 characters');
+    }
     const parameterNames = new Set<string>();
     for (const parameter of tool.parameters) {
       const where = `${at}.${parameter.name}`;

@@ -8,7 +8,7 @@
 import type { HttpBinding, HttpMethod, Parameter, ParameterLocation, Requirements, SecretAuth, ToolData, ToolkitData } from '@quiver/core';
 import { SchemaConverter, isSimple } from './schema.js';
 import { isNode, modeParameters, type Node } from './shapes.js';
-import { pascalCase, plainText, screamingSnake, shorten, wordCount } from './text.js';
+import { operationWords, pascalCase, plainText, screamingSnake, shorten, wordCount } from './text.js';
 
 export interface AuthProviderManifest {
   id: string;
@@ -62,8 +62,9 @@ export interface ConvertOptions {
   source: string;
 }
 
-/** Tool descriptions stay within this many characters, parameters' within PARAMETER_TEXT. */
+/** Tool descriptions stay within this many characters, parameters' within PARAMETER_TEXT, titles within TITLE_TEXT. */
 export const TOOL_TEXT = 400;
+export const TITLE_TEXT = 80;
 export const PARAMETER_TEXT = 200;
 /** A JSON object body with more fields than this is a mode-driven tool (a long parameter list costs tokens). */
 export const FLAT_BODY_FIELDS = 15;
@@ -209,6 +210,7 @@ class Converter {
     const description = this.description(operation, httpMethod, path, pagingNames, links);
     const tool: ToolData & { tags?: string[] } = {
       name,
+      title: this.title(operation, httpMethod, path),
       description,
       parameters,
       output: { description: this.outputDescription(operation) },
@@ -217,7 +219,10 @@ class Converter {
       ...(requestBody && { requestBody }),
     };
     if (Array.isArray(operation.tags) && operation.tags.length) tool.tags = operation.tags.filter((tag): tag is string => typeof tag === 'string');
-    if (operation.deprecated === true) tool.description = shorten(`Deprecated. ${tool.description}`, TOOL_TEXT);
+    if (operation.deprecated === true) {
+      tool.description = shorten(`Deprecated. ${tool.description}`, TOOL_TEXT);
+      tool.title = `${tool.title} (deprecated)`;
+    }
     this.made.push({
       tool: name,
       method: httpMethod,
@@ -402,6 +407,18 @@ class Converter {
     if (links) text += ' Pages through results: each result tells the arguments of the next page.';
     else if (paging.length) text += ` Paged with ${paging.join(', ')}.`;
     return shorten(text, TOOL_TEXT);
+  }
+
+  /**
+   * What a person sees for the tool in a client (MCP `title`): the operation's summary (its first sentence), the
+   * document's own label for it; without one, its operationId in words (`listPets`: "List pets"), or else its method and path.
+   */
+  private title(operation: Node, method: HttpMethod, path: string): string {
+    const text = plainText(operation.summary);
+    const summary = shorten(text.match(/^.+?[.!?](?=\s+[A-Z])/)?.[0] ?? text, TITLE_TEXT).replace(/[.:;,\s]+$/, '');
+    if (summary) return summary[0]!.toUpperCase() + summary.slice(1);
+    const words = typeof operation.operationId === 'string' ? operationWords(operation.operationId) : '';
+    return words || `${method} ${path.replace(/#.*$/, '')}`;
   }
 
   private outputDescription(operation: Node): string {

@@ -63,6 +63,18 @@ export function pascalCase(text: string): string {
     .join('');
 }
 
+/** An operationId as a sentence-case label: `listPets`, `get_user-by_id`, `pets.list` → `List pets`, `Get user by id`, `Pets list`. */
+export function operationWords(text: string): string {
+  const words = text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    // Acronyms stay as they are (`getURL`, `listAPIKeys`); other words go lower case.
+    .map((word) => (/^[A-Z0-9]{2,}$/.test(word) ? word : word.toLowerCase()));
+  const sentence = words.join(' ');
+  return sentence && sentence[0]!.toUpperCase() + sentence.slice(1);
+}
+
 /** `PetStore`, `api-key` → `PET_STORE`, `API_KEY`. */
 export function screamingSnake(text: string): string {
   return text

@@ -3,7 +3,7 @@
  * split over two files), and the catalog checks every built-in toolkit passes, on what the import makes.
  */
 import { annotationsOf, buildRequest, placeCredentials, validate, type Parameter, type ToolData, type UpstreamRequest } from '@quiver/core';
-import { catalogProblems, importDocument, modeParameters, SchemaConverter, type ImportedToolkit } from '@quiver/openapi';
+import { catalogProblems, convertDocument, importDocument, modeParameters, SchemaConverter, type ImportedToolkit } from '@quiver/openapi';
 import { toolkits } from '@quiver/toolkits';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -66,6 +66,38 @@ describe('descriptions', () => {
     // Too short alone: the method and path complete it.
     expect(tool(tasks, 'GetTasks').description).toBe('List tasks: GET /tasks of the Tasks API. Paged with cursor, limit.');
     expect(param(tool(tasks, 'GetTasks'), 'done').description).toBe('The done query parameter.');
+  });
+});
+
+describe('titles', () => {
+  it("are the operation's summary, a label for people, kept out of what the model reads", () => {
+    expect(tool(pets, 'ListPets').title).toBe('List pets');
+    expect(tool(pets, 'GetPet').title).toBe('Get one pet by its identifier');
+    expect(tool(tasks, 'PostTasksByIdLabels').title).toBe('Add labels to the task');
+    expect(tool(zoo, 'ListAnimals').title).toBeTruthy();
+    for (const imported of [pets, tasks, zoo]) {
+      for (const made of imported.toolkit.tools) expect(made.title, made.name).toMatch(/^[A-Z0-9][^\n]{0,99}$/);
+    }
+  });
+
+  it('come from the operationId in words without a summary, and from method and path without either', () => {
+    expect(tool(tasks, 'TaskGet').title).toBe('Task get');
+    const things = convertDocument(
+      {
+        openapi: '3.0.3',
+        info: { title: 'Things', version: '1' },
+        servers: [{ url: 'https://api.example.com' }],
+        paths: {
+          '/things/{id}': {
+            get: { operationId: 'getThingByID', responses: { 200: { description: 'A thing.' } } },
+            delete: { responses: { 204: { description: 'Gone.' } } },
+            patch: { summary: 'Rename a thing. The new name must be unique.', deprecated: true, responses: { 200: { description: 'Renamed.' } } },
+          },
+        },
+      },
+      { name: 'Things', source: 'things.json' },
+    ).toolkit.tools;
+    expect(things.map((made) => made.title)).toEqual(['Get thing by ID', 'DELETE /things/{id}', 'Rename a thing (deprecated)']);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   suggestToolNames,
   toMcpTool,
   toolError,
+  withoutDisplayFields,
   type Dispatcher,
   type ServingPolicy,
   type Tool,
@@ -85,23 +86,24 @@ export function metaTools(offered: readonly Tool[], readOnly: boolean) {
 
 export const isMetaTool = (name: string): boolean => name === searchToolsName || name === describeToolName || name === callToolName;
 
-export interface MetaContext {
+export interface MetaContext<Called = ToolResult> {
   dispatcher: Dispatcher;
   /** The session's policy: what is offered, and how calls are guarded. */
   policy?: ServingPolicy;
-  /** Runs a tool for the session. */
-  call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
+  /** Runs a tool for the session (over MCP, its answer may be a question for the person first). */
+  call: (name: string, args: Record<string, unknown>) => Promise<Called>;
 }
 
 /** Runs one meta-tool. */
-export async function callMetaTool(name: string, args: Record<string, unknown>, context: MetaContext): Promise<ToolResult> {
+export async function callMetaTool<Called>(name: string, args: Record<string, unknown>, context: MetaContext<Called>): Promise<ToolResult | Called> {
   switch (name) {
     case searchToolsName:
       return searchTools(args, context);
     case describeToolName: {
       const tool = typeof args.name === 'string' ? (await context.dispatcher.find(args.name, context.policy))?.tool : undefined;
       if (!tool) return unknownTool(args.name, await context.dispatcher.list(context.policy));
-      return { value: context.policy ? context.policy.toMcpTool(tool) : toMcpTool(tool) };
+      // What the model reads: the title and icons are for the person.
+      return { value: withoutDisplayFields(context.policy ? context.policy.toMcpTool(tool) : toMcpTool(tool)) };
     }
     default: {
       if (typeof args.name !== 'string' || !args.name) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${callToolName} needs name: the tool to run.`);
@@ -114,7 +116,7 @@ export async function callMetaTool(name: string, args: Record<string, unknown>, 
   }
 }
 
-async function searchTools(args: Record<string, unknown>, { dispatcher, policy }: MetaContext): Promise<ToolResult> {
+async function searchTools(args: Record<string, unknown>, { dispatcher, policy }: MetaContext<unknown>): Promise<ToolResult> {
   const { query, toolkit, limit = defaultLimit } = args;
   if (typeof query !== 'string' || !query.trim()) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${searchToolsName} needs query: what the tool should do.`);
   if (toolkit !== undefined && typeof toolkit !== 'string') return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', 'toolkit must be a toolkit name.');

@@ -1,15 +1,62 @@
-/** Tools as an MCP server (official SDK, low-level server: our tools bring their own JSON Schemas). */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { confirmName, toMcpTool, type CallOptions, type ConfirmWithPerson, type Dispatcher, type ServingPolicy, type ToolResult } from '@quiver/core';
+/**
+ * Tools as an MCP server (the official SDK's low-level server: our tools bring their own JSON Schemas),
+ * one definition for both eras: the 2026-07-28 revision (each request stateless, with its own `_meta`)
+ * and the 2025 revisions (`initialize`). The serving entries pick the era per request or connection
+ * (routes/mcp.ts over HTTP, `quiver mcp` over stdio); the handlers here differ by era only where the
+ * protocol does, in the schema dialect they declare.
+ */
+import {
+  Server,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type ListToolsResult,
+  type ServerCapabilities,
+  type RequestStateCodec,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import {
+  annotationsOf,
+  confirmName,
+  toMcpTool,
+  toolError,
+  type CallOptions,
+  type Dispatcher,
+  type ServingPolicy,
+  type Tool,
+  type ToolResult,
+} from '@quiver/core';
 import { callMetaTool, isMetaTool, metaTools } from './discovery.js';
-import { authorizeThroughUrl, confirmThroughForm, elicitationModes, withNote, type Asking, type AuthorizationWait } from './elicitation.js';
+import { askStateCodec, callRound, declaredCapabilities, personConfirms, type AskState, type AuthorizationWait } from './elicitation.js';
+import {
+  confirmedOnce,
+  createTaskResult,
+  declaresTasks,
+  runAtName,
+  runAtOf,
+  runAtSchema,
+  scheduling,
+  serveTaskMethods,
+  TASK_AFTER_MS,
+  TASKS_EXTENSION,
+  type TaskOwner,
+  type Tasks,
+} from './tasks.js';
 import { observeMcp, type McpNetwork } from './telemetry.js';
 
 export { metaTools } from './discovery.js';
+export { ProcessTasks } from './tasks.js';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
+
+/** The dialect tool schemas declare to a 2026-07-28 client (older clients assume it, and get none). */
+export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/** How often a call that runs long tells a client that asked for progress that it still does. */
+export const PROGRESS_EVERY_MS = 5_000;
+
+/** A tool list holds for a minute: it changes only with the engine's toolkits and workers, and differs by caller. */
+const LIST_CACHE = { ttlMs: 60_000, cacheScope: 'private' } as const;
 
 export interface McpServerOptions {
   /** List the discovery meta-tools (search, describe, call) instead of every tool. */
@@ -28,12 +75,18 @@ export interface McpServerOptions {
   /** The engine's limits of calls in flight, asked as each call is about to run (see CallOptions). */
   admit?: CallOptions['admit'];
   /**
-   * What the client declared at `initialize`, where this server did not see it: over stateless HTTP each
+   * What a 2025 client declared at `initialize`, where this server did not see it: over stateless HTTP each
    * message gets a server of its own, and the session id carries the elicitation modes (see routes/mcp.ts).
    */
   clientCapabilities?: ClientCapabilities;
   /** The engine's authorizations: a call that needs one asks a client with URL elicitation to open it, and waits. */
   authorizations?: AuthorizationWait;
+  /** Seals what a call carries between the rounds of a question to the person (see elicitation.ts); a process-local key by default. */
+  askState?: RequestStateCodec<AskState>;
+  /** Where calls go that become tasks, for 2026-07-28 clients that declare the extension (see tasks.ts); none without. */
+  tasks?: Tasks;
+  /** Whose tasks this session's are: its key or sign-in, and user. */
+  taskOwner?: TaskOwner;
 }
 
 /** A server whose transport's requests are traced and measured once it is connected (see telemetry.ts). */
@@ -51,59 +104,139 @@ class ObservedServer extends Server {
   }
 }
 
+/** The seal of a process of its own (`quiver mcp`), made when its first server is. */
+let processAskState: RequestStateCodec<AskState> | undefined;
+const ownAskState = () => {
+  processAskState ??= askStateCodec();
+  return processAskState;
+};
+
 /** An MCP server over the dispatcher: it lists what the policy offers and sends every call through the dispatcher. */
 export function createMcpServer(dispatcher: Dispatcher, options: McpServerOptions = {}): Server {
-  const { discovery = false, userId, actingUserHint, requestId, keyId, admit, authorizations } = options;
+  const { discovery = false, userId, actingUserHint, requestId, keyId, admit, authorizations, tasks } = options;
+  const owner = options.taskOwner ?? { session: 'this process', userId };
   const policy = options.policy ?? dispatcher.policy;
-  const server = new ObservedServer(serverInfo, { capabilities: { tools: {} } });
+  const codec = options.askState ?? ownAskState();
+  const server = new ObservedServer(serverInfo, {
+    capabilities: { tools: {}, ...(tasks && { extensions: { [TASKS_EXTENSION]: {} } }) } as ServerCapabilities,
+    cacheHints: { 'tools/list': LIST_CACHE },
+    requestState: { verify: codec.verify },
+    inputRequired: { roundTimeoutMs: 10 * 60_000 },
+  });
   server.network = options.network ?? 'tcp';
   if (options.clientCapabilities) server.assumeClientCapabilities(options.clientCapabilities);
 
-  /** A call through the dispatcher, asking the person what only they should answer where the client lets us. */
-  const callFor = (asking: Asking) => async (name: string, args: Record<string, unknown>) => {
-    const modes = elicitationModes(server.getClientCapabilities());
-    let confirmed = false;
-    const ask = modes.form ? confirmThroughForm(asking) : undefined;
-    const confirmWithPerson: ConfirmWithPerson | undefined =
-      ask &&
-      (async (tool, shown) => {
-        const answer = await ask(tool, shown);
-        confirmed = answer === true;
-        return answer;
-      });
-    const callOptions: CallOptions = { userId, actingUserHint, policy, requestId, keyId, admit, confirmWithPerson };
-    const { result, tool, authorization } = await dispatcher.dispatch(name, args, callOptions);
-    if (!modes.url || !authorizations || !tool || authorization?.status !== 'pending' || !authorization.url) return result;
-    const outcome = await authorizeThroughUrl(asking, authorizations, tool, { ...authorization, url: authorization.url });
-    if ('note' in outcome) return withNote(result, outcome.note);
-    // The same call again; a person who confirmed it already is not asked twice.
-    return dispatcher.call(name, confirmed ? { ...args, [confirmName]: true } : args, callOptions);
-  };
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
     const tools = await dispatcher.list(policy);
+    const capabilities = declaredCapabilities(ctx, server.getClientCapabilities());
+    const listed = (
+      discovery
+        ? metaTools(tools, policy?.options.readOnly === true)
+        : tools.map((tool) => listedTool(tool, policy, personConfirms(tool, policy, capabilities)))
+    ) as ListToolsResult['tools'];
+    if (ctx.mcpReq.envelope === undefined) return { tools: listed };
+    // A client that can hold a task is offered run_at on every tool it may call by name.
+    const later = tasks && !discovery && declaresTasks(ctx);
     return {
-      tools: discovery ? metaTools(tools, policy?.options.readOnly === true) : tools.map((tool) => (policy ? policy.toMcpTool(tool) : toMcpTool(tool))),
+      tools: listed.map((tool) => {
+        const inputSchema = { $schema: JSON_SCHEMA_2020_12, ...tool.inputSchema };
+        if (later) inputSchema.properties = { ...inputSchema.properties, [runAtName]: runAtSchema };
+        return { ...tool, inputSchema };
+      }),
     };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args = {} } = request.params;
-    const token = request.params._meta?.progressToken;
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: given = {} } = request.params;
+    const asTask = tasks !== undefined && declaresTasks(ctx);
+    const { [runAtName]: runAtGiven, ...args } = given;
+    const runAt = asTask && runAtName in given ? runAtOf(runAtGiven) : undefined;
+    if (runAt && 'problem' in runAt) return toCallToolResult(toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', runAt.problem));
+    const token = ctx.mcpReq._meta?.progressToken;
     let step = 0;
-    const call = callFor({
-      server,
-      requestId: extra.requestId,
-      signal: extra.signal,
-      ...(token !== undefined && {
-        progress: (message: string) =>
-          extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => {}),
-      }),
-    });
+    const progress =
+      token === undefined
+        ? undefined
+        : (message: string) =>
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } }).catch(() => {});
+    // The call's own cancellation: the request's, until the call becomes a task and outlives the request.
+    const cancelling = new AbortController();
+    const cancel = () => cancelling.abort();
+    ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
+    let scheduled: string | undefined;
+    const options = { userId, actingUserHint, policy, requestId, keyId, admit };
+    const call = (tool: string, input: Record<string, unknown>) =>
+      callRound(tool, input, {
+        dispatcher,
+        options,
+        ctx,
+        codec,
+        capabilities: declaredCapabilities(ctx, server.getClientCapabilities()),
+        authorizations,
+        cancelled: cancelling.signal,
+        ...(runAt &&
+          'at' in runAt && {
+            // Checked and confirmed now, as a call would be; run then.
+            dispatch: scheduling(dispatcher, async (entry, checked) => {
+              scheduled = tasks?.scheduled
+                ? await tasks.scheduled.schedule(entry, checked, userId, runAt.at)
+                : tasks!.process.adopt(
+                    owner,
+                    // Confirmed when scheduled (by the model or the person): it is not asked again when it runs.
+                    { run: () => dispatcher.call(tool, confirmedOnce(entry.tool, checked, policy), options).then(toCallToolResult), startAt: runAt.at },
+                    { note: `Scheduled for ${runAt.at.toISOString()} in this process: it is lost if the process stops before then.` },
+                  ).taskId;
+            }),
+          }),
+        progress,
+      });
     // In discovery mode a tool may still be called by its own name: the same guards apply.
-    const result = discovery && isMetaTool(name) ? await callMetaTool(name, args, { dispatcher, policy, call }) : await call(name, args);
-    return toCallToolResult(result);
+    const running = discovery && isMetaTool(name) ? callMetaTool(name, given, { dispatcher, policy, call }) : call(name, runAt ? args : given);
+    const answer = (result: ToolResult | InputRequiredResult) => (isInputRequired(result) ? result : toCallToolResult(result));
+    // A client that asked for progress hears, while the call runs, that it still does: its timeout starts again.
+    const started = Date.now();
+    const beat = progress && setInterval(() => progress(`Still running after ${Math.round((Date.now() - started) / 1000)} s.`), PROGRESS_EVERY_MS);
+    try {
+      if (!asTask) return answer(await running);
+      if (runAt) {
+        const result = await running;
+        const task = scheduled && (await (tasks!.scheduled ?? tasks!.process).get(scheduled, owner));
+        return task ? createTaskResult(task) : answer(result);
+      }
+      // A call that has not answered in a moment goes on as a task, if this process has room for one.
+      const first = await Promise.race([running, new Promise<undefined>((resolve) => void setTimeout(resolve, TASK_AFTER_MS))]);
+      if (first !== undefined || !tasks!.process.hasRoom()) return answer(first ?? (await running));
+      ctx.mcpReq.signal.removeEventListener('abort', cancel);
+      const found = (await dispatcher.find(name, policy))?.tool;
+      const task = tasks!.process.adopt(
+        owner,
+        { running: running.then((result) => (isInputRequired(result) ? askedTooLate : toCallToolResult(result))) },
+        found && annotationsOf(found).readOnlyHint ? { abort: cancel } : {},
+      );
+      return createTaskResult(task);
+    } finally {
+      clearInterval(beat);
+    }
   });
+  if (tasks) serveTaskMethods(server, tasks, owner);
   return server;
 }
+
+/** A tool as listed: the policy's definition, without `confirm` where the person confirms rather than the model. */
+function listedTool(tool: Tool, policy: ServingPolicy | undefined, byPerson: boolean) {
+  const definition = policy ? policy.toMcpTool(tool) : toMcpTool(tool);
+  if (!byPerson) return definition;
+  const { [confirmName]: _byModel, ...properties } = definition.inputSchema.properties as Record<string, unknown>;
+  const required = (definition.inputSchema.required as string[]).filter((name) => name !== confirmName);
+  return { ...definition, inputSchema: { ...definition.inputSchema, properties, required } };
+}
+
+/** What an adopted call answers that asked the person something after it had become a task (it cannot be asked then). */
+const askedTooLate: CallToolResult = {
+  isError: true,
+  content: [{ type: 'text', text: "The call needed the user's answer after it had become a task, when it can no longer ask; call it again." }],
+};
+
+const isInputRequired = (result: ToolResult | InputRequiredResult): result is InputRequiredResult => 'resultType' in result;
 
 /**
  * A value is its JSON text, followed by the server's note when there is one; a value cut as text

@@ -11,7 +11,6 @@
  *   call goes on as if the person had not answered once the question times out.
  */
 import { randomUUID } from 'node:crypto';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
@@ -19,7 +18,8 @@ import {
   type ClientCapabilities,
   type JSONRPCMessage,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { elicitationModes } from './elicitation.js';
 
 /** A session id for a client that declared elicitation at `initialize`; undefined for any other message or client. */
@@ -28,8 +28,7 @@ export function sessionIdFor(body: unknown): string | undefined {
   if (message?.method !== 'initialize') return undefined;
   const declared = message.params?.capabilities?.elicitation;
   if (declared === null || typeof declared !== 'object') return undefined;
-  // `elicitation: {}` is form mode, as the SDK reads it.
-  const { form, url } = Object.keys(declared).length ? elicitationModes({ elicitation: declared } as ClientCapabilities) : { form: true, url: false };
+  const { form, url } = elicitationModes({ elicitation: declared } as ClientCapabilities);
   return form || url ? `${randomUUID()}.${form ? 'f' : ''}${url ? 'u' : ''}` : undefined;
 }
 

@@ -5,14 +5,14 @@
  * span), and `mcp.server.operation.duration` by method. Seen at the transport, so that `initialize`, which
  * the SDK answers itself, counts like any other method.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { DURATION_BUCKETS, failed, instrumentSet, telemetry } from '@quiver/core';
 import type { Span } from '@opentelemetry/api';
 
 /** Methods counted under their own name; any other is `_OTHER`, so that a client cannot add series at will. */
 const METHODS = new Set([
   'initialize',
+  'server/discover',
   'ping',
   'tools/list',
   'tools/call',

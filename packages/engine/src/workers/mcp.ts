@@ -4,10 +4,23 @@
  * provider-safe (letters, digits, `_`, `-`) and mapped back when called. Each listing or call opens its
  * own session and ends it, so no session can go stale in between. Connecting is retried (nothing has
  * run yet); a call never is.
+ *
+ * The server may speak either era of the protocol: each connect first asks `server/discover` (the
+ * stateless 2026-07-28 revision, each request then carrying its version and client in `_meta`) and falls
+ * back to `initialize` (the 2025 revisions) when the server shows no sign of the newer one. A 2025 server
+ * therefore sees one request more per session than it used to: the probe, which it refuses.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/client';
 import {
   failed,
   injectTraceContext,
@@ -34,22 +47,24 @@ import {
 
 export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   const timeout = worker.timeout * 1000;
-  /** Provider-safe tool name -> the server's name, from the latest listing. */
-  const serverNames = new Map<string, string>();
+  /** Provider-safe tool name -> the server's definition of the tool, from the latest listing. */
+  const definitions = new Map<string, McpTool>();
 
   async function connect(traced: boolean): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
     for (let attempt = 0; ; attempt++) {
-      const client = new Client({ name: serverInfo.name, version: serverInfo.version });
+      // `auto`: `server/discover` first, `initialize` when the server answers it as a 2025 server would.
+      const client = new Client({ name: serverInfo.name, version: serverInfo.version }, { versionNegotiation: { mode: 'auto' } });
       // A call's spans on the server join the caller's trace: W3C traceparent on each HTTP request of its session.
       const headers: Record<string, string> = { ...worker.headers };
       if (traced) injectTraceContext(headers);
       const transport = new StreamableHTTPClientTransport(new URL(worker.uri), { requestInit: { headers } });
       try {
+        // The timeout bounds the probe as well as the handshake.
         await client.connect(transport, { timeout });
         return { client, transport };
       } catch (error) {
         await client.close().catch(() => undefined);
-        const refused = error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+        const refused = error instanceof SdkHttpError && error.status >= 400 && error.status < 500;
         if (refused || attempt >= worker.retry) throw unavailable(error);
         await pause(attempt);
       }
@@ -74,17 +89,12 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
         version: server?.version ?? '0.0.0',
         description: client.getInstructions() ?? `Tools of the MCP server ${server?.name ?? worker.uri}`,
       };
-      const listed: McpTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout });
-        listed.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      serverNames.clear();
+      // Without a cursor the SDK walks every page (up to its cap of 64) and answers them as one.
+      const { tools: listed } = await client.listTools(undefined, { timeout });
+      definitions.clear();
       return listed.map((tool) => {
         const converted = toolFromMcp(tool, toolkit);
-        if (!serverNames.has(converted.name)) serverNames.set(converted.name, tool.name);
+        if (!definitions.has(converted.name)) definitions.set(converted.name, tool);
         return converted;
       });
     });
@@ -92,7 +102,8 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
 
   /** One call as an MCP client span, its context sent as OpenTelemetry's MCP conventions say (in `_meta`) and as HTTP headers. */
   async function invoke(tool: Tool, input: unknown): Promise<ToolResult> {
-    const name = serverNames.get(tool.name) ?? tool.name;
+    const definition = callable(definitions.get(tool.name) ?? { name: tool.name, inputSchema: { type: 'object' } });
+    const name = definition.name;
     const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name, 'gen_ai.operation.name': 'execute_tool', 'quiver.worker.id': worker.id };
     return inSpan(`tools/call ${name}`, { kind: 'CLIENT', attributes }, async (span) => {
       let result: ToolResult;
@@ -100,11 +111,8 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
         const _meta: Record<string, string> = {};
         injectTraceContext(_meta);
         const args = (input ?? {}) as Record<string, unknown>;
-        result = await session(
-          async (client) =>
-            resultOf((await client.callTool({ name, arguments: args, ...(Object.keys(_meta).length && { _meta }) }, undefined, { timeout })) as CallToolResult),
-          true,
-        );
+        const params = { name, arguments: args, ...(Object.keys(_meta).length && { _meta }) };
+        result = await session(async (client) => resultOf(await client.callTool(params, { timeout, toolDefinition: definition })), true);
       } catch (error) {
         result = errorOf(error);
       }
@@ -128,7 +136,7 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
       return { status: 'not_required', message: 'the MCP server answers without OAuth' };
     } catch (error) {
       const cause = (error as WorkerUnavailable).cause;
-      if (cause instanceof StreamableHTTPError && cause.code === 401) {
+      if (cause instanceof SdkHttpError && cause.status === 401) {
         return { status: 'required', message: 'the MCP server asks for OAuth; give the worker an Authorization header (mcp.headers) with a token it accepts' };
       }
       return { status: 'unknown', message: (error as Error).message };
@@ -138,15 +146,33 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   return { id: worker.id, label: `worker ${worker.id}`, tools, invoke, check, authorization };
 
   function unavailable(error: unknown): WorkerUnavailable {
-    let reason: string;
-    if (error instanceof StreamableHTTPError)
-      reason = error.code === 401 ? 'the MCP server refused the credentials (401)' : `the MCP server answered ${error.code}`;
-    else if (error instanceof McpError) reason = error.code === ErrorCode.RequestTimeout ? 'timed out' : `MCP error ${error.code}`;
-    else reason = transportProblem(error).text;
+    const reason = reasonOf(error);
     const failure = new WorkerUnavailable(worker.id, reason, reason === 'timed out');
     failure.cause = error;
     return failure;
   }
+}
+
+/** Why a connect failed, in a few words. */
+function reasonOf(error: unknown): string {
+  // A 401 on the probe and a 401 on `initialize` differ in the SDK's code, not in the status.
+  if (error instanceof SdkHttpError) return error.status === 401 ? 'the MCP server refused the credentials (401)' : `the MCP server answered ${error.status}`;
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return 'timed out';
+  if (error instanceof ProtocolError) return `MCP error ${error.code}`;
+  // The probe wraps what the network said (fetch's TypeError: refused, reset, not found) in a negotiation error of its own.
+  if (error instanceof SdkError) return error.cause instanceof TypeError ? transportProblem(error.cause).text : error.message;
+  return transportProblem(error).text;
+}
+
+/**
+ * The definition a call is sent with: the SDK then mirrors the arguments a 2026-07-28 tool declares as
+ * headers from it, rather than listing the tools again and sending the call twice when the server says
+ * the headers are missing. Without its output schema, so that a result is taken as the server gives it
+ * (the SDK would refuse one that does not match, once the tool had run).
+ */
+function callable(tool: McpTool): McpTool {
+  const { outputSchema: _, ...definition } = tool;
+  return definition;
 }
 
 /** An MCP tool as a core Tool: each input property a parameter, with its own JSON Schema. */
@@ -165,6 +191,8 @@ export function toolFromMcp(tool: McpTool, toolkit: ToolkitInfo): Tool {
   );
   return {
     name: tool.name.replace(/[^A-Za-z0-9_-]/g, '_'),
+    // The server's own label for its person, served on as it came (a title, or the older annotations.title).
+    ...((tool.title ?? tool.annotations?.title) && { title: tool.title ?? tool.annotations?.title }),
     description: tool.description ?? tool.title ?? '',
     parameters,
     output: { description: '', ...(tool.outputSchema && { schema: tool.outputSchema as JsonSchema }) },
@@ -203,10 +231,11 @@ function errorOf(error: unknown): ToolResult {
       },
     );
   }
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.InvalidParams) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', error.message);
-    if (error.code === ErrorCode.RequestTimeout) return toolError('NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'The MCP server did not answer in time.');
+  if (error instanceof ProtocolError) {
+    if (error.code === ProtocolErrorCode.InvalidParams) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', error.message);
     return toolError('TOOL_RUNTIME_FATAL', 'The MCP server failed to run the tool.', { developer_message: error.message });
   }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+    return toolError('NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'The MCP server did not answer in time.');
   return toolError('TOOL_RUNTIME_FATAL', 'The MCP server failed to run the tool.', { developer_message: String((error as Error)?.message ?? error) });
 }
