@@ -36,10 +36,11 @@ export const whenUnauthorized = (handler: () => void): void => {
   onUnauthorized = handler;
 };
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** A call of the engine's API with the stored key; `signal` abandons it (a search superseded by the next keystroke). */
+export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { authorization: `Bearer ${storedKey() ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
   const text = await response.text();
   const data = text ? (JSON.parse(text) as unknown) : undefined;
   if (!response.ok) {

@@ -30,8 +30,22 @@ export const forgetToolIndex = (): void => {
   index = undefined;
 };
 
-/** The engine's ranked search: names, best first. */
-export async function searchTools(text: string, toolkit?: string): Promise<string[]> {
-  const answer = await api<{ items: { tool: { qualified_name: string } }[] }>('GET', `/tools/search${query({ q: text, toolkit, limit: 100 })}`);
-  return answer.items.map((hit) => hit.tool.qualified_name);
+/** How long typing pauses before a search is sent: a key every 200 ms (a steady typist) sends none until the end. */
+export const SEARCH_PAUSE_MS = 250;
+
+/** How many hits a search shows: the best ones; the count says how many matched in all. */
+export const SEARCH_SHOWN = 100;
+
+/**
+ * The engine's ranked search, names only (the index has the rest): the names of the best hits, best first,
+ * and how many tools matched in all.
+ */
+export async function searchTools(text: string, toolkit: string | undefined, signal: AbortSignal): Promise<{ names: string[]; total: number }> {
+  const answer = await api<{ items: { name: string }[]; total_count: number }>(
+    'GET',
+    `/tools/search${query({ q: text, toolkit, limit: SEARCH_SHOWN, view: 'names' })}`,
+    undefined,
+    signal,
+  );
+  return { names: answer.items.map((hit) => hit.name), total: answer.total_count };
 }

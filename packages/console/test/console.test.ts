@@ -163,6 +163,33 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(rendered).toBeLessThan(100);
     await audit('tools');
     await shoot('tools');
+
+    // Typed at a key every 200 ms, a 13-character search costs little on the wire: names and scores only,
+    // gzipped, and sent once typing pauses, every earlier one cancelled.
+    const searched: Promise<number>[] = [];
+    const onSearch = (response: import('playwright-core').Response) => {
+      if (!response.url().includes('/v1/tools/search')) return;
+      searched.push(
+        response
+          .request()
+          .sizes()
+          .then((sizes) => sizes.responseBodySize + sizes.responseHeadersSize),
+      );
+    };
+    page.on('response', onSearch);
+    await page.getByLabel('Search').pressSequentially('open an issue', { delay: 200 });
+    await page.getByText(/^\d+ of [\d,]+ tools matching, best match first for “open an issue”$/).waitFor();
+    page.off('response', onSearch);
+    const bytes = (await Promise.all(searched)).reduce((sum, size) => sum + size, 0);
+    expect(searched.length).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(20_000);
+
+    // A search that finds nothing says so and offers searches to try.
+    await page.getByLabel('Search').fill('zzqxvw');
+    await page.getByText(/No tool matches “zzqxvw”/).waitFor();
+    await page.getByRole('button', { name: 'open an issue' }).click();
+    await page.getByText(/best match first for “open an issue”/).waitFor();
+    await page.getByLabel('Search').fill('');
     await page.getByLabel('Search').pressSequentially('get repository details', { delay: 20 });
     const hit = page.getByRole('link', { name: /RepoHostApi\.GetRepohostRepositoryDetails/ });
     await hit.waitFor();

@@ -92,6 +92,25 @@ describe.each(databases)('console API on $name', ({ name, skip }) => {
       expect(plain.json()).toEqual(index.body);
     });
 
+    it('answers a search with names and scores only when asked, with every match counted, gzipped when accepted', async () => {
+      const full = await engine.api('GET', '/v1/tools/search?q=open%20an%20issue&limit=100');
+      const names = await engine.api('GET', '/v1/tools/search?q=open%20an%20issue&limit=100&view=names');
+      expect(names.body.items).toEqual(full.body.items.map((hit: any) => ({ name: hit.tool.qualified_name, score: Math.round(hit.score * 1000) / 1000 })));
+      // The count is every tool that matched, not the page's.
+      expect(names.body.total_count).toBeGreaterThan(100);
+      expect(names.body).toMatchObject({ limit: 100, page_count: 100 });
+      const zipped = await engine.app.inject({
+        method: 'GET',
+        url: '/v1/tools/search?q=open%20an%20issue&limit=100&view=names',
+        headers: { authorization: `Bearer ${engine.key}`, 'accept-encoding': 'gzip' },
+      });
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(JSON.parse(gunzipSync(zipped.rawPayload).toString())).toEqual(names.body);
+      // Under a tenth of the full answer on the wire: what a console typing a query pays for each search.
+      expect(zipped.rawPayload.length).toBeLessThan(JSON.stringify(full.body).length / 10);
+      expect((await engine.api('GET', '/v1/tools/search?q=x&view=everything')).status).toBe(400);
+    });
+
     it('records immediate calls and lists them with scheduled attempts, filtered', async () => {
       const schema = await engine.api('POST', '/v1/tools/execute', {
         tool_name: 'CrmMarketingApi.CreateMarketingCampaign',

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { searchTools } from '../catalog.js';
+import { SEARCH_PAUSE_MS, searchTools } from '../catalog.js';
 import { collect, SchemaFields, type Values } from '../form.js';
 import { isModeDriven, loadTool, type JsonSchema, type ToolDefinition } from '../tool.js';
 import { ErrorNote, JsonView, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
@@ -45,17 +45,22 @@ function ToolPicker({ current }: { current: string | undefined }) {
   const [error, setError] = useState<unknown>();
   useEffect(() => {
     if (!text.trim()) return setNames([]);
-    let live = true;
+    // Once typing pauses; a later keystroke cancels a search still on its way.
+    const superseded = new AbortController();
     const timer = setTimeout(
       () =>
-        searchTools(text.trim()).then(
-          (found) => live && (setNames(found.slice(0, 8)), setError(undefined)),
-          (e: unknown) => live && setError(e),
+        searchTools(text.trim(), undefined, superseded.signal).then(
+          (found) => {
+            if (superseded.signal.aborted) return;
+            setNames(found.names.slice(0, 8));
+            setError(undefined);
+          },
+          (e: unknown) => superseded.signal.aborted || setError(e),
         ),
-      120,
+      SEARCH_PAUSE_MS,
     );
     return () => {
-      live = false;
+      superseded.abort();
       clearTimeout(timer);
     };
   }, [text]);

@@ -1,6 +1,6 @@
 /** All tools by toolkit, searched as you type with the engine's search, filtered, in a virtualised list. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { searchTools, toolIndex, type ToolSummary } from '../catalog.js';
+import { SEARCH_PAUSE_MS, SEARCH_SHOWN, searchTools, toolIndex, type ToolSummary } from '../catalog.js';
 import { ErrorNote, Loading, useLoad } from '../ui.js';
 
 interface Filters {
@@ -21,22 +21,26 @@ export function ToolsPage() {
   const index = useLoad(toolIndex, []);
   const [text, setText] = useState('');
   const [filters, setFilters] = useState<Filters>({ toolkit: '', readOnly: false, destructive: false, oauth: false, secrets: false });
-  const [ranked, setRanked] = useState<{ text: string; names: string[] } | undefined>();
+  const [ranked, setRanked] = useState<{ text: string; names: string[]; total: number } | undefined>();
   const [searchError, setSearchError] = useState<unknown>();
 
-  // Search as you type: the engine ranks; a later keystroke supersedes an answer still on its way.
+  // Search as you type, once typing pauses: the engine ranks, and a later keystroke cancels a search still on its way.
   useEffect(() => {
     const wanted = text.trim();
     if (!wanted) return setRanked(undefined);
-    let current = true;
+    const superseded = new AbortController();
     const timer = setTimeout(() => {
-      searchTools(wanted, filters.toolkit || undefined).then(
-        (names) => current && (setRanked({ text: wanted, names }), setSearchError(undefined)),
-        (error: unknown) => current && setSearchError(error),
+      searchTools(wanted, filters.toolkit || undefined, superseded.signal).then(
+        (found) => {
+          if (superseded.signal.aborted) return;
+          setRanked({ text: wanted, ...found });
+          setSearchError(undefined);
+        },
+        (error: unknown) => superseded.signal.aborted || setSearchError(error),
       );
-    }, 120);
+    }, SEARCH_PAUSE_MS);
     return () => {
-      current = false;
+      superseded.abort();
       clearTimeout(timer);
     };
   }, [text, filters.toolkit]);
@@ -121,11 +125,43 @@ export function ToolsPage() {
       ) : (
         <>
           <p class="muted" role="status" aria-live="polite">
-            {toolCount.toLocaleString('en')} {toolCount === 1 ? 'tool' : 'tools'}
-            {ranked ? `, best match first for “${ranked.text}”` : ''}
+            {ranked ? searchStatus(toolCount, ranked) : `${toolCount.toLocaleString('en')} ${toolCount === 1 ? 'tool' : 'tools'}`}
           </p>
-          <VirtualList rows={rows} />
+          {ranked && toolCount === 0 ? <NoMatch text={ranked.text} filtered={ranked.total > 0} onTry={setText} /> : <VirtualList rows={rows} />}
         </>
+      )}
+    </div>
+  );
+}
+
+/** What a search found: how many of the tools shown, of how many that matched in all. */
+function searchStatus(shown: number, { text, total }: { text: string; total: number }): string {
+  const counted = total > SEARCH_SHOWN || shown < total ? `${shown.toLocaleString('en')} of ${total.toLocaleString('en')}` : shown.toLocaleString('en');
+  return `${counted} ${total === 1 ? 'tool' : 'tools'} matching, best match first for “${text}”`;
+}
+
+/** Requests people make every day, offered where a search finds nothing. */
+const tryInstead = ['open an issue', 'list my repositories', 'send an email', 'find a support ticket', 'create a campaign'];
+
+/** A search that found nothing: why, and searches to try instead. */
+function NoMatch({ text, filtered, onTry }: { text: string; filtered: boolean; onTry: (text: string) => void }) {
+  return (
+    <div class="empty">
+      <p>
+        {filtered
+          ? `Tools match “${text}”, but none with the toolkit and filters chosen: widen them.`
+          : `No tool matches “${text}”. Say what the tool should do, in other words, or try one of these:`}
+      </p>
+      {!filtered && (
+        <ul class="suggestions">
+          {tryInstead.map((suggestion) => (
+            <li key={suggestion}>
+              <button type="button" class="link" onClick={() => onTry(suggestion)}>
+                {suggestion}
+              </button>
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );

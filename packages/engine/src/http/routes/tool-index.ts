@@ -2,10 +2,10 @@
  * Every offered tool in one light answer (255 KB of JSON, 24 KB gzipped, for the 1,007 built-in tools): enough to list,
  * filter and choose, and where each call is routed. `GET /v1/tools/{name}` has the full definition.
  */
-import { gzipSync } from 'node:zlib';
 import { annotationsOf, qualifiedName } from '@quiver/core';
 import { anyRole, policyFor } from '../access.js';
 import type { Routes } from '../app.js';
+import { sendCompressed } from '../compressed.js';
 
 const summary = {
   type: 'object',
@@ -57,12 +57,7 @@ export const toolIndexRoutes: Routes = (app, engine) => {
       }
       const answer = { items, total_count: items.length };
       // A quarter of a megabyte of JSON that compresses tenfold: the console's first page waits for it.
-      if (!/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return answer;
-      return reply
-        .header('content-encoding', 'gzip')
-        .header('vary', 'accept-encoding')
-        .type('application/json; charset=utf-8')
-        .send(gzipSync(JSON.stringify(answer)));
+      return sendCompressed(request, reply, answer);
     },
   );
 };

@@ -3,6 +3,7 @@ import {
   didYouMean,
   formatNames,
   formatTool,
+  qualifiedName,
   suggestToolNames,
   toToolDefinition,
   type CatalogEntry,
@@ -18,6 +19,7 @@ import { rfc3339 } from '../../scheduler.js';
 import { actingUser, anyRole, policyFor } from '../access.js';
 import { enforce } from '../limits.js';
 import { page, pageQuery, type PageRequest } from '../page.js';
+import { sendCompressed } from '../compressed.js';
 import type { Routes } from '../app.js';
 
 const formatsParam = { type: 'string', description: `Comma-separated formats to include: ${formatNames.join(', ')}.` } as const;
@@ -101,8 +103,9 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
   );
 
   // Search answers a page of hits, best first: each names the tool briefly (fetch /v1/tools/{name} for its
-  // parameters and requirements) with its relevance score, which only orders the hits.
-  app.get<{ Querystring: PageRequest & { q: string; toolkit?: string } }>(
+  // parameters and requirements), or by its name alone (`view=names`), with its relevance score, which only
+  // orders the hits; gzipped where the client accepts it, since a console asks at every pause in typing.
+  app.get<{ Querystring: PageRequest & { q: string; toolkit?: string; view?: 'full' | 'names' } }>(
     '/v1/tools/search',
     {
       config: anyRole,
@@ -116,15 +119,27 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
             q: { type: 'string', minLength: 1, description: 'What the caller wants to do, in words: "close an issue", "list my repositories".' },
             ...pageQuery,
             toolkit: { type: 'string', description: 'Only tools of this toolkit.' },
+            view: {
+              type: 'string',
+              enum: ['full', 'names'],
+              default: 'full',
+              description:
+                'full: each hit with its tool summary; names: each hit as its tool name and score only (what a list that has the tools already needs).',
+            },
           },
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       await knownToolkit(engine, request.query.toolkit);
       const hits = await engine.dispatcher.search(request.query.q, { toolkit: request.query.toolkit }, policyFor(engine, request.caller!.role));
       const slice = page(hits, request.query);
-      return { ...slice, items: slice.items.map(({ tool, score }) => ({ tool: toolSummary(tool), score })) };
+      const items =
+        request.query.view === 'names'
+          ? slice.items.map(({ tool, score }) => ({ name: qualifiedName(tool), score: Math.round(score * 1000) / 1000 }))
+          : slice.items.map(({ tool, score }) => ({ tool: toolSummary(tool), score }));
+      // total_count counts every match, whatever the page shows.
+      return sendCompressed(request, reply, { ...slice, items });
     },
   );
 
