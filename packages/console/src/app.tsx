@@ -24,7 +24,7 @@ const pages: { path: string; title: string; roles: Role[] }[] = [
   { path: 'secrets', title: 'Secrets', roles: ['admin'] },
   { path: 'workers', title: 'Workers', roles: ['admin'] },
   { path: 'scheduled', title: 'Scheduled', roles: ['admin', 'service'] },
-  { path: 'activity', title: 'Activity', roles: ['admin', 'service'] },
+  { path: 'activity', title: 'Activity', roles: ['admin', 'service', 'user'] },
   { path: 'keys', title: 'API keys', roles: ['admin'] },
   { path: 'grants', title: 'MCP sign-ins', roles: ['admin'] },
   { path: 'audit', title: 'Audit', roles: ['admin'] },
@@ -124,8 +124,12 @@ function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<void> }) {
 }
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
-  const [section = 'tools', detail] = useHash();
+  const [hashed, detail] = useHash();
+  const section = hashed || 'tools';
   const allowed = pages.filter((page) => page.roles.includes(me.role));
+  const named = pages.find((page) => page.path === section);
+  // A page this key's role cannot use, or none of that name, says so rather than showing another page.
+  const refused = named && !allowed.includes(named) ? named : undefined;
   const current = allowed.find((page) => page.path === section) ?? allowed[0]!;
   const main = useRef<HTMLElement>(null);
 
@@ -133,7 +137,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   // focus at the start of the document, where Tab reaches the skip link first.
   const first = useRef(true);
   useEffect(() => {
-    document.title = `${current.title} · Quiver console`;
+    document.title = `${refused ? refused.title : named ? current.title : 'No such page'} · Quiver console`;
     if (!first.current) main.current?.focus();
     first.current = false;
   }, [section, detail]);
@@ -166,9 +170,39 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </button>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
-        <Page path={current.path} detail={detail} me={me} />
+        {refused ? <NotForThisKey page={refused} me={me} /> : named ? <Page path={current.path} detail={detail} me={me} /> : <NoSuchPage section={section} />}
       </main>
     </>
+  );
+}
+
+/** A page the key's role cannot use: which roles can, and what this key is. */
+function NotForThisKey({ page, me }: { page: (typeof pages)[number]; me: Me }) {
+  const roles = page.roles.map((role) => `${role} keys`).join(' and ');
+  return (
+    <div>
+      <h1>{page.title}: not available to this key</h1>
+      <p>
+        {page.title} is for {roles}. This console is signed in with {me.key.name}, a {me.role} key
+        {me.user_id ? ` acting as ${me.user_id}` : ''}: sign out and sign in with such a key to use it.
+      </p>
+      <p>
+        <a href="#/tools">Back to the tools</a>
+      </p>
+    </div>
+  );
+}
+
+/** An address that names no page of the console. */
+function NoSuchPage({ section }: { section: string }) {
+  return (
+    <div>
+      <h1>No such page</h1>
+      <p>The console has no page called “{section}”.</p>
+      <p>
+        <a href="#/tools">Go to the tools</a>
+      </p>
+    </div>
   );
 }
 
@@ -187,7 +221,7 @@ function Page({ path, detail, me }: { path: string; detail: string | undefined; 
     case 'scheduled':
       return detail ? <ScheduledDetailPage id={detail} /> : <ScheduledPage />;
     case 'activity':
-      return <ActivityPage />;
+      return <ActivityPage ownUser={me.role === 'user' ? me.user_id : undefined} />;
     case 'grants':
       return <GrantsPage />;
     case 'audit':

@@ -8,7 +8,9 @@ export interface ToolSummary {
   read_only: boolean;
   destructive: boolean;
   oauth_provider: string | null;
+  /** The secrets it cannot run without (optional settings apart). */
   secrets: string[];
+  optional_secrets: string[];
   routed_to: string;
 }
 

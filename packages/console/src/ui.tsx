@@ -130,20 +130,24 @@ export function lockUser(id: string | undefined): void {
   if (id) sessionStorage.setItem(userKey, id);
 }
 
-export function UserField({ id = 'user-id' }: { id?: string }) {
+/** The acting user; `required` where the tool acts for a user (its OAuth token is that user's). */
+export function UserField({ id = 'user-id', required = false }: { id?: string; required?: boolean }) {
   const [userId, setUserId] = useUserId();
   const locked = lockedUserId;
   return (
-    <label class="field inline" for={id}>
-      <span>User</span>
+    <div class="field inline">
+      <label for={id}>User</label>
       <input
         id={id}
         value={locked ?? userId}
         readOnly={locked !== undefined}
+        required={required}
+        aria-describedby={required ? `${id}-why` : undefined}
         placeholder="user id, e.g. alice@example.com"
         onInput={(event) => setUserId(event.currentTarget.value)}
       />
-    </label>
+      {required && <small id={`${id}-why`}>required: this tool acts for a user, with that user's authorization</small>}
+    </div>
   );
 }
 

@@ -164,6 +164,13 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await audit('tools');
     await shoot('tools');
 
+    // "Needs secrets" counts the tools that cannot run without one, not those with an optional setting.
+    await page.getByLabel('needs secrets').check();
+    const needing = Number((await page.getByRole('status').first().textContent())!.match(/^(\d+)/)![1]);
+    expect(needing).toBeGreaterThan(0);
+    expect(needing).toBeLessThan(100);
+    await page.getByLabel('needs secrets').uncheck();
+
     // Typed at a key every 200 ms, a 13-character search costs little on the wire: names and scores only,
     // gzipped, and sent once typing pauses, every earlier one cancelled.
     const searched: Promise<number>[] = [];
@@ -201,12 +208,24 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByText(/OAuth with github/).waitFor();
     await page.getByRole('tab', { name: 'OpenAI' }).click();
     await expect(page.locator('#definition').textContent()).resolves.toContain('"type": "function"');
+    // The tabs pattern: arrows move to the next tab and show it, Home and End to the ends.
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByRole('tab', { name: 'Anthropic' }).getAttribute('aria-selected')).resolves.toBe('true');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Anthropic');
+    await page.keyboard.press('Home');
+    await expect(page.getByRole('tab', { name: 'MCP' }).getAttribute('aria-selected')).resolves.toBe('true');
+    await page.keyboard.press('ArrowLeft');
+    await expect(page.getByRole('tab', { name: 'Arcade' }).getAttribute('aria-selected')).resolves.toBe('true');
+    await page.getByRole('tab', { name: 'OpenAI' }).click();
     await audit('tool');
     await shoot('tool');
   });
 
   it('runs the GitHub tool from the playground in the sandbox and shows the answer', async () => {
     await page.getByRole('link', { name: 'Try it in the playground' }).click();
+    // The tool acts for a user: the field says so and the form will not run without one.
+    await expect(page.getByLabel('User', { exact: true }).getAttribute('required')).resolves.not.toBeNull();
+    await page.getByText('required: this tool acts for a user').waitFor();
     await page.getByLabel('User', { exact: true }).fill('ada@example.com');
     await page.getByLabel(/^repository_owner/).fill('octocat');
     await page.getByLabel(/^repository_name/).fill('hello-world');
@@ -297,6 +316,9 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Disable tracking' }).click();
     await page.getByRole('button', { name: 'Enable tracking' }).waitFor();
     expect((await engine.api('GET', '/v1/workers/tracking')).body.enabled).toBe(false);
+    // Its tools are listed, and said not to be served, with no link to a page that would answer not_found.
+    await page.getByText('not served: the worker is disabled').first().waitFor();
+    expect(await page.getByRole('link', { name: `TrackingApi.${trackingTools[0]!.name}`, exact: true }).count()).toBe(0);
     await page.getByRole('button', { name: 'Enable tracking' }).click();
     await page.getByRole('button', { name: 'Disable tracking' }).waitFor();
     expect((await engine.api('GET', '/v1/workers/tracking')).body.enabled).toBe(true);
@@ -532,7 +554,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('quiver.apiKey'))).toBeNull();
   });
 
-  it('shows a user key only the tools and the playground, acting for its own user', async () => {
+  it('shows a user key the tools, the playground and its own activity, acting for its own user', async () => {
     const { createApiKey } = await import('@quiver/engine');
     const { key } = await createApiKey(engine.engine.store.db, 'carol', { role: 'user', userId: 'carol@example.com' });
     await page.goto(`${engine.url}/#/secrets`);
@@ -540,13 +562,23 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.keyboard.press('Enter');
     const nav = page.getByRole('navigation', { name: 'Sections' });
     await nav.waitFor();
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Tools', 'Playground']);
-    await page.getByRole('heading', { level: 1, name: 'Tools' }).waitFor();
-    // An admin page named in the address opens as the tools, as #/secrets did.
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Tools', 'Playground', 'Activity']);
+    // An admin page named in the address says it is not for this key, and why, rather than showing another.
+    await page.getByRole('heading', { level: 1, name: 'Secrets: not available to this key' }).waitFor();
+    await page.getByText(/Secrets is for admin keys\. This console is signed in with carol, a user key acting as carol@example\.com/).waitFor();
     await page.goto(`${engine.url}/#/grants`);
     await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'MCP sign-ins: not available to this key' }).waitFor();
+    expect(await page.getByRole('table').count()).toBe(0);
+    // Its activity is its user's own, without the charts of every user's calls.
+    await page.goto(`${engine.url}/#/activity`);
+    await page.getByText(/The executions of carol@example\.com, this key's user/).waitFor();
+    expect(await page.getByLabel('User').inputValue()).toBe('carol@example.com');
+    expect(await page.getByRole('heading', { name: 'The last hour, per toolkit' }).count()).toBe(0);
+    await page.goto(`${engine.url}/#/nowhere`);
+    await page.getByRole('heading', { level: 1, name: 'No such page' }).waitFor();
+    await page.getByRole('link', { name: 'Go to the tools' }).click();
     await page.getByRole('heading', { level: 1, name: 'Tools' }).waitFor();
-    expect(await page.getByRole('heading', { name: 'MCP sign-ins' }).count()).toBe(0);
     await page.goto(`${engine.url}/#/playground/RepoHostApi.GetRepohostRepositoryDetails`);
     const user = page.getByLabel('User', { exact: true });
     await user.waitFor();

@@ -1,15 +1,21 @@
-/** Activity: recent executions with filters, and per-toolkit charts of the last hour from the engine's records. */
+/**
+ * Activity: recent executions with filters, and per-toolkit charts of the last hour from the engine's records.
+ * A user key sees its own user's executions, and no charts: they count every user's calls.
+ */
 import type { ActivityItem, ToolkitSeries } from '@quiver/engine';
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
 import { Pager } from './scheduled.js';
 
-export function ActivityPage() {
+export function ActivityPage({ ownUser }: { ownUser?: string }) {
   const [filter, setFilter] = useState({ tool: '', toolkit: '', user_id: '', outcome: '' });
   const [offset, setOffset] = useState(0);
   const list = useLoad(() => api<Page<ActivityItem>>('GET', `/activity/executions${query({ ...filter, limit: 25, offset })}`), [filter, offset]);
-  const stats = useLoad(() => api<{ minutes: string[]; toolkits: ToolkitSeries[] }>('GET', '/activity/stats?minutes=60'), []);
+  const stats = useLoad(
+    () => (ownUser ? Promise.resolve(undefined) : api<{ minutes: string[]; toolkits: ToolkitSeries[] }>('GET', '/activity/stats?minutes=60')),
+    [],
+  );
 
   useEffect(() => {
     const timer = setInterval(() => {
@@ -27,16 +33,22 @@ export function ActivityPage() {
   return (
     <div>
       <h1>Activity</h1>
-      <Section title="The last hour, per toolkit">
-        <ErrorNote error={stats.error} />
-        {stats.loading && !stats.data && <Loading what="statistics" />}
-        {stats.data && !stats.data.toolkits.length && <p class="muted">No calls in the last hour.</p>}
-        <div class="charts">
-          {stats.data?.toolkits.map((series) => (
-            <ToolkitCharts key={series.toolkit} series={series} />
-          ))}
-        </div>
-      </Section>
+      {ownUser ? (
+        <p class="muted">
+          The executions of {ownUser}, this key's user. The charts of the last hour count every user's calls: admin and service keys see them.
+        </p>
+      ) : (
+        <Section title="The last hour, per toolkit">
+          <ErrorNote error={stats.error} />
+          {stats.loading && !stats.data && <Loading what="statistics" />}
+          {stats.data && !stats.data.toolkits.length && <p class="muted">No calls in the last hour.</p>}
+          <div class="charts">
+            {stats.data?.toolkits.map((series) => (
+              <ToolkitCharts key={series.toolkit} series={series} />
+            ))}
+          </div>
+        </Section>
+      )}
       <Section title="Recent executions">
         <form class="row-form" aria-label="Filter executions" onSubmit={(event) => event.preventDefault()}>
           <label class="field" for="activity-tool">
@@ -49,7 +61,7 @@ export function ActivityPage() {
           </label>
           <label class="field" for="activity-user">
             <span>User</span>
-            <input id="activity-user" type="search" onChange={set('user_id')} />
+            <input id="activity-user" type="search" onChange={set('user_id')} value={ownUser} readOnly={ownUser !== undefined} />
           </label>
           <label class="field" for="activity-outcome">
             <span>Outcome</span>

@@ -166,7 +166,7 @@ function Runner({ tool }: { tool: ToolDefinition }) {
           else void run({});
         }}
       >
-        <UserField id="playground-user" />
+        <UserField id="playground-user" required={tool.requirements.authorization !== undefined} />
         <SchemaFields schema={schema} values={values} omit={omit} onChange={(path, value) => setValues({ ...values, [path]: value })} />
         <div class="field">
           <label for="playground-fields">

@@ -106,6 +106,8 @@ function Schedule({ onScheduled }: { onScheduled: () => void }) {
   async function schedule(event: Event) {
     event.preventDefault();
     setError(undefined);
+    // A new attempt: what the last one said no longer stands beside what this one says.
+    setDone('');
     let parsed: unknown;
     try {
       parsed = JSON.parse(input || '{}');
@@ -137,7 +139,7 @@ function Schedule({ onScheduled }: { onScheduled: () => void }) {
               id="schedule-tool"
               required
               value={tool}
-              placeholder="RepoHostApi.GetRepohostRepository"
+              placeholder="RepoHostApi.GetRepohostRepositoryDetails"
               onInput={(event) => setTool(event.currentTarget.value)}
             />
           </label>

@@ -57,7 +57,18 @@ function ToolDetails({ tool }: { tool: ToolDefinition }) {
               id={`tab-${name}`}
               aria-selected={format === name}
               aria-controls="definition"
+              tabIndex={format === name ? 0 : -1}
               onClick={() => setFormat(name)}
+              onKeyDown={(event) => {
+                // The tabs pattern: arrows (and Home, End) move to the next tab and show it; Tab leaves the list.
+                const at = formats.indexOf(name);
+                const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: formats.length - 1 }[event.key];
+                if (to === undefined) return;
+                event.preventDefault();
+                const next = formats[(to + formats.length) % formats.length]!;
+                setFormat(next);
+                document.getElementById(`tab-${next}`)?.focus();
+              }}
             >
               {name === 'mcp' ? 'MCP' : name === 'openai' ? 'OpenAI' : name === 'anthropic' ? 'Anthropic' : 'Arcade'}
             </button>

@@ -108,7 +108,7 @@ export function WorkersPage() {
         )}
       </Section>
       {selectedWorker && <AllowedSecrets key={`secrets-${selectedWorker.id}`} worker={selectedWorker} onSaved={workers.reload} />}
-      {selected && <WorkerTools key={selected} id={selected} allowed={selectedWorker?.allowed_secrets ?? []} />}
+      {selected && <WorkerTools key={selected} id={selected} allowed={selectedWorker?.allowed_secrets ?? []} enabled={selectedWorker?.enabled !== false} />}
     </div>
   );
 }
@@ -251,12 +251,12 @@ interface WorkerTool {
   requirements: { secrets?: Array<{ key: string }> };
 }
 
-function WorkerTools({ id, allowed }: { id: string; allowed: string[] }) {
+function WorkerTools({ id, allowed, enabled }: { id: string; allowed: string[]; enabled: boolean }) {
   const tools = useLoad(async () => {
     const [served, index] = await Promise.all([api<Page<WorkerTool>>('GET', `/workers/${encodeURIComponent(id)}/tools?limit=100`), toolIndex()]);
     const routes = new Map(index.map((tool) => [tool.name, tool.routed_to]));
     return { ...served, items: served.items.map((tool) => ({ ...tool, routed_to: routes.get(tool.qualified_name) })) };
-  }, [id]);
+  }, [id, enabled]);
   return (
     <Section title={`Tools served by ${id}`}>
       <ErrorNote error={tools.error} />
@@ -273,9 +273,12 @@ function WorkerTools({ id, allowed }: { id: string; allowed: string[] }) {
             row={(tool) => (
               <tr key={tool.qualified_name}>
                 <td>
-                  <a href={`#/tools/${encodeURIComponent(tool.qualified_name)}`}>{tool.qualified_name}</a>
+                  {/* A tool no source offers (its worker disabled) has no page to open. */}
+                  {tool.routed_to ? <a href={`#/tools/${encodeURIComponent(tool.qualified_name)}`}>{tool.qualified_name}</a> : tool.qualified_name}
                 </td>
-                <td>{tool.routed_to === id ? 'this worker' : tool.routed_to ? tool.routed_to : 'not offered'}</td>
+                <td>
+                  {tool.routed_to === id ? 'this worker' : tool.routed_to ? tool.routed_to : enabled ? 'not offered' : 'not served: the worker is disabled'}
+                </td>
                 <td>
                   {(tool.requirements.secrets ?? []).map(({ key }, index) => (
                     <span key={key}>

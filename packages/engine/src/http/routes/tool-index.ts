@@ -16,7 +16,8 @@ const summary = {
     read_only: { type: 'boolean' },
     destructive: { type: 'boolean' },
     oauth_provider: { type: ['string', 'null'] },
-    secrets: { type: 'array', items: { type: 'string' } },
+    secrets: { type: 'array', items: { type: 'string' }, description: 'The secrets the tool cannot run without.' },
+    optional_secrets: { type: 'array', items: { type: 'string' }, description: 'Settings the tool reads when set, with a default otherwise.' },
     routed_to: { type: 'string', description: "The source that runs the tool: 'builtin' or a worker's id." },
   },
 } as const;
@@ -51,7 +52,9 @@ export const toolIndexRoutes: Routes = (app, engine) => {
           read_only: annotations.readOnlyHint === true,
           destructive: annotations.destructiveHint === true,
           oauth_provider: tool.requirements.oauth2?.provider ?? null,
-          secrets: (tool.requirements.secrets ?? []).map((secret) => secret.key),
+          // "Needs secrets" means the required ones: an optional setting (GIT_SERVER_URL) needs nothing.
+          secrets: (tool.requirements.secrets ?? []).filter((secret) => !secret.optional).map((secret) => secret.key),
+          optional_secrets: (tool.requirements.secrets ?? []).filter((secret) => secret.optional).map((secret) => secret.key),
           routed_to: source.id,
         });
       }
