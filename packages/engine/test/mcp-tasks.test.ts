@@ -88,7 +88,8 @@ describe('tasks on /v1/mcp', () => {
   });
 
   it('refuses a run_at that is not a time to come, naming it, and runs nothing', async () => {
-    for (const runAt of ['tomorrow', '2030-01-01T10:00:00', '2001-01-01T00:00:00Z']) {
+    // Read as the scheduler reads a time: an impossible date (February 30th) is no time either.
+    for (const runAt of ['tomorrow', '2030-01-01T10:00:00', '2030-02-30T10:00:00Z', '2001-01-01T00:00:00Z']) {
       const refused = await postMcp(engine, call('Counter_Count', { n: 2, run_at: runAt }));
       expect(refused.body.result).toMatchObject({ isError: true, _meta: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' } });
       expect(refused.body.result.content[0].text).toMatch(/^run_at must be/);

@@ -203,7 +203,12 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
         return task ? createTaskResult(task) : answer(result);
       }
       // A call that has not answered in a moment goes on as a task, if this process has room for one.
-      const first = await Promise.race([running, new Promise<undefined>((resolve) => void setTimeout(resolve, TASK_AFTER_MS))]);
+      let moment: NodeJS.Timeout | undefined;
+      const outlasted = new Promise<undefined>((resolve) => {
+        moment = setTimeout(() => resolve(undefined), TASK_AFTER_MS);
+      });
+      // A call that answers in time leaves no timer behind it.
+      const first = await Promise.race([running, outlasted]).finally(() => clearTimeout(moment));
       if (first !== undefined || !tasks!.process.hasRoom()) return answer(first ?? (await running));
       ctx.mcpReq.signal.removeEventListener('abort', cancel);
       const found = (await dispatcher.find(name, policy))?.tool;

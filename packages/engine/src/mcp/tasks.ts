@@ -31,6 +31,7 @@ import {
   type Tool,
   type ToolResult,
 } from '@quiver/core';
+import { rfc3339 } from '../scheduler.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** How long a call answers as itself before it becomes a task. */
@@ -70,8 +71,10 @@ export const runAtSchema = {
 
 /** The time `run_at` names, or why it names none. */
 export function runAtOf(value: unknown): { at: Date } | { problem: string } {
-  const at = typeof value === 'string' && /(?:Z|[+-]\d\d:\d\d)$/i.test(value) ? new Date(value) : undefined;
-  if (!at || Number.isNaN(at.getTime())) {
+  // The scheduler's own reading of a time, so that run_at means over MCP what it means to POST /v1/tools/execute.
+  const instant = typeof value === 'string' ? rfc3339(value) : undefined;
+  const at = instant === undefined ? undefined : new Date(instant);
+  if (!at) {
     return { problem: `run_at must be an RFC 3339 date-time with an offset, such as 2030-01-01T10:00:00Z; got ${JSON.stringify(value)}.` };
   }
   if (at.getTime() <= Date.now()) return { problem: `run_at must be in the future; ${value} has passed. Leave it out to run now.` };
