@@ -1,19 +1,10 @@
-/** `quiver mcp --print-config CLIENT`: the JSON each MCP client wants in its configuration, for this installation. */
+/**
+ * `quiver mcp --print-config CLIENT`: how a client starts this installation, and the flags to repeat. The entry
+ * itself is built in @quiver/core (stdioClientConfig), which the engine's console shows as well.
+ */
 import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
-
-export const clientNames = ['claude', 'cursor', 'vscode'] as const;
-export type ClientName = (typeof clientNames)[number];
-
-/**
- * Claude Desktop (claude_desktop_config.json) and Cursor (mcp.json) take `mcpServers`; VS Code (.vscode/mcp.json)
- * takes `servers` with a type.
- */
-export function clientConfig(client: ClientName, mcpArgs: string[], launcher: { command: string; args: string[] }): object {
-  const server = { command: launcher.command, args: [...launcher.args, 'mcp', ...mcpArgs] };
-  if (client === 'vscode') return { servers: { quiver: { type: 'stdio', ...server } } };
-  return { mcpServers: { quiver: server } };
-}
+import type { Launcher } from '@quiver/core';
 
 /**
  * How a client starts this command: `quiver` when that name on the PATH is this installation, else node with
@@ -26,7 +17,7 @@ export function clientConfig(client: ClientName, mcpArgs: string[], launcher: { 
  * a network, and does not depend on the client's PATH reaching node either (GUI clients often start with a
  * short one). `npx -y quiver-engine` would fetch and run whatever version the registry has, or fail offline.
  */
-export function currentLauncher(path: string, script = process.argv[1]!): { command: string; args: string[] } {
+export function currentLauncher(path: string, script = process.argv[1]!): Launcher {
   const self = realpathSync(script);
   for (const dir of path.split(delimiter).filter(Boolean)) {
     if (basename(dir) === '.bin' && basename(dirname(dir)) === 'node_modules') continue;

@@ -64,6 +64,8 @@ export interface Settings {
   upstreamLimits: UpstreamClientOptions;
   /** Days the engine keeps audit events (0: for ever). */
   auditRetentionDays: number;
+  /** Whether an immediate call's record keeps its input (redacted) and result for its day (`QUIVER_RECORD_CALL_DATA`). */
+  recordCallData: boolean;
   /** Seconds a stopping engine keeps serving while it answers not ready, before it refuses new requests. */
   drainSeconds: number;
   /** Then seconds the requests and scheduled executions in flight have to finish, before they are cut. */
@@ -263,6 +265,12 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: '`90`',
   },
   {
+    setting:
+      "whether an immediate call's record keeps, for the day it is kept, the call's input (credentials redacted) and its result, up to 64 KB each (see [The engine](#the-engine))",
+    env: 'QUIVER_RECORD_CALL_DATA',
+    default: '`on` (`off`, `false` or `0` keeps the outcome and error kind only)',
+  },
+  {
     setting: 'seconds a stopping engine keeps serving everything while `GET /v1/ready` answers 503, so that load balancers stop sending requests (0 to 300)',
     env: 'QUIVER_DRAIN_SECONDS',
     default: '`0`',
@@ -370,6 +378,7 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
     limits: usage(() => limitSettings(env)),
     upstreamLimits: usage(() => upstreamSettings(env)),
     auditRetentionDays: wholeNumber('QUIVER_AUDIT_RETENTION_DAYS', env.QUIVER_AUDIT_RETENTION_DAYS, 90, 'days (0 keeps events for ever)'),
+    recordCallData: onOff('QUIVER_RECORD_CALL_DATA', env.QUIVER_RECORD_CALL_DATA, true),
     drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, 0, 'seconds from 0 to 300', 300),
     drainTimeoutSeconds: wholeNumber('QUIVER_DRAIN_TIMEOUT_SECONDS', env.QUIVER_DRAIN_TIMEOUT_SECONDS, 25, 'seconds from 0 to 600', 600),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
@@ -439,6 +448,15 @@ function wholeNumber(name: string, setting: string | undefined, fallback: number
   const value = Number(setting);
   if (!Number.isInteger(value) || value < 0 || value > max) throw new UsageError(`${name} must be a whole number of ${what}, not '${setting}'`);
   return value;
+}
+
+/** A switch: `on`, `true` or `1`, or `off`, `false` or `0` (any case); the default when unset. */
+function onOff(name: string, setting: string | undefined, fallback: boolean): boolean {
+  if (setting === undefined) return fallback;
+  const value = setting.trim().toLowerCase();
+  if (['on', 'true', '1'].includes(value)) return true;
+  if (['off', 'false', '0'].includes(value)) return false;
+  throw new UsageError(`${name} must be on or off (true or false, 1 or 0), not '${setting}'`);
 }
 
 /** QUIVER_LOG_FORMAT: `json` or `pretty`; unset, pretty for a person at a terminal and JSON for whatever collects the lines. */

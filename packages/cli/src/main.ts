@@ -7,10 +7,13 @@ import {
   didYouMean,
   formatNames,
   formatTool,
+  mcpClientNames,
   qualifiedName,
   ServingPolicy,
+  stdioClientConfig,
   suggestToolNames,
   type FormatName,
+  type McpClientName,
   type Tool,
   type ToolError,
   type Toolkit,
@@ -27,7 +30,7 @@ import {
   openTelemetry,
   runnableToolkits,
 } from './app.js';
-import { clientConfig, clientNames, currentLauncher, forwardedArgs, type ClientName } from './client-config.js';
+import { currentLauncher, forwardedArgs } from './client-config.js';
 import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
 import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
@@ -89,15 +92,15 @@ addServingOptions(program.command('mcp'))
   .addOption(configOption)
   .addOption(dataDirOption)
   .addOption(toolkitPathOption())
-  .addOption(new Option('--print-config <client>', "print this server's entry for the client's MCP configuration, and exit").choices(clientNames))
-  .action(async (options: { sandbox?: boolean; config?: string; dataDir?: string; printConfig?: ClientName } & ServingFlags & SettingFlags) => {
+  .addOption(new Option('--print-config <client>', "print this server's entry for the client's MCP configuration, and exit").choices(mcpClientNames))
+  .action(async (options: { sandbox?: boolean; config?: string; dataDir?: string; printConfig?: McpClientName } & ServingFlags & SettingFlags) => {
     const serving = servingOptions(options);
     const settings = await settingsWithToolkits(options);
     const unmatched = unmatchedNames(serving, listingToolkits(settings));
     if (unmatched) throw new UsageError(unmatched);
     if (options.printConfig) {
       const launcher = currentLauncher(settings.searchPath);
-      console.log(JSON.stringify(clientConfig(options.printConfig, forwardedArgs(process.argv, process.cwd()), launcher), null, 2));
+      console.log(JSON.stringify(stdioClientConfig(options.printConfig, forwardedArgs(process.argv, process.cwd()), launcher), null, 2));
       return;
     }
     checkDataDir(settings, { required: false });
@@ -198,6 +201,7 @@ addServingOptions(program.command('serve'))
       limits: settings.limits,
       upstreamLimits: settings.upstreamLimits,
       auditRetentionDays: settings.auditRetentionDays,
+      recordCallData: settings.recordCallData,
       drainSeconds: settings.drainSeconds,
       drainTimeoutSeconds: settings.drainTimeoutSeconds,
       host: options.host,
@@ -599,7 +603,10 @@ async function attachedSandbox(settings: Settings) {
 async function listedTool(name: string, settings: Settings): Promise<Tool> {
   const found = await listingCatalog(settings).resolve(name);
   if (!found || !('tool' in found)) {
-    throw new UsageError(`unknown tool '${name}'.${didYouMean(suggestToolNames(name, listingTools(settings)))} (see: quiver tools list)`);
+    const tools = listingTools(settings);
+    const index = await createToolIndex(tools);
+    const suggestions = await suggestToolNames(name, tools, { search: (query, options) => index.search(query, options) });
+    throw new UsageError(`unknown tool '${name}'.${didYouMean(suggestions)} (see: quiver tools list)`);
   }
   return found.tool;
 }

@@ -58,10 +58,13 @@ describe('quiver tools', () => {
     expect(run.stderr).toContain("unknown tool 'CrmMarketingApi.Nope'");
   });
 
-  it('suggests the qualified name for a bare tool name', async () => {
+  it('suggests the qualified name for a bare tool name, and the tool a name means in other words', async () => {
     const run = await runCli(['tools', 'show', 'CreateRepohostIssue']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('Did you mean RepoHostApi.CreateRepohostIssue');
+    const worded = await runCli(['call', 'MailClient_SendEmail']);
+    expect(worded.code).toBe(2);
+    expect(worded.stderr).toMatch(/Did you mean .*MailClient\.CreateAndSendEmail/);
   });
 });
 

@@ -108,6 +108,15 @@ describe('resolveSettings', () => {
     expect(() => settings({ env: { QUIVER_DRAIN_SECONDS: '301' } })).toThrow(/QUIVER_DRAIN_SECONDS/);
   });
 
+  it("keeps immediate calls' input and result unless QUIVER_RECORD_CALL_DATA turns it off, refusing what is not a switch", () => {
+    expect(settings().recordCallData).toBe(true);
+    for (const value of ['off', 'FALSE', '0']) expect(settings({ env: { QUIVER_RECORD_CALL_DATA: value } }).recordCallData).toBe(false);
+    for (const value of ['on', 'true', '1']) expect(settings({ env: { QUIVER_RECORD_CALL_DATA: value } }).recordCallData).toBe(true);
+    expect(() => settings({ env: { QUIVER_RECORD_CALL_DATA: 'no' } })).toThrow(
+      new UsageError("QUIVER_RECORD_CALL_DATA must be on or off (true or false, 1 or 0), not 'no'"),
+    );
+  });
+
   it('reads the upstream limits, a wait for a spent rate-limit budget of 0 (fail at once) included', () => {
     expect(settings().upstreamLimits).toEqual({});
     expect(settings({ env: { QUIVER_UPSTREAM_DEADLINE_MS: '30000', QUIVER_UPSTREAM_WAIT_MS: '5000' } }).upstreamLimits).toEqual({

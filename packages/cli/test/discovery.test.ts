@@ -79,6 +79,11 @@ describe('quiver mcp --discovery, with a tool selection', () => {
     expect(texts(excluded)[0]).toContain('Unknown tool');
     const bare = await client.callTool({ name: 'describe_tool', arguments: { name: 'GetCampaignDetail' } });
     expect(texts(bare)[0]).toContain('Did you mean CrmMarketingApi_GetCampaignDetails');
+    // Spelt like no tool, but its words are those of one; a tool call by that name is told the same.
+    const worded = await client.callTool({ name: 'describe_tool', arguments: { name: 'CrmMarketingApi_ReadCampaign' } });
+    expect(texts(worded)[0]).toMatch(/Did you mean .*CrmMarketingApi_GetCampaignDetails/);
+    const called = await client.callTool({ name: 'call_tool', arguments: { name: 'CrmMarketingApi_ReadCampaign', arguments: {} } });
+    expect(texts(called)[0]).toMatch(/Did you mean .*CrmMarketingApi\.GetCampaignDetails/);
   });
 
   it('calls a tool by name with the usual validation, and refuses one left out', async () => {
@@ -157,7 +162,11 @@ describe('quiver mcp --confirm-destructive --max-response-tokens', () => {
     // The same JSON as structured content, for clients that read it.
     expect(listed.structuredContent).toEqual(page);
     expect(note).toMatch(/^\[Result cut: .* Showing the first \d+ of \d+ items of "results"/);
-    expect(note).toContain('page with max_results_limit, pagination_cursor');
+    // HubSpot's cursor cannot start inside a page: the note asks for fewer results, to page on from there.
+    const [, shown, of] = /Showing the first (\d+) of (\d+) items/.exec(note!)!;
+    expect(note).toContain(
+      `To get the ${Number(of) - Number(shown)} items cut here, call this tool again with the same arguments and max_results_limit: ${shown}, then follow that answer's next page.`,
+    );
     expect(note).toContain('"fields"');
 
     const selected = await client.callTool({ name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: { fields: ['results.id'] } });

@@ -4,6 +4,7 @@ import { api, forgetKey, storedKey, storeKey, whenUnauthorized, type Me } from '
 import { forgetToolIndex } from './catalog.js';
 import { ActivityPage } from './pages/activity.js';
 import { AuditPage } from './pages/audit.js';
+import { ConnectPage } from './pages/connect.js';
 import { ConnectionsPage } from './pages/connections.js';
 import { GrantsPage } from './pages/grants.js';
 import { KeysPage } from './pages/keys.js';
@@ -13,6 +14,7 @@ import { SecretsPage } from './pages/secrets.js';
 import { ToolPage } from './pages/tool.js';
 import { ToolsPage } from './pages/tools.js';
 import { WorkersPage } from './pages/workers.js';
+import { hashParts } from './route.js';
 import { ErrorNote, lockUser } from './ui.js';
 
 type Role = Me['role'];
@@ -20,6 +22,7 @@ type Role = Me['role'];
 const pages: { path: string; title: string; roles: Role[] }[] = [
   { path: 'tools', title: 'Tools', roles: ['admin', 'service', 'user'] },
   { path: 'playground', title: 'Playground', roles: ['admin', 'service', 'user'] },
+  { path: 'connect', title: 'Connect a client', roles: ['admin', 'service', 'user'] },
   { path: 'connections', title: 'Connections', roles: ['admin'] },
   { path: 'secrets', title: 'Secrets', roles: ['admin'] },
   { path: 'workers', title: 'Workers', roles: ['admin'] },
@@ -31,10 +34,9 @@ const pages: { path: string; title: string; roles: Role[] }[] = [
 ];
 
 function useHash(): string[] {
-  const read = () => location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
-  const [parts, setParts] = useState(read);
+  const [parts, setParts] = useState(hashParts);
   useEffect(() => {
-    const changed = () => setParts(read());
+    const changed = () => setParts(hashParts());
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);
@@ -132,6 +134,19 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
   const refused = named && !allowed.includes(named) ? named : undefined;
   const current = allowed.find((page) => page.path === section) ?? allowed[0]!;
   const main = useRef<HTMLElement>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // Escape closes the open menu, wherever the focus is, and gives the focus back to its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    addEventListener('keydown', closeOnEscape);
+    return () => removeEventListener('keydown', closeOnEscape);
+  }, [menuOpen]);
 
   // A new page names itself in the title and moves the focus to its content; the first page leaves the
   // focus at the start of the document, where Tab reaches the skip link first.
@@ -148,23 +163,38 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
       <button type="button" class="skip" onClick={() => main.current?.focus()}>
         Skip to content
       </button>
+      {/* On a narrow screen the sections and the signed-in key fold behind the menu button; style.css shows them inline on a wide one. */}
       <header class="top">
         <span class="brand">Quiver</span>
-        <nav aria-label="Sections">
-          <ul>
-            {allowed.map((page) => (
-              <li key={page.path}>
-                <a href={`#/${page.path}`} aria-current={page === current ? 'page' : undefined}>
-                  {page.title}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <span class="who">
-          {me.key.name} <span class="badge">{me.role}</span>
-          {me.user_id && <span class="muted"> as {me.user_id}</span>}
-        </span>
+        <button
+          type="button"
+          class="secondary small menu-button"
+          ref={menuButton}
+          aria-expanded={menuOpen}
+          aria-controls="top-menu"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <div id="top-menu" class={menuOpen ? 'top-menu open' : 'top-menu'}>
+          <nav aria-label="Sections">
+            <ul>
+              {allowed.map((page) => (
+                <li key={page.path}>
+                  {/* Choosing a page, even the one shown, closes the menu. */}
+                  <a href={`#/${page.path}`} aria-current={page === current ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                    {page.title}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <span class="who">
+            {me.key.name} <span class="badge">{me.role}</span>
+            {me.user_id && <span class="muted"> as {me.user_id}</span>}
+          </span>
+        </div>
+        <ThemeChoice />
         <button type="button" class="secondary small" onClick={onSignOut}>
           Sign out
         </button>
@@ -173,6 +203,44 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         {refused ? <NotForThisKey page={refused} me={me} /> : named ? <Page path={current.path} detail={detail} me={me} /> : <NoSuchPage section={section} />}
       </main>
     </>
+  );
+}
+
+type Theme = 'system' | 'light' | 'dark';
+/** Not a credential: kept in local storage, for every tab and the next visit. */
+const themeKey = 'quiver.theme';
+
+/** The theme chosen in this browser; "system" follows the operating system's light or dark setting. */
+export function storedTheme(): Theme {
+  const stored = localStorage.getItem(themeKey);
+  return stored === 'light' || stored === 'dark' ? stored : 'system';
+}
+
+/** Fixes the colour scheme, or lets it follow the system: style.css picks its palette and `color-scheme` by `data-theme`. */
+export function applyTheme(theme: Theme): void {
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+}
+
+function ThemeChoice() {
+  const [theme, setTheme] = useState(storedTheme);
+  return (
+    <label class="theme">
+      <span class="visually-hidden">Theme</span>
+      <select
+        value={theme}
+        onChange={(event) => {
+          const chosen = event.currentTarget.value as Theme;
+          localStorage.setItem(themeKey, chosen);
+          applyTheme(chosen);
+          setTheme(chosen);
+        }}
+      >
+        <option value="system">System theme</option>
+        <option value="light">Light theme</option>
+        <option value="dark">Dark theme</option>
+      </select>
+    </label>
   );
 }
 
@@ -212,6 +280,8 @@ function Page({ path, detail, me }: { path: string; detail: string | undefined; 
       return detail ? <ToolPage name={detail} /> : <ToolsPage />;
     case 'playground':
       return <PlaygroundPage name={detail} />;
+    case 'connect':
+      return <ConnectPage admin={me.role === 'admin'} />;
     case 'connections':
       return <ConnectionsPage />;
     case 'secrets':
@@ -221,7 +291,7 @@ function Page({ path, detail, me }: { path: string; detail: string | undefined; 
     case 'scheduled':
       return detail ? <ScheduledDetailPage id={detail} /> : <ScheduledPage />;
     case 'activity':
-      return <ActivityPage ownUser={me.role === 'user' ? me.user_id : undefined} />;
+      return <ActivityPage ownUser={me.role === 'user' ? me.user_id : undefined} detail={detail} />;
     case 'grants':
       return <GrantsPage />;
     case 'audit':

@@ -1,7 +1,9 @@
 /** Small pieces every page uses: loading data, errors, the chosen user, JSON, times. */
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren, JSX } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { ExecutionError } from '@quiver/engine';
 import { ApiError } from './api.js';
+import { CopyButton } from './copy.js';
 
 export interface Loaded<T> {
   data?: T;
@@ -41,12 +43,51 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
+/** A tool's error: its kind, message, whether to retry, how to fix it, and what it says to the developer. */
+export function ErrorDetails({ error }: { error: ExecutionError }) {
+  return (
+    <dl class="pairs error-detail">
+      <div>
+        <dt>kind</dt>
+        <dd>{error.kind ? <code>{error.kind}</code> : 'none: the engine, not the tool, ended the run'}</dd>
+      </div>
+      {error.message !== undefined && (
+        <div>
+          <dt>message</dt>
+          <dd>{error.message}</dd>
+        </div>
+      )}
+      {error.can_retry !== undefined && (
+        <div>
+          <dt>retry</dt>
+          <dd>
+            {error.can_retry ? 'may be retried' : 'do not retry as is'}
+            {error.retry_after_ms !== undefined && `, after ${error.retry_after_ms} ms`}
+          </dd>
+        </div>
+      )}
+      {error.additional_prompt_content && (
+        <div>
+          <dt>how to fix</dt>
+          <dd class="pre">{error.additional_prompt_content}</dd>
+        </div>
+      )}
+      {error.developer_message && (
+        <div>
+          <dt>for the developer</dt>
+          <dd>{error.developer_message}</dd>
+        </div>
+      )}
+    </dl>
+  );
+}
+
 /** A column heading; `class` styles it (`num` right-aligns a number column). */
 export type Column = string | { title: string; class: string };
 
 /**
  * A listing: a heading row (and a hidden heading over the action buttons when `actions` is set), one row
- * per item, and a row saying `empty` when there is none.
+ * per item, and a row saying `empty` when there is none. A table wider than its box scrolls sideways in it.
  */
 export function ListTable<T>({
   columns,
@@ -61,39 +102,56 @@ export function ListTable<T>({
   row: (item: T) => ComponentChildren;
   empty?: string;
 }) {
+  const box = useRef<HTMLDivElement>(null);
+  // While it scrolls, the box is a named region that takes the focus, so that the keyboard can scroll it;
+  // a table that fits adds no stop to the Tab order. It is named after the card it is in.
+  const [scrollName, setScrollName] = useState<string>();
+  useEffect(() => {
+    const element = box.current!;
+    const observer = new ResizeObserver(() => {
+      const card = element.closest('section[aria-label]')?.getAttribute('aria-label');
+      setScrollName(element.scrollWidth > element.clientWidth ? `${card ?? 'Table'}, scrolls sideways` : undefined);
+    });
+    observer.observe(element);
+    observer.observe(element.firstElementChild!);
+    return () => observer.disconnect();
+  }, []);
   return (
-    <table>
-      <thead>
-        <tr>
-          {columns.map((column) =>
-            typeof column === 'string' ? (
-              <th scope="col" key={column}>
-                {column}
-              </th>
-            ) : (
-              <th scope="col" key={column.title} class={column.class}>
-                {column.title}
-              </th>
-            ),
-          )}
-          {actions && (
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        {items.map(row)}
-        {!items.length && empty && (
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: the name comes with the region role, both only while the box scrolls.
+    <div class="table-scroll" ref={box} role={scrollName ? 'region' : undefined} aria-label={scrollName} tabIndex={scrollName ? 0 : undefined}>
+      <table>
+        <thead>
           <tr>
-            <td colSpan={columns.length + (actions ? 1 : 0)} class="muted">
-              {empty}
-            </td>
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th scope="col" key={column}>
+                  {column}
+                </th>
+              ) : (
+                <th scope="col" key={column.title} class={column.class}>
+                  {column.title}
+                </th>
+              ),
+            )}
+            {actions && (
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            )}
           </tr>
-        )}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {items.map(row)}
+          {!items.length && empty && (
+            <tr>
+              <td colSpan={columns.length + (actions ? 1 : 0)} class="muted">
+                {empty}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -170,18 +228,104 @@ export function Section({ title, children, actions }: { title: string; children:
 }
 
 /**
- * A collapsible JSON tree: objects and arrays are <details>, open to the second level. Past TREE_DEPTH
- * levels the rest of a value is its JSON text: a stored input may nest thousands of levels, and a
- * component per level would exhaust the stack.
+ * A JSON value with what people do with one: copy it, read it as text, open or close the whole tree, and
+ * find a word in it. The tree's objects and arrays are <details>, open to the second level. Past TREE_DEPTH
+ * levels the rest of a value is its JSON text: a stored input may nest thousands of levels, and a component
+ * per level would exhaust the stack.
  */
 const TREE_DEPTH = 16;
+/** How deep the tree opens: as it first shows, all of it, or only its top. */
+const OPENING = { first: 2, all: TREE_DEPTH, none: 0 } as const;
 
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
+  const name = label ?? 'JSON';
+  const [raw, setRaw] = useState(false);
+  const [opening, setOpening] = useState<{ depth: number; round: number }>({ depth: OPENING.first, round: 0 });
+  const [find, setFind] = useState('');
+  const text = useMemo(() => prettyJson(value), [value]);
+  const wanted = find.trim().toLowerCase();
+  const found = useMemo(() => (wanted ? countMatches(value, wanted) : 0), [value, wanted]);
+  const openTo = (depth: number) => setOpening(({ round }) => ({ depth, round: round + 1 }));
   return (
-    <section class="json" aria-label={label ?? 'JSON'}>
-      <JsonNode value={value} depth={0} name={undefined} />
-    </section>
+    <div class="json-view">
+      <div class="json-tools">
+        <CopyButton text={text} label={`Copy ${name}`} />
+        <button type="button" class="secondary small" aria-pressed={raw} onClick={() => setRaw(!raw)}>
+          Raw JSON
+        </button>
+        {!raw && (
+          <>
+            <button type="button" class="secondary small" onClick={() => openTo(OPENING.all)}>
+              Expand all
+            </button>
+            <button type="button" class="secondary small" onClick={() => openTo(OPENING.none)}>
+              Collapse all
+            </button>
+            <input
+              type="search"
+              class="json-find"
+              aria-label={`Find in ${name}`}
+              placeholder="find"
+              value={find}
+              onInput={(event) => setFind(event.currentTarget.value)}
+            />
+            {wanted && (
+              <span class="muted" role="status">
+                {found ? `${found} ${found === 1 ? 'match' : 'matches'}` : 'no match'}
+              </span>
+            )}
+          </>
+        )}
+      </div>
+      {raw ? (
+        <section aria-label={name}>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable block must take focus to be scrolled from the keyboard. */}
+          <pre class="code" tabIndex={0}>
+            {text}
+          </pre>
+        </section>
+      ) : (
+        <section class="json" aria-label={name}>
+          <JsonNode key={opening.round} value={value} depth={0} name={undefined} openTo={opening.depth} wanted={wanted} />
+        </section>
+      )}
+    </div>
   );
+}
+
+/** Indented JSON text of a value; past the depth JSON.stringify manages, the compact text of `jsonText`. */
+export function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? 'null';
+  } catch {
+    return jsonText(value);
+  }
+}
+
+/** Whether a key or a leaf's text holds the word sought (already lower-cased). */
+const holds = (text: string, wanted: string) => text.toLowerCase().includes(wanted);
+
+/** The keys and leaves that hold the word, counted the way the tree shows them (its last level as text). */
+function countMatches(value: unknown, wanted: string, depth = 0): number {
+  if (value === null || typeof value !== 'object') return holds(JSON.stringify(value) ?? '', wanted) ? 1 : 0;
+  if (depth >= TREE_DEPTH) return holds(jsonText(value), wanted) ? 1 : 0;
+  let count = 0;
+  for (const [key, child] of Object.entries(value)) count += (Array.isArray(value) || !holds(key, wanted) ? 0 : 1) + countMatches(child, wanted, depth + 1);
+  return count;
+}
+
+/** The text with each occurrence of the word marked. */
+function Marked({ text, wanted }: { text: string; wanted: string }) {
+  if (!wanted) return <>{text}</>;
+  const parts: (string | JSX.Element)[] = [];
+  const lower = text.toLowerCase();
+  let at = 0;
+  for (let found = lower.indexOf(wanted); found >= 0; found = lower.indexOf(wanted, at)) {
+    parts.push(text.slice(at, found), <mark key={found}>{text.slice(found, found + wanted.length)}</mark>);
+    at = found + wanted.length;
+  }
+  parts.push(text.slice(at));
+  return <>{parts}</>;
 }
 
 /** JSON text of a value of any depth: written without recursion, since JSON.stringify recurses. */
@@ -214,14 +358,21 @@ function jsonText(value: unknown): string {
   return out.join('');
 }
 
-function JsonNode({ value, depth, name }: { value: unknown; depth: number; name: string | undefined }) {
-  const key = name === undefined ? null : <span class="json-key">{name}: </span>;
+function JsonNode({ value, depth, name, openTo, wanted }: { value: unknown; depth: number; name: string | undefined; openTo: number; wanted: string }) {
+  const key =
+    name === undefined ? null : (
+      <span class="json-key">
+        <Marked text={name} wanted={wanted} />:{' '}
+      </span>
+    );
   if (value === null || typeof value !== 'object') {
     const kind = value === null ? 'null' : typeof value;
     return (
       <div class="json-leaf">
         {key}
-        <span class={`json-${kind}`}>{JSON.stringify(value)}</span>
+        <span class={`json-${kind}`}>
+          <Marked text={JSON.stringify(value)} wanted={wanted} />
+        </span>
       </div>
     );
   }
@@ -229,7 +380,9 @@ function JsonNode({ value, depth, name }: { value: unknown; depth: number; name:
     return (
       <div class="json-leaf">
         {key}
-        <code class="json-rest">{jsonText(value)}</code>
+        <code class="json-rest">
+          <Marked text={jsonText(value)} wanted={wanted} />
+        </code>
       </div>
     );
   }
@@ -243,8 +396,10 @@ function JsonNode({ value, depth, name }: { value: unknown; depth: number; name:
       </div>
     );
   }
+  // While a word is sought, the branches holding it open and the others close.
+  const open = wanted ? countMatches(value, wanted, depth) > 0 : depth < openTo;
   return (
-    <details open={depth < 2}>
+    <details open={open}>
       <summary>
         {key}
         {brackets[0]}
@@ -256,7 +411,7 @@ function JsonNode({ value, depth, name }: { value: unknown; depth: number; name:
       </summary>
       <div class="json-children">
         {entries.map(([childName, child]) => (
-          <JsonNode key={childName} value={child} depth={depth + 1} name={childName} />
+          <JsonNode key={childName} value={child} depth={depth + 1} name={childName} openTo={openTo} wanted={wanted} />
         ))}
       </div>
     </details>

@@ -8,7 +8,7 @@ import { ToolCatalog, type CatalogEntry } from './catalog.js';
 import type { ConfirmWithPerson } from './confirmation.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
 import { declaredSecrets, missingToken } from './execute.js';
-import { credentialForms, redactResult } from './redaction.js';
+import { credentialForms, redactInput, redactResult } from './redaction.js';
 import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } from './search/index.js';
 import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ServingPolicy } from './serving.js';
@@ -89,7 +89,7 @@ export interface CallOptions {
 /** A call let through (to be released once it has ended), or refused with an error for the caller. */
 export type Admission = { release(): void } | { refused: ToolError };
 
-/** What is recorded of every call: names and outcome, never inputs, tokens or secrets. */
+/** What is logged of every call: names and outcome, never inputs, results, tokens or secrets (those go to the recorder apart, as CallData). */
 export interface CallRecord {
   execution_id: string;
   tool: string;
@@ -103,6 +103,12 @@ export interface CallRecord {
   /** Where the call came from, when a request made it: the request's id and its API key's id. */
   request_id?: string;
   key_id?: string;
+}
+
+/** A finished call's input (credentials redacted) and result (scrubbed of them like every result). */
+export interface CallData {
+  input: unknown;
+  result: ToolResult;
 }
 
 export interface Dispatched {
@@ -120,8 +126,12 @@ export interface DispatcherOptions {
   credentials: CredentialResolver;
   /** What is offered and how calls are guarded and shaped; absent, every tool runs as it is. */
   policy?: ServingPolicy;
-  /** Told of every finished call (the engine logs and stores it; the CLI logs it). */
-  record?: (record: CallRecord) => void;
+  /**
+   * Told of every finished call (the engine logs and stores it; the CLI logs it). What it ran with and
+   * answered comes apart from the record, which is logged: the input with its credentials redacted
+   * (redactInput), and the result as the caller got it.
+   */
+  record?: (record: CallRecord, data: CallData) => void;
 }
 
 export class Dispatcher {
@@ -154,6 +164,11 @@ export class Dispatcher {
     const tools = await this.list(policy);
     if (!this.index || !sameTools(this.index.tools, tools)) this.index = { tools, index: createToolIndex(tools) };
     return (await this.index.index).search(query, options);
+  }
+
+  /** Up to three names of tools the policy offers that an unknown `name` may mean, by spelling and by meaning. */
+  async suggest(name: string, nameOf?: (tool: Tool) => string, policy = this.options.policy): Promise<string[]> {
+    return suggestToolNames(name, await this.list(policy), { nameOf, search: (query, options) => this.search(query, options, policy) });
   }
 
   /** The result alone. */
@@ -190,7 +205,7 @@ export class Dispatcher {
       const found = await this.catalog.resolve(name, options.version);
       if (!found) {
         unknown = true;
-        const suggestions = suggestToolNames(name, await this.list(options.policy ?? this.options.policy));
+        const suggestions = await this.suggest(name, undefined, options.policy ?? this.options.policy);
         result = toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${name}'.${didYouMean(suggestions) || ' Tool names look like Toolkit.Tool.'}`);
       } else if ('unavailable' in found) {
         const kind = found.retryable ? 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE' : 'TOOL_RUNTIME_FATAL';
@@ -238,7 +253,7 @@ export class Dispatcher {
       ...(options.keyId && { key_id: options.keyId }),
     };
     if (span || telemetry.meter) observeCall(record, durationMs, source, span);
-    this.options.record?.(record);
+    this.options.record?.(record, { input: redactInput(input, credentials), result });
     return { executionId, result, tool, authorization, durationMs, ...(unknown && { unknown }) };
   }
 }

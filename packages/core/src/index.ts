@@ -22,3 +22,4 @@ export * from './paging.js';
 export * from './serving.js';
 export * from './telemetry.js';
 export * from './icons.js';
+export * from './client-config.js';

@@ -86,6 +86,50 @@ export function redactResult(result: ToolResult, credentials: readonly string[])
   };
 }
 
+/**
+ * Words of a property name that say its value is a credential, matched on whole words of the name in any
+ * case and spelling (`apiKey`, `API_KEY`, `x-api-key`), so that `author` or `max_tokens` stay.
+ */
+const CREDENTIAL_NAMES = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'api_key',
+  'apikey',
+  'private_key',
+  'authorization',
+  'auth',
+  'credential',
+  'credentials',
+  'cookie',
+];
+
+/** Whether a property's name says its value is a credential (`client_secret`, `accessToken`, `X-API-Key`). */
+function namesCredential(name: string): boolean {
+  const words = `_${name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .join('_')}_`;
+  return !POSITION_TOKENS.some((position) => words.endsWith(`_${position}_`)) && CREDENTIAL_NAMES.some((credential) => words.includes(`_${credential}_`));
+}
+
+/** Tokens that mark a place in a listing, not credentials: the input keeps them, to say which page was asked for. */
+const POSITION_TOKENS = ['page_token', 'pagination_token', 'next_token', 'continuation_token', 'sync_token', 'cursor_token'];
+
+/**
+ * A call's input as it may be kept: every credential the call ran with replaced wherever it appears, and
+ * the value of every property whose name says it is a credential (a password the caller passed, say).
+ * Booleans and nulls stay: they hold no secret, and say what the caller chose.
+ */
+export function redactInput(input: unknown, credentials: readonly string[]): unknown {
+  const scrub = redactor(credentials) ?? ((text: string) => text);
+  return walk(input, scrub, (name, value) => namesCredential(name) && value !== null && typeof value !== 'boolean');
+}
+
 function redactError(error: ToolError, scrub: (text: string) => string): ToolError {
   const scrubbed = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
   return {
@@ -97,8 +141,11 @@ function redactError(error: ToolError, scrub: (text: string) => string): ToolErr
   };
 }
 
-/** Walks without recursion: a worker's answer may nest as deep as it likes. */
-function walk(value: unknown, scrub: (text: string) => string): unknown {
+/**
+ * Walks without recursion: a worker's answer may nest as deep as it likes. A property `withheld` picks
+ * is replaced by REDACTED whatever its value.
+ */
+function walk(value: unknown, scrub: (text: string) => string, withheld?: (name: string, value: unknown) => boolean): unknown {
   if (typeof value === 'string') return scrub(value);
   if (!value || typeof value !== 'object') return value;
   const root: { value: unknown } = { value: undefined };
@@ -119,7 +166,8 @@ function walk(value: unknown, scrub: (text: string) => string): unknown {
         const scrubbed = scrub(name);
         if (scrubbed === '__proto__') Object.defineProperty(copy, scrubbed, { value: undefined, writable: true, enumerable: true, configurable: true });
         else copy[scrubbed] = undefined;
-        pending.push([item, copy, scrubbed]);
+        if (withheld?.(name, item)) copy[scrubbed] = REDACTED;
+        else pending.push([item, copy, scrubbed]);
       }
     } else parent[key] = node;
   }

@@ -20,6 +20,8 @@ export interface UpstreamRequest {
    * the request by, since the filled path and the query may hold anything a caller put there.
    */
   template?: string;
+  /** The path parameters by the tool's names and the values the call gave them: what a 404 says was not found. */
+  pathArguments?: Record<string, string>;
 }
 
 /**
@@ -37,6 +39,7 @@ export function buildRequest(
   const query = new URLSearchParams();
   const headers: Record<string, string> = { ...tool.http.headers };
   const cookies: string[] = [];
+  const pathArguments: Record<string, string> = {};
   let body: Record<string, unknown> | undefined;
 
   for (const parameter of tool.parameters) {
@@ -49,6 +52,7 @@ export function buildRequest(
         if (unsafeSegments.has(segment)) problems.push(`parameter '${parameter.name}' ${unsafeSegmentProblem}`);
         // encodeURIComponent throws on a lone surrogate: such a value is refused below, so the path is never sent.
         path = path.replace(`{${name}}`, loneSurrogate.test(segment) ? '' : encodeURIComponent(segment));
+        pathArguments[parameter.name] = segment;
         break;
       }
       case 'query': {
@@ -100,7 +104,13 @@ export function buildRequest(
 
   if (cookies.length) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
   const search = query.size ? `?${query}` : '';
-  const request: UpstreamRequest = { method: tool.http.method, url: joinUrl(baseUrl, path) + search, headers, template: tool.http.path };
+  const request: UpstreamRequest = {
+    method: tool.http.method,
+    url: joinUrl(baseUrl, path) + search,
+    headers,
+    template: tool.http.path,
+    ...(Object.keys(pathArguments).length && { pathArguments }),
+  };
   const content = requestBody ?? body ?? (tool.http.bodyRequired ? {} : undefined);
   if (content !== undefined) {
     const contentType = tool.requestBody?.contentType ?? tool.http.contentType ?? 'application/json';

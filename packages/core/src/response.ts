@@ -3,7 +3,8 @@
  * an optional field selection projects the JSON result, and a result still over the token budget is
  * cut, with a note that says how to get the rest.
  */
-import { toolError, type ToolError } from './errors.js';
+import { toolError, type NextPage, type ToolError } from './errors.js';
+import { resumeAfterCut } from './paging.js';
 import type { JsonSchema, Tool } from './tool.js';
 
 export const fieldsName = 'fields';
@@ -120,20 +121,58 @@ export function fieldNamesOf(value: unknown): string[] {
   return sample && typeof sample === 'object' && !Array.isArray(sample) ? Object.keys(sample) : [];
 }
 
+/**
+ * Dotted paths of a result as `fields` reads them (through lists, `items.title`), shallowest first: at
+ * most `max`, at most `depth` levels deep. A list's paths are those of its first object.
+ */
+export function fieldPathsOf(value: unknown, max = 40, depth = 3): string[] {
+  const paths: string[] = [];
+  let level: Array<[string, unknown]> = [['', value]];
+  for (let d = 0; d < depth && level.length && paths.length < max; d++) {
+    const deeper: Array<[string, unknown]> = [];
+    for (const [prefix, node] of level) {
+      const sample = Array.isArray(node) ? node.find(isRecord) : node;
+      if (!isRecord(sample)) continue;
+      for (const [key, field] of Object.entries(sample)) {
+        if (paths.length === max) break;
+        const path = prefix ? `${prefix}.${key}` : key;
+        paths.push(path);
+        deeper.push([path, field]);
+      }
+    }
+    level = deeper;
+  }
+  return paths;
+}
+
 export interface Capped {
   value: unknown;
   /** For the model: what was cut and how to get the rest. Absent when nothing was cut. */
   note?: string;
+  /**
+   * Set when items of a list were left out: the call's own next page would skip them, so this one (the
+   * arguments that resume at the first item left out, or none where the tool's paging cannot say so) replaces it.
+   */
+  leftOut?: { next_page?: NextPage };
+}
+
+/** The call a result came from, for a cut to say where its next page starts. */
+export interface PagedCall {
+  /** The arguments the call was made with. */
+  args: Record<string, unknown>;
+  /** The next page the upstream told, outside the body (GitHub's Link header). */
+  next_page?: NextPage;
 }
 
 /**
  * The value as it is when it fits `maxTokens`; otherwise a smaller value that is still whole JSON. A
  * list (the result itself, or its largest top-level list, such as GitHub's `items` or HubSpot's
- * `results`) keeps as many leading items as fit. When not even one item fits, the items (or the
- * single object) keep only their plain fields, the nested ones named in the note; a text result is
- * cut as text. The note says what was left out and how to get it.
+ * `results`) keeps as many leading items as fit. When not one item fits, the items (or the single
+ * object) keep only their plain fields, the nested ones named in the note; a text result is cut as
+ * text. The note says what was left out and how to get it; where items were left out, the paging
+ * says where to resume (paging.ts) so that following it skips nothing.
  */
-export function capResult(value: unknown, tool: Tool, maxTokens: number, canSelectFields: boolean): Capped {
+export function capResult(value: unknown, tool: Tool, maxTokens: number, canSelectFields: boolean, call: PagedCall = { args: {} }): Capped {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   if (!maxTokens || text.length <= maxTokens) return { value };
   const tokens = estimateTokens(text);
@@ -150,18 +189,18 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
       note: `${head} Showing the first ${cut.length.toLocaleString('en')} of ${value.length.toLocaleString('en')} characters of the text. Narrow the request to get the rest.]`,
     };
   }
-  const rest = (kept: number) => {
-    const paging = pagingParameters(tool);
-    return paging.length
-      ? ` To get the rest, page with ${paging.join(', ')}, asking for at most ${kept} items per page.`
-      : ' To get the rest, narrow the request (filters, a smaller range).';
+  /** The list cut to its first `kept` items, its paging made to resume at the first item left out. */
+  const resumed = (cut: { value: unknown; kept: number; of: number }, shown: string, rest = '') => {
+    const paging = resumeAfterCut(tool, cut.value, call.args, cut.kept, cut.of, call.next_page);
+    const advice = paging?.advice ?? 'To get the rest, narrow the request (filters, a smaller range).';
+    const next_page = paging?.next_page;
+    return { value: paging ? paging.value : cut.value, note: `${head} ${shown}${rest} ${advice}`, leftOut: { ...(next_page && { next_page }) } };
   };
   const list = listCut(value, budget);
-  if (list)
-    return {
-      value: list.value,
-      note: `${head} Showing the first ${list.kept} of ${list.of} items of ${list.where}.${rest(list.kept)}${fields(suggestion(value))}]`,
-    };
+  if (list) {
+    const cut = resumed(list, `Showing the first ${list.kept} of ${list.of} items of ${list.where}.`);
+    return { ...cut, note: `${cut.note}${fields(suggestion(value))}]` };
+  }
 
   // Not one item fits: plain fields only.
   const { value: plain, nested } = plainFields(value);
@@ -173,10 +212,8 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
   if (estimateTokens(JSON.stringify(plain)) <= budget) return { value: plain, note: `${head} Showing only its plain (not nested) fields.${left}${how}]` };
   const plainList = listCut(plain, budget);
   if (plainList) {
-    return {
-      value: plainList.value,
-      note: `${head} Showing only plain fields of the first ${plainList.kept} of ${plainList.of} items of ${plainList.where}.${left}${rest(plainList.kept)}${how}]`,
-    };
+    const cut = resumed(plainList, `Showing only plain fields of the first ${plainList.kept} of ${plainList.of} items of ${plainList.where}.`, left);
+    return { ...cut, note: `${cut.note}${how}]` };
   }
   const { value: leading, kept, of } = leadingFields(plain, budget);
   return { value: leading, note: `${head} Showing only the first ${kept} of its ${of} plain fields, long texts shortened.${left}${how}]` };
@@ -260,25 +297,4 @@ function largestList(value: unknown): { key: string; items: unknown[] } | undefi
     if (!best || size > best.size) best = { key, items, size };
   }
   return best;
-}
-
-/** Upstream names of paging query parameters (GitHub's page/per_page, HubSpot's after/limit, ...). */
-const pagingNames = new Set([
-  'page',
-  'per_page',
-  'limit',
-  'offset',
-  'after',
-  'before',
-  'cursor',
-  'page_size',
-  'pagesize',
-  'page_token',
-  'pagetoken',
-  'starting_after',
-]);
-
-/** The tool's parameters that page its results, by the names the model uses. */
-export function pagingParameters(tool: Tool): string[] {
-  return tool.parameters.filter((p) => p.in === 'query' && (p.paging || pagingNames.has((p.upstream ?? p.name).toLowerCase()))).map((p) => p.name);
 }

@@ -5,10 +5,10 @@
  * model is shown is exactly what it may call.
  */
 import { confirmName, confirmSchema, declinedByPerson, needsConfirmation, unconfirmed, type ConfirmWithPerson } from './confirmation.js';
-import { toolError, type ToolResult } from './errors.js';
+import { toolError, type NextPage, type ToolResult } from './errors.js';
 import { toMcpTool } from './formats.js';
 import { inputSchema } from './input.js';
-import { capResult, defaultMaxResponseTokens, fieldNamesOf, fieldsName, fieldsSchema, isEmptyProjection, parseFields, selectFields } from './response.js';
+import { capResult, defaultMaxResponseTokens, fieldPathsOf, fieldsName, fieldsSchema, isEmptyProjection, parseFields, selectFields } from './response.js';
 import { withPagingKeys } from './paging.js';
 import { selectionRule, type ToolSelection } from './selection.js';
 import type { JsonSchema, Tool } from './tool.js';
@@ -117,25 +117,31 @@ export class ServingPolicy {
 
     const result = await call(args);
     if ('error' in result) return result;
-    return withPaging(this.shape(tool, result.value, fields), result);
+    return this.shape(tool, result, args, fields);
   }
 
-  /** The value projected to `fields` (paging keys kept) and capped to the budget. */
-  private shape(tool: Tool, value: unknown, fields: string[] | undefined): ToolResult {
-    if (!fields) return this.cap(tool, value);
-    const selected = selectFields(value, fields);
-    if (isEmptyProjection(selected)) {
-      const names = fieldNamesOf(value);
-      return {
-        value: selected,
-        note: `None of the fields ${fields.join(', ')} is in the result.${names.length ? ` Its fields are: ${names.join(', ')}.` : ''}`,
-      };
+  /**
+   * The value projected to `fields` and capped to the budget, its paging kept: a selection keeps the
+   * paging keys (even one that matches nothing), and a cut that leaves items out replaces the call's
+   * next page with one that resumes at the first of them.
+   */
+  private shape(
+    tool: Tool,
+    result: { value: unknown; note?: string; next_page?: NextPage },
+    args: Record<string, unknown>,
+    fields: string[] | undefined,
+  ): ToolResult {
+    let value = result.value;
+    if (fields) {
+      const projected = selectFields(value, fields);
+      const selected = withPagingKeys(projected, value);
+      if (isEmptyProjection(projected)) return withPaging({ value: selected, note: noneSelected(fields, value) }, result);
+      value = selected;
     }
-    return this.cap(tool, withPagingKeys(selected, value));
-  }
-
-  private cap(tool: Tool, value: unknown): ToolResult {
-    return capResult(value, tool, this.maxResponseTokens, takesFields(tool));
+    const capped = capResult(value, tool, this.maxResponseTokens, takesFields(tool), { args, next_page: result.next_page });
+    // Items left out: the call's next page (and its note) would skip them; the cut's own says where to resume.
+    if (capped.leftOut) return { value: capped.value, note: capped.note!, ...(capped.leftOut.next_page && { next_page: capped.leftOut.next_page }) };
+    return withPaging({ value: capped.value, ...(capped.note && { note: capped.note }) }, result);
   }
 
   private confirms(tool: Tool): boolean {
@@ -144,11 +150,30 @@ export class ServingPolicy {
 }
 
 /** The shaped result with the call's next-page hint and its note, after any note of the shaping. */
-function withPaging(shaped: ToolResult, call: ToolResult): ToolResult {
-  if ('error' in shaped || 'error' in call || !call.next_page) return shaped;
+function withPaging(shaped: { value: unknown; note?: string }, call: { note?: string; next_page?: NextPage }): ToolResult {
+  if (!call.next_page) return shaped;
   const note = [shaped.note, call.note].filter(Boolean).join('\n');
   return { ...shaped, next_page: call.next_page, ...(note && { note }) };
 }
+
+/**
+ * What a selection that matched nothing says: the paths that end as the fields asked for (`subject` is
+ * `messages.subject` in a list), and the paths the result has, in the dotted form `fields` takes.
+ */
+function noneSelected(fields: string[], value: unknown): string {
+  const asked = new Set(fields.map((field) => lastSegment(field).toLowerCase()));
+  const meant = fieldPathsOf(value, 500, 4)
+    .filter((path) => asked.has(lastSegment(path).toLowerCase()))
+    .slice(0, 10);
+  const paths = fieldPathsOf(value);
+  return (
+    `None of the fields ${fields.join(', ')} is in the result.` +
+    (meant.length ? ` Did you mean ${meant.join(', ')}?` : '') +
+    (paths.length ? ` Paths it has include: ${paths.join(', ')}.` : '')
+  );
+}
+
+const lastSegment = (path: string) => path.slice(path.lastIndexOf('.') + 1);
 
 /** The server adds `fields` where the result is JSON, unless the tool has a parameter of that name itself. */
 const takesFields = (tool: Tool): boolean => tool.output.schema?.type !== 'string' && !tool.parameters.some((parameter) => parameter.name === fieldsName);

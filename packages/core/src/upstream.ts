@@ -505,13 +505,27 @@ const binaryBody = (bytes: Buffer, contentType: string): BinaryBody => ({
 function httpError(request: UpstreamRequest, response: UpstreamResponse, kind: ErrorKind, retryAfterMs: number | undefined): ToolError {
   const detail = upstreamMessage(response.body);
   const retryAfter = kind === 'UPSTREAM_RUNTIME_RATE_LIMIT' ? retryAfterMs : undefined;
-  const error = toolError(kind, `The upstream service answered ${response.status}${detail ? `: ${detail}` : '.'}`, {
+  const said = `The upstream service answered ${response.status}${detail ? `: ${detail}` : '.'}`;
+  const missing = kind === 'UPSTREAM_RUNTIME_NOT_FOUND' ? notFoundAt(request) : undefined;
+  const message = missing ? `${said}${/[.!?…]$/.test(said) ? '' : '.'} ${missing}` : said;
+  const error = toolError(kind, message, {
     status_code: response.status,
     retry_after_ms: retryAfter,
     developer_message: `${request.method} ${withoutQuery(request.url)} -> ${response.status}; response body: ${truncate(JSON.stringify(response.body) ?? '', 2000)}`,
   }).error;
   // A server error may come after the work was done (or half done); a rate limit means it was not.
   return kind === 'UPSTREAM_RUNTIME_SERVER_ERROR' ? mayHaveActed(request, error) : error;
+}
+
+/**
+ * What a 404 could not find, in the call's own terms: the path parameters and the values it gave them
+ * (the upstream's message rarely says which one). A value is what the caller passed, never a credential.
+ */
+function notFoundAt(request: UpstreamRequest): string | undefined {
+  const named = Object.entries(request.pathArguments ?? {});
+  if (!named.length) return undefined;
+  const values = named.map(([name, value]) => `${name}=${JSON.stringify(truncate(value, 100))}`).join(', ');
+  return `Nothing was found for ${values}, or the credential cannot see it: check these values.`;
 }
 
 /**

@@ -1,6 +1,17 @@
 /** The one redaction every result passes through (the dispatcher applies it, whatever source ran the tool). */
 import { describe, expect, it } from 'vitest';
-import { credentialForms, REDACTED, redactResult, type ToolResult } from '../src/index.js';
+import {
+  credentialForms,
+  defineToolkit,
+  localDispatcher,
+  REDACTED,
+  redactInput,
+  redactResult,
+  UpstreamClient,
+  type CallData,
+  type CallRecord,
+  type ToolResult,
+} from '../src/index.js';
 
 const noAuth = { http: undefined };
 
@@ -69,5 +80,84 @@ describe('redactResult', () => {
   it('leaves a result alone when the call had no credential worth the name', () => {
     const result = { value: { id: 'abc' } };
     expect(redactResult(result, ['abc'])).toBe(result);
+  });
+});
+
+describe('redactInput', () => {
+  const forms = credentialForms(noAuth, { token: 'tok-secret-123', secrets: {} });
+
+  it("replaces the call's credentials anywhere, and the values of properties named as credentials, at any depth", () => {
+    const input = {
+      query: 'find tok-secret-123 please',
+      password: 'hunter2',
+      clientSecret: 'cs-1',
+      'X-API-Key': 'k-1',
+      apikey: 'k-2',
+      private_key: { pem: '-----BEGIN' },
+      nested: [{ access_token: 'at-1', Authorization: 'Bearer at-1', auth: 'basic' }],
+      pin_number: 1234,
+    };
+    expect(redactInput(input, forms)).toEqual({
+      query: `find ${REDACTED} please`,
+      password: REDACTED,
+      clientSecret: REDACTED,
+      'X-API-Key': REDACTED,
+      apikey: REDACTED,
+      private_key: REDACTED,
+      nested: [{ access_token: REDACTED, Authorization: REDACTED, auth: REDACTED }],
+      pin_number: 1234,
+    });
+  });
+
+  it('matches whole words of a name only, and leaves booleans and nulls, which hold no secret', () => {
+    const input = {
+      author: 'ada',
+      max_tokens: 100,
+      tokenizer: 'bpe',
+      keyboard: 'qwerty',
+      secretary: 'grace',
+      use_token: true,
+      password: null,
+      // Places in a listing, not credentials: the record says which page was asked for.
+      pagination_token: '2',
+      pageToken: 'CAEQAA',
+    };
+    expect(redactInput(input, [])).toEqual(input);
+    expect(redactInput('tok-secret-123', forms)).toBe(REDACTED);
+    expect(redactInput(undefined, forms)).toBeUndefined();
+  });
+
+  it("reaches the recorder beside the call's record, which is logged and holds neither input nor result", async () => {
+    const toolkit = defineToolkit(
+      {
+        name: 'Sign',
+        version: '1',
+        description: 'Signs in.',
+        baseUrl: 'http://127.0.0.1:9',
+        tools: [
+          {
+            name: 'In',
+            description: 'Answers what it was given and the token.',
+            parameters: [
+              { name: 'user', description: 'Who.', required: true, schema: { type: 'string' } },
+              { name: 'password', description: 'Theirs.', required: true, schema: { type: 'string' } },
+            ],
+            output: { description: 'Who, and the token.' },
+            requirements: { oauth2: { provider: 'sign', scopes: [] } },
+          },
+        ],
+      },
+      { In: async (input, context) => ({ value: { user: input.user, token: context.token } }) },
+    );
+    const recorded: Array<[CallRecord, CallData]> = [];
+    const dispatcher = localDispatcher([toolkit], {
+      client: new UpstreamClient(),
+      token: 'tok-secret-123',
+      record: (record, data) => recorded.push([record, data]),
+    });
+    await dispatcher.call('Sign.In', { user: 'ada tok-secret-123', password: 'hunter2' });
+    const [[record, data]] = recorded as [[CallRecord, CallData]];
+    expect(data).toEqual({ input: { user: `ada ${REDACTED}`, password: REDACTED }, result: { value: { user: `ada ${REDACTED}`, token: REDACTED } } });
+    expect(JSON.stringify(record)).not.toMatch(/ada|hunter2|tok-secret-123/);
   });
 });

@@ -177,7 +177,26 @@ describe('field selection', () => {
     const policy = new ServingPolicy();
     expect(await policy.run(list, { fields: 'id' }, recorder(repos).call)).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' } });
     const none = await policy.run(list, { fields: ['nope'] }, recorder(repos).call);
-    expect(none).toMatchObject({ value: {}, note: expect.stringContaining('Its fields are: total_count, items') });
+    // The paging keys stay, and the note names the dotted paths that would match, through the list.
+    expect(none).toEqual({
+      value: { total_count: 2 },
+      note: 'None of the fields nope is in the result. Paths it has include: total_count, items, items.id, items.name, items.owner, items.owner.login, items.owner.id.',
+    });
+  });
+
+  it('keeps the next page and its note when a selection matches nothing, and bounds the paths it suggests', async () => {
+    const policy = new ServingPolicy();
+    const call = async () => ({ value: { issues: [{ title: 'a' }], next_cursor: 'c2' }, next_page: { results_page_number: 2 }, note: '[More results]' });
+    expect(await policy.run(list, { fields: ['title'] }, call)).toEqual({
+      value: { next_cursor: 'c2' },
+      next_page: { results_page_number: 2 },
+      note: 'None of the fields title is in the result. Did you mean issues.title? Paths it has include: issues, next_cursor, issues.title.\n[More results]',
+    });
+    const wide = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field_${i}`, { inner: i }]));
+    const many = await policy.run(list, { fields: ['nope'] }, recorder(wide).call);
+    const paths = ('note' in many && many.note!.split('include: ')[1]!.replace(/\.$/, '').split(', ')) || [];
+    expect(paths).toHaveLength(40);
+    expect(paths.at(-1)).toBe('field_39');
   });
 });
 
@@ -197,7 +216,9 @@ describe('response budget', () => {
     expect((value as { total_count: number }).total_count).toBe(200);
     expect(estimateTokens(JSON.stringify(value))).toBeLessThanOrEqual(2000);
     expect(note).toContain(`Showing the first ${kept.length} of 200 items of "items"`);
-    expect(note).toContain('page with results_per_page, results_page_number');
+    expect(note).toContain(
+      `The next page starts at the first item left out: call this tool again with the same arguments and results_page_number: 2, results_per_page: ${kept.length}.`,
+    );
     expect(note).toContain('"fields"');
   });
 

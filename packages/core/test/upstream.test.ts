@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, isBinaryBody, retryAfterMs, type BinaryBody } from '../src/upstream.js';
+import { buildRequest } from '../src/request.js';
 import type { HttpMethod } from '../src/tool.js';
 
 /** A loopback upstream that answers from a script of responses and counts what it received. */
@@ -101,6 +102,36 @@ describe('upstream client', () => {
       message: `The upstream service answered ${code}: nope`,
     });
     expect(received).toHaveLength(1);
+  });
+
+  it('names what a 404 did not find: the path parameters and the values the call gave them, never the credential', async () => {
+    const tool = {
+      name: 'GetRepository',
+      description: 'Gets a repository.',
+      parameters: [
+        { name: 'repository_owner', description: 'Owner.', required: true, schema: { type: 'string' }, in: 'path' as const, upstream: 'owner' },
+        { name: 'repository_name', description: 'Name.', required: true, schema: { type: 'string' }, in: 'path' as const, upstream: 'repo' },
+        { name: 'results_page', description: 'Page.', required: false, schema: { type: 'integer' }, in: 'query' as const, upstream: 'page' },
+      ],
+      output: { description: 'A repository.' },
+      requirements: {},
+      http: { method: 'GET' as const, path: '/repos/{owner}/{repo}' },
+    };
+    const request = buildRequest(tool, { repository_owner: 'octocat', repository_name: 'missing', results_page: 2 }, baseUrl);
+    if ('error' in request) throw new Error(request.error.message);
+    request.headers.authorization = 'Bearer ghp_secret-token';
+    script = [status(404, {}, '{"message":"Not Found"}')];
+    const outcome = await client.send(request);
+    expect('error' in outcome && outcome.error).toMatchObject({
+      kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
+      message:
+        'The upstream service answered 404: Not Found. Nothing was found for repository_owner="octocat", repository_name="missing", or the credential cannot see it: check these values.',
+    });
+    expect(JSON.stringify(outcome)).not.toContain('ghp_secret-token');
+    // Other failures, and a 404 of a path without parameters, say only what the upstream said.
+    script = [status(404, {}, '{"message":"Not Found"}')];
+    const bare = await send('GET', '/user/repos');
+    expect('error' in bare && bare.error.message).toBe('The upstream service answered 404: Not Found');
   });
 
   it.each([

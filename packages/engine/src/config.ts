@@ -43,6 +43,11 @@ export interface EngineConfig {
   /** Audit events older than this many days are deleted (0 keeps them for ever). Default 90. */
   auditRetentionDays: number;
   /**
+   * An immediate call's record keeps its input (credentials redacted) and its result, for the day the record
+   * is kept; off, its outcome and error kind only. Default on.
+   */
+  recordCallData: boolean;
+  /**
    * How long a stopping engine keeps serving while GET /v1/ready answers 503, so that load balancers
    * polling it stop sending requests before it refuses them. Default 0.
    */
@@ -75,6 +80,7 @@ export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string
     limits: settings.limits ?? defaultLimits,
     upstreamLimits: settings.upstreamLimits,
     auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
+    recordCallData: settings.recordCallData ?? true,
     drainSeconds: settings.drainSeconds ?? 0,
     drainTimeoutSeconds: settings.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
   };

@@ -7,6 +7,7 @@ import {
   ToolCatalog,
   UpstreamClient,
   type BaseUrl,
+  type CallData,
   type CallRecord,
   type ServingOptions,
   type Toolkit,
@@ -146,8 +147,9 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     // A worker's tool that declares a secret its worker may not receive is refused before any lookup.
     credentials: workers.guard(engineCredentials(credentials, secrets)),
     policy,
-    record: (call: CallRecord) => {
-      executions.record(call);
+    record: (call: CallRecord, data: CallData) => {
+      // The input and result are stored, never logged.
+      executions.record(call, config.recordCallData ? data : undefined);
       engine.log?.info(call, 'tool executed');
     },
   });

@@ -3,7 +3,7 @@
  * written in small batches) and the API's ExecuteToolResponse.
  */
 import type { Kysely } from 'kysely';
-import type { CallRecord, Dispatched, ToolError } from '@quiver/core';
+import type { CallData, CallRecord, Dispatched, ToolError } from '@quiver/core';
 import { isDatabaseUnavailable } from './store/outage.js';
 import type { Database, ExecutionTable } from './store/schema.js';
 
@@ -11,12 +11,16 @@ import type { Database, ExecutionTable } from './store/schema.js';
  * Records every call as a row of `executions`. Rows are written after the answer has gone, at most
  * `flushMs` later; a process that dies in between (kill -9, power loss) loses the records of the calls
  * it answered in that window, never the calls' effects. A scheduled execution's row exists already:
- * its record adds the duration and the error kind. Immediate records are kept for a day. While the
- * database is away the records wait in memory (the newest `maxKept`) and are written once it is back.
+ * its record adds the duration and the error kind. Immediate records are kept for a day, with the
+ * call's input (credentials redacted) and result when the engine is given them (QUIVER_RECORD_CALL_DATA),
+ * each up to `maxDataBytes` of JSON. While the database is away the records wait in memory (the newest
+ * `maxKept`, without their input and result: that many could hold over a gigabyte) and are written once it is back.
  */
 const immediateRetentionMs = 24 * 60 * 60_000;
 const pruneEveryMs = 10 * 60_000;
 const maxKept = 10_000;
+/** The most JSON kept of a call's input, and of its result: past it, a note of what was left out. */
+const maxDataBytes = 64 * 1024;
 
 export class ExecutionLog {
   private pending: ExecutionTable[] = [];
@@ -37,10 +41,12 @@ export class ExecutionLog {
     return this.pending.length;
   }
 
-  record(call: CallRecord): void {
+  /** A finished call; with `data`, its input and result are kept too (a scheduled execution's row keeps its own). */
+  record(call: CallRecord, data?: CallData): void {
     // A name no tool has is the caller's mistake, logged but not an execution.
     if (!call.toolkit) return;
     const finished = new Date(Date.parse(call.started_at) + call.duration_ms).toISOString();
+    const kept = data && !this.retrying ? keptData(data) : undefined;
     this.pending.push({
       id: call.execution_id,
       tool_name: call.tool,
@@ -49,8 +55,8 @@ export class ExecutionLog {
       user_id: call.user_id ?? null,
       execution_type: 'immediate',
       status: call.success ? 'success' : 'failed',
-      // Immediate inputs are not kept: they may hold personal data, and nothing runs them again.
-      input: '{}',
+      input: kept?.input ?? '{}',
+      output: kept?.output ?? null,
       run_at: call.started_at,
       started_at: call.started_at,
       finished_at: finished,
@@ -104,7 +110,7 @@ export class ExecutionLog {
         // A database that refuses the rows must not take the engine down: the calls were answered.
         if (!isDatabaseUnavailable(error)) continue;
         // One that is away gets them again, ahead of newer records, the oldest dropped past maxKept.
-        this.pending = [...rows.slice(from), ...this.pending].slice(-maxKept);
+        this.pending = [...rows.slice(from).map(withoutData), ...this.pending].slice(-maxKept);
         this.retrying = true;
         this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
         this.timer.unref();
@@ -112,6 +118,30 @@ export class ExecutionLog {
       }
     }
   }
+}
+
+/** The JSON kept of a call: its input, and its value or error (without the stack the caller may have had). */
+function keptData({ input, result }: CallData): { input: string; output: string } {
+  const kept = 'error' in result ? { error: publicError(result.error, false) } : { value: result.value };
+  // An input left out (MCP arguments may be) is no arguments.
+  return { input: boundedJson(input ?? {}, 'input'), output: boundedJson(kept, 'output') };
+}
+
+/** JSON of a value up to maxDataBytes; past it (or not JSON at all), an object saying what was left out, never a cut text. */
+function boundedJson(value: unknown, what: 'input' | 'output'): string {
+  let json: string;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return JSON.stringify({ not_kept: `the ${what} could not be written as JSON` });
+  }
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= maxDataBytes) return json;
+  return JSON.stringify({ not_kept: `the ${what} was ${bytes.toLocaleString('en-US')} bytes, over the ${maxDataBytes.toLocaleString('en-US')} kept` });
+}
+
+function withoutData(row: ExecutionTable): ExecutionTable {
+  return row.output ? { ...row, input: '{}', output: null } : row;
 }
 
 /** The engine's ExecuteToolResponse for an immediate run. */

@@ -1,6 +1,6 @@
 export { engineConfig, type EngineConfig } from './config.js';
 export { openEngine, type Engine, type EngineOptions } from './engine.js';
-export type { ActivityItem, ToolkitSeries } from './activity.js';
+export type { ActivityDetail, ActivityItem, ExecutionError, ToolkitSeries } from './activity.js';
 export type { SecretInfo } from './secrets.js';
 export { AuditTrail, AUDIT_ACTIONS, commandLineActor, type AuditAction, type AuditActor, type AuditEvent } from './audit.js';
 export type { ReadinessState } from './readiness.js';

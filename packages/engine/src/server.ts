@@ -11,6 +11,7 @@ import { consoleRoutes } from './http/routes/console.js';
 import { healthRoutes } from './http/routes/health.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { meRoutes } from './http/routes/me.js';
+import { mcpClientConfigRoutes } from './http/routes/mcp-client-config.js';
 import { oauthGrantRoutes } from './http/routes/oauth-grants.js';
 import { projectRoutes } from './http/routes/projects.js';
 import { sandboxOAuthRoutes } from './http/routes/sandbox-oauth.js';
@@ -38,6 +39,7 @@ export const allRoutes: Routes[] = [
   projectRoutes,
   sandboxOAuthRoutes,
   meRoutes,
+  mcpClientConfigRoutes,
   apiKeyRoutes,
   oauthGrantRoutes,
   auditRoutes,

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { defineToolkit } from '@quiver/core';
 import { createApiKey, openStore } from '@quiver/engine';
 import { toolEngine } from '@quiver/toolkits';
 import Database from 'better-sqlite3';
@@ -16,30 +15,7 @@ import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../src/store/migrations/index.js';
 import { startTestEngine, type TestEngine } from './harness.js';
-
-/** A tool that tells whose token it ran with: each user's token names the user. */
-const probe = defineToolkit(
-  {
-    name: 'Probe',
-    version: '1',
-    description: 'Tells whose token a call ran with.',
-    baseUrl: 'http://127.0.0.1:9',
-    tools: [
-      {
-        name: 'WhoAmI',
-        description: 'The acting user.',
-        parameters: [],
-        output: { description: 'The user.' },
-        requirements: { oauth2: { provider: 'probe', scopes: [] } },
-      },
-      { name: 'Plain', description: 'Needs no user.', parameters: [], output: { description: 'Nothing.' }, requirements: {} },
-    ],
-  },
-  {
-    WhoAmI: async (_input, context) => ({ value: { acting_as: context.token!.slice('token-of-'.length) } }),
-    Plain: async () => ({ value: { ok: true } }),
-  },
-);
+import { probe, probeCredentials } from './probe-toolkit.js';
 
 describe('keys with roles', () => {
   let engine: TestEngine;
@@ -49,7 +25,7 @@ describe('keys with roles', () => {
   beforeAll(async () => {
     engine = await startTestEngine('sqlite', {
       toolkits: [probe, toolEngine],
-      credentials: () => ({ token: async (userId: string) => ({ token: `token-of-${userId}` }), grants: async () => () => true }),
+      credentials: probeCredentials,
     });
     keys.admin = engine.key;
     keys.service = (await createApiKey(engine.engine.store.db, 'backend', { role: 'service' })).key;
@@ -141,6 +117,14 @@ describe('keys with roles', () => {
     expect(administration.status).toBe(404);
     expect(administration.body.message).not.toContain('Did you mean');
     expect((await as('admin', 'GET', '/v1/tools/ToolEngineApi.ListAuthConnection')).body.message).toContain('Did you mean ToolEngineApi.ListAuthConnections');
+    // Spelt like no tool, but in the words of one.
+    for (const [method, path, body] of [
+      ['GET', '/v1/tools/ToolEngineApi.RemoveWorker', undefined],
+      ['GET', '/v1/formatted_tools/ToolEngineApi.RemoveWorker', undefined],
+      ['POST', '/v1/tools/execute', { tool_name: 'ToolEngineApi.RemoveWorker' }],
+    ] as const) {
+      expect((await as('admin', method, path, body)).body.message).toContain('Did you mean ToolEngineApi.DeleteWorker');
+    }
     expect((await as('service', 'GET', '/v1/tools/SendAFaxToGrandma')).body).toEqual({ name: 'not_found', message: 'tool SendAFaxToGrandma not found' });
   });
 

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createClock, startGraphEmulator, type GraphEmulator } from '@quiver/sandbox';
+import { ServingPolicy } from '@quiver/core';
 import { mailClient } from '@quiver/toolkits';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ToolClient } from './tool-client.helpers.js';
@@ -356,6 +357,51 @@ describe('listing, sorting and paging', () => {
     expect((await ada.refuse('ListEmails', { pagination_token: 'https://graph.microsoft.com/v1.0/me/messages?$skip=5' })).message).toMatch(
       /parameter 'pagination_token' must match pattern/,
     );
+  });
+
+  it('a page cut to the response budget hands out the token of the first message it left out, so following it skips none', async () => {
+    seedInbox();
+    const budgeted = new ToolClient(mailClient, { upstream, token: 'ada-token', verbose: true, policy: new ServingPolicy({ maxResponseTokens: 700 }) });
+    const first = await budgeted.attempt('ListEmails', { limit: 5 });
+    if ('error' in first) throw new Error(first.error.message);
+    const kept = (first.value as { messages: unknown[] }).messages.length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(5);
+    // Not "5", the page Graph named: that would skip the messages the cut left out.
+    expect(first.value).toMatchObject({ pagination_token: String(kept) });
+    expect(first.next_page).toEqual({ pagination_token: String(kept) });
+    expect(first.note).toContain(
+      `Showing the first ${kept} of 5 items of "messages". The next page starts at the first item left out: call this tool again with the same arguments and pagination_token: "${kept}".`,
+    );
+
+    const subjects: string[] = [];
+    for (let args: Record<string, unknown> = { limit: 5 }, calls = 0; calls < 20; calls++) {
+      const page = await budgeted.call('ListEmails', args);
+      subjects.push(...page.messages.map((message: { subject: string }) => message.subject));
+      if (page.pagination_token === undefined) break;
+      args = { ...args, pagination_token: page.pagination_token };
+    }
+    expect(subjects).toEqual(['Report A', 'Report B', 'Report C', 'Report D', 'Report E', 'Report F', 'Report G']);
+    await budgeted.close();
+  });
+
+  it('a field selection that matches nothing keeps the pagination token and names the dotted paths there are', async () => {
+    seedInbox();
+    const served = new ToolClient(mailClient, { upstream, token: 'ada-token', verbose: true, policy: new ServingPolicy() });
+    const result = await served.attempt('ListEmails', { fields: ['subject'] });
+    expect(result).toMatchObject({ value: { pagination_token: '5' } });
+    expect('value' in result && Object.keys(result.value as object)).toEqual(['pagination_token']);
+    expect('note' in result && result.note).toMatch(
+      /^None of the fields subject is in the result\. Did you mean messages\.subject\? Paths it has include: messages, count, pagination_token, messages\.id, .*messages\.subject, /,
+    );
+    expect((await served.call('ListEmails', { fields: ['messages.subject'] })).messages).toEqual([
+      { subject: 'Report A' },
+      { subject: 'Report B' },
+      { subject: 'Report C' },
+      { subject: 'Report D' },
+      { subject: 'Report E' },
+    ]);
+    await served.close();
   });
 
   it('ListEmailsInFolder reads one folder by well-known name or by id; starred lists flagged messages', async () => {

@@ -5,6 +5,7 @@
  * One emulator for the file, emptied before each test.
  */
 import { createClock, startGithubEmulator, type GithubEmulator } from '@quiver/sandbox';
+import { ServingPolicy, type ToolResult } from '@quiver/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recording, RepoHostClient } from './repo-host.helpers.js';
 
@@ -721,6 +722,61 @@ describe('runners and runner groups', () => {
     expect(labels.labels.map((l: any) => l.name)).toContain('cuda');
     await me.call('DeleteCustomRunnerLabel', { organization_name: ORG, runner_identifier: id, custom_label_name: 'cuda' });
     expect((await me.call('ListRunnerLabelsForOrg', { organization_name: ORG, runner_unique_id: id })).labels.map((l: any) => l.name)).not.toContain('cuda');
+  });
+});
+
+describe('paging', () => {
+  /** hello-world with `count` issues, numbered from 1, issue i with a body of `words(i)` words. */
+  async function issues(count: number, words = (_i: number) => 5): Promise<void> {
+    await createHelloWorld();
+    for (let i = 1; i <= count; i++) await me.execute('CreateRepohostIssue', repo, { title: `Issue ${i}`, body: 'word '.repeat(words(i)) });
+  }
+
+  /** The issue numbers of every page, from `args` on, following each answer's next_page; and the answers. */
+  async function follow(client: RepoHostClient, args: Record<string, unknown>): Promise<{ numbers: number[]; answers: ToolResult[] }> {
+    const numbers: number[] = [];
+    const answers: ToolResult[] = [];
+    for (let page = { ...args }; answers.length < 50; ) {
+      const answer = await client.attempt('ListRepohostIssuesForRepo', page);
+      if ('error' in answer) throw new Error(answer.error.message);
+      answers.push(answer);
+      numbers.push(...(answer.value as Array<{ number: number }>).map((issue) => issue.number));
+      if (!answer.next_page) break;
+      page = { ...page, ...answer.next_page };
+    }
+    return { numbers, answers };
+  }
+
+  it('answers a page of a longer list with next_page and its note, from the Link header; following it lists every issue once', async () => {
+    await issues(7);
+    const { numbers, answers } = await follow(me, { ...repo, results_per_page: 3, sort_direction: 'asc' });
+    expect(answers[0]).toMatchObject({
+      next_page: { results_page_number: 2 },
+      note: '[More results: call this tool again with the same arguments and results_page_number: 2 for the next page.]',
+    });
+    expect(answers.map((answer) => ('value' in answer ? answer.next_page : answer.error))).toEqual([
+      { results_page_number: 2 },
+      { results_page_number: 3 },
+      undefined,
+    ]);
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('resumes a page the response budget cut at the first issue left out: nothing skipped, nothing repeated', async () => {
+    // Each issue larger than the one before, so that pages are cut past the first one too.
+    await issues(12, (i) => 60 * i);
+    const budgeted = as('octocat', { policy: new ServingPolicy({ maxResponseTokens: 4000 }) });
+    const { numbers, answers } = await follow(budgeted, { ...repo, results_per_page: 10, sort_direction: 'asc' });
+    const cut = answers.filter((answer) => 'note' in answer && answer.note?.startsWith('[Result cut'));
+    // Cut on the first page and past it, where the next page size must divide the issues before the resume point.
+    expect(cut.length).toBeGreaterThanOrEqual(2);
+    // The first page was cut: its next page starts with the first issue it left out, not at page 2 of 10.
+    const [first] = answers;
+    const kept = first && 'value' in first ? (first.value as unknown[]).length : 0;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(10);
+    expect(first).toMatchObject({ next_page: { results_page_number: 2, results_per_page: kept } });
+    expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
   });
 });
 

@@ -5,7 +5,7 @@
  * request log read per call.
  */
 import { readFileSync } from 'node:fs';
-import { UpstreamClient, validate, type UpstreamRequest } from '@quiver/core';
+import { UpstreamClient, validate, type ServingPolicy, type UpstreamRequest } from '@quiver/core';
 import type { GithubEmulator, RecordedRequest } from '@quiver/sandbox';
 import { repoHost } from '@quiver/toolkits';
 import { ToolClient } from './tool-client.helpers.js';
@@ -52,6 +52,8 @@ export interface ClientOptions {
   secrets?: Record<string, string>;
   /** Upstream client retries; default 0 so that each call reaches the emulator at most once. */
   maxRetries?: number;
+  /** Calls shaped as a server shapes them (the response budget, `fields`). */
+  policy?: ServingPolicy;
 }
 
 /** The upstream client, keeping the HTTP status of every answer it received (a tool's value does not carry it). */
@@ -81,6 +83,7 @@ export class RepoHostClient extends ToolClient {
       secrets: options.secrets,
       client: upstream,
       verbose: true,
+      policy: options.policy,
     });
     this.upstream = upstream;
   }

@@ -4,7 +4,7 @@
  * answered with a value, tells what the upstream received meanwhile, and turns results into values or
  * into the errors the tests expect.
  */
-import { localDispatcher, UpstreamClient, type Dispatcher, type Toolkit, type ToolError, type ToolResult } from '@quiver/core';
+import { localDispatcher, UpstreamClient, type Dispatcher, type ServingPolicy, type Toolkit, type ToolError, type ToolResult } from '@quiver/core';
 import type { RecordedRequest } from '@quiver/sandbox';
 import { expect } from 'vitest';
 
@@ -27,6 +27,8 @@ export interface ToolClientOptions {
   client?: UpstreamClient;
   /** A failed call's message adds the developer message (what the upstream answered). */
   verbose?: boolean;
+  /** How calls are shaped as a server shapes them (`fields`, the response budget); default none, the tool's result as it is. */
+  policy?: ServingPolicy;
 }
 
 export class ToolClient {
@@ -52,6 +54,7 @@ export class ToolClient {
       ...(this.target && { baseUrls: { [this.toolkit.name]: this.target.url } }),
       token: this.options.token,
       secrets: this.options.secrets,
+      policy: this.options.policy,
     });
     const result = await this.dispatcher.call(`${this.toolkit.name}.${tool}`, input);
     this.options.results?.push(JSON.stringify(result));

@@ -11,6 +11,7 @@ import {
   toMcpTool,
   toOpenAiFunction,
   toToolDefinition,
+  suggestToolNames,
   ToolCatalog,
   UpstreamClient,
 } from '@quiver/core';
@@ -62,6 +63,16 @@ describe('search over the built-in tools', () => {
     expect(index.search(query, { limit: within as number }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
   });
 
+  // An acronym's plural is one word: "PRs" was searched for as "p" and "rs" (the right tool 16th), "CVEs" as "c" and "ves".
+  it.each([
+    ['list the PRs on octo/app', 'list the prs on octo/app', 'RepoHostApi.ListPullRequests'],
+    ['which CVEs affect octo/app', 'which cves affect octo/app', 'RepoHostApi.ListDependabotAlertsForRepo'],
+  ])('"%s" ranks as "%s" does', (query, lower, expected) => {
+    const top = (text: string) => index.search(text, { limit: 5 }).map((hit) => qualifiedName(hit.tool));
+    expect(top(query)).toEqual(top(lower));
+    expect(top(query)).toContain(expected);
+  });
+
   // Every toolkit is built: a sample whose tool was renamed fails here instead of being skipped.
   it.each([
     ['who am I logged in as on the support desk', 'SupportDesk.WhoAmI'],
@@ -71,6 +82,26 @@ describe('search over the built-in tools', () => {
   ])('finds the tool of the smaller toolkits for "%s"', (query, expected) => {
     expect(known.has(expected)).toBe(true);
     expect(index.search(query, { limit: 5 }).map((hit) => qualifiedName(hit.tool))).toContain(expected);
+  });
+});
+
+describe('did you mean, over the built-in tools', () => {
+  const tools = toolkits.flatMap((toolkit) => toolkit.tools);
+  const suggest = (name: string) => suggestToolNames(name, tools, { search: (query, options) => index.search(query, options) });
+
+  it('suggests the tool a name means in other words, where no spelling is close', async () => {
+    expect(await suggestToolNames('RepoHostApi_CreateIssue', tools)).toEqual([]);
+    expect((await suggest('RepoHostApi_CreateIssue'))[0]).toBe('RepoHostApi.CreateRepohostIssue');
+    expect(await suggest('MailClient_SendEmail')).toContain('MailClient.CreateAndSendEmail');
+    expect((await suggest('RepoHostApi.RemoveRepo'))[0]).toBe('RepoHostApi.DeleteRepohostRepository');
+  });
+
+  it('still puts a typo right first, and suggests nothing for a name like no tool', async () => {
+    expect(await suggest('RepoHostApi.CreateRepohostIsue')).toEqual(['RepoHostApi.CreateRepohostIssue']);
+    expect((await suggest('CreateRepohostIssue'))[0]).toBe('RepoHostApi.CreateRepohostIssue');
+    expect(await suggest('SendAFaxToGrandma')).toEqual([]);
+    expect(await suggest('RepoHostApi.Frobnicate')).toEqual([]);
+    expect(await suggest('ToolEngineApi_ListKeys')).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 /** Users' connections by provider: revoke one, or start an authorization and follow it to its end. */
-import type { Authorization } from '@quiver/core';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, query, type Page } from '../api.js';
+import { useFollowedAuthorization, type Authorization } from '../authorization.js';
+import { CopyButton } from '../copy.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
 
 interface Connection {
@@ -92,25 +93,9 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
   const [userId] = useUserId();
   const [provider, setProvider] = useState('');
   const [scopes, setScopes] = useState('');
-  const [authorization, setAuthorization] = useState<Authorization | undefined>();
   const [error, setError] = useState<unknown>();
-
-  // Follow the authorization: the engine answers when it changes (long poll), or after 20 s to ask again.
-  useEffect(() => {
-    if (!authorization || authorization.status === 'completed' || authorization.status === 'failed') return;
-    let live = true;
-    api<Authorization>('GET', `/auth/status${query({ id: authorization.id, wait: 20 })}`).then(
-      (next) => {
-        if (!live) return;
-        setAuthorization({ ...next, url: next.url ?? authorization.url });
-        if (next.status === 'completed') onDone();
-      },
-      (caught: unknown) => live && setError(caught),
-    );
-    return () => {
-      live = false;
-    };
-  }, [authorization]);
+  const followed = useFollowedAuthorization(onDone);
+  const { authorization } = followed;
 
   async function start(event: Event) {
     event.preventDefault();
@@ -121,7 +106,7 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
         auth_requirement: { provider_id: provider, oauth2: { scopes: scopeList } },
         user_id: userId,
       });
-      setAuthorization(started);
+      followed.follow(started);
       if (started.status === 'completed') onDone();
     } catch (caught) {
       setError(caught);
@@ -158,7 +143,7 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
           Start
         </button>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={error ?? followed.error} />
       {authorization && (
         <div class="notice" role="status" aria-live="polite">
           <p>
@@ -170,7 +155,7 @@ function Authorize({ providers, onDone }: { providers: Provider[]; onDone: () =>
               <a href={authorization.url} target="_blank" rel="noopener noreferrer">
                 the authorization page
               </a>{' '}
-              <code class="break">{authorization.url}</code>
+              <code class="break">{authorization.url}</code> <CopyButton text={authorization.url} label="Copy the authorization URL" />
             </p>
           )}
         </div>

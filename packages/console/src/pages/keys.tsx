@@ -1,6 +1,7 @@
 /** API keys (admins): create one of any role (shown this once), list, revoke. */
 import { useState } from 'preact/hooks';
 import { api, type Me, type Page } from '../api.js';
+import { CopyButton } from '../copy.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, when } from '../ui.js';
 
 type Role = Me['role'];
@@ -111,7 +112,8 @@ export function KeysPage({ ownKeyId }: { ownKeyId: string }) {
               )}
               , shown this once: copy it now.
             </p>
-            <input class="mono wide" readOnly aria-label="The new key" value={created.key} onFocus={(event) => event.currentTarget.select()} />
+            <input class="mono wide" readOnly aria-label="The new key" value={created.key} onFocus={(event) => event.currentTarget.select()} />{' '}
+            <CopyButton text={created.key} label="Copy this key" />
             <button type="button" class="small" onClick={() => setCreated(undefined)}>
               Done, hide it
             </button>

@@ -1,5 +1,6 @@
 /** One tool: description, parameters, annotations, requirements for the chosen user, and each format. */
 import { useState } from 'preact/hooks';
+import { CopyButton } from '../copy.js';
 import { formats, loadTool, typeOf, type JsonSchema, type ToolDefinition } from '../tool.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad, UserField, useUserId } from '../ui.js';
 
@@ -28,7 +29,8 @@ function ToolDetails({ tool }: { tool: ToolDefinition }) {
         <span class="muted">Toolkit</span> {tool.toolkit.name} {tool.toolkit.version}{' '}
         <a class="button" href={`#/playground/${encodeURIComponent(tool.qualified_name)}`}>
           Try it in the playground
-        </a>
+        </a>{' '}
+        <CopyButton text={tool.qualified_name} label="Copy the tool name" />
       </p>
       <Section title="Parameters">
         <ParameterTable schema={mcp.inputSchema} />
@@ -47,7 +49,7 @@ function ToolDetails({ tool }: { tool: ToolDefinition }) {
         <UserField id="requirements-user" />
         <Requirements tool={tool} />
       </Section>
-      <Section title="Definition">
+      <Section title="Definition" actions={<CopyButton text={() => JSON.stringify(tool.formatted_schema[format], null, 2)} label="Copy the definition" />}>
         <div role="tablist" aria-label="Format" class="tabs">
           {formats.map((name) => (
             <button

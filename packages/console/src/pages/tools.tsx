@@ -1,6 +1,7 @@
 /** All tools by toolkit, searched as you type with the engine's search, filtered, in a virtualised list. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { SEARCH_PAUSE_MS, SEARCH_SHOWN, searchTools, toolIndex, type ToolSummary } from '../catalog.js';
+import { hashParams, keepInHash } from '../route.js';
 import { ErrorNote, Loading, useLoad } from '../ui.js';
 
 interface Filters {
@@ -17,10 +18,28 @@ const overscan = 6;
 
 type Row = { kind: 'toolkit'; toolkit: string; count: number } | { kind: 'tool'; tool: ToolSummary };
 
+/** The search and filters as the address keeps them (`#/tools?q=close+an+issue&toolkit=RepoHostApi&read_only=1`). */
+const inAddress = { readOnly: 'read_only', destructive: 'destructive', oauth: 'oauth', secrets: 'secrets' } as const;
+
+function filtersFromAddress(): Filters {
+  const params = hashParams();
+  const on = (name: keyof typeof inAddress) => params.get(inAddress[name]) === '1';
+  return { toolkit: params.get('toolkit') ?? '', readOnly: on('readOnly'), destructive: on('destructive'), oauth: on('oauth'), secrets: on('secrets') };
+}
+
 export function ToolsPage() {
   const index = useLoad(toolIndex, []);
-  const [text, setText] = useState('');
-  const [filters, setFilters] = useState<Filters>({ toolkit: '', readOnly: false, destructive: false, oauth: false, secrets: false });
+  const [text, setText] = useState(() => hashParams().get('q') ?? '');
+  const [filters, setFilters] = useState<Filters>(filtersFromAddress);
+  useEffect(
+    () =>
+      keepInHash({
+        q: text.trim(),
+        toolkit: filters.toolkit,
+        ...Object.fromEntries(Object.entries(inAddress).map(([name, param]) => [param, filters[name as keyof typeof inAddress]])),
+      }),
+    [text, filters],
+  );
   const [ranked, setRanked] = useState<{ text: string; names: string[]; total: number } | undefined>();
   const [searchError, setSearchError] = useState<unknown>();
 
@@ -125,9 +144,16 @@ export function ToolsPage() {
       ) : (
         <>
           <p class="muted" role="status" aria-live="polite">
-            {ranked ? searchStatus(toolCount, ranked) : `${toolCount.toLocaleString('en')} ${toolCount === 1 ? 'tool' : 'tools'}`}
+            {text.trim() && !ranked ? '' : ranked ? searchStatus(toolCount, ranked) : `${toolCount.toLocaleString('en')} ${toolCount === 1 ? 'tool' : 'tools'}`}
           </p>
-          {ranked && toolCount === 0 ? <NoMatch text={ranked.text} filtered={ranked.total > 0} onTry={setText} /> : <VirtualList rows={rows} />}
+          {text.trim() && !ranked ? (
+            // A search named in the address is on its way: the whole list would show, then jump.
+            <Loading what="the search" />
+          ) : ranked && toolCount === 0 ? (
+            <NoMatch text={ranked.text} filtered={ranked.total > 0} onTry={setText} />
+          ) : (
+            <VirtualList rows={rows} />
+          )}
         </>
       )}
     </div>
@@ -189,17 +215,26 @@ function VirtualList({ rows }: { rows: Row[] }) {
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
+  // The first rows shown go back to where this address was left (Back from a tool); later ones start at the top.
+  const restored = useRef(false);
   useEffect(() => {
-    viewport.current?.scrollTo({ top: 0 });
-    setScrollTop(0);
+    const saved = restored.current ? 0 : Number(sessionStorage.getItem(scrollKey()) ?? 0);
+    restored.current = rows.length > 0;
+    viewport.current?.scrollTo({ top: saved });
+    setScrollTop(viewport.current?.scrollTop ?? 0);
   }, [rows]);
 
+  const scrolled = (event: Event) => {
+    const top = (event.currentTarget as HTMLElement).scrollTop;
+    setScrollTop(top);
+    sessionStorage.setItem(scrollKey(), String(top));
+  };
   const first = Math.max(0, upperBound(offsets.tops, scrollTop) - 1 - overscan);
   const last = Math.min(rows.length, upperBound(offsets.tops, scrollTop + height) + overscan);
 
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the scrolling list must take focus to be scrolled from the keyboard.
-    <section class="virtual" ref={viewport} tabIndex={0} aria-label="Tool list" onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}>
+    <section class="virtual" ref={viewport} tabIndex={0} aria-label="Tool list" onScroll={scrolled}>
       <ul class="virtual-inner" style={{ height: `${offsets.total}px` }}>
         {rows.slice(first, last).map((row, i) => {
           const top = offsets.tops[first + i]!;
@@ -231,6 +266,9 @@ function VirtualList({ rows }: { rows: Row[] }) {
     </section>
   );
 }
+
+/** Where the list was scrolled, kept per address for the tab. */
+const scrollKey = () => `quiver.scroll.${location.hash.split('?')[0]}?${hashParams().toString()}`;
 
 /** The index of the first offset greater than `value`. */
 function upperBound(sorted: number[], value: number): number {

@@ -28,4 +28,4 @@ export async function createToolIndex(tools: readonly Tool[]): Promise<ToolIndex
   return buildToolIndex(tools);
 }
 
-export { didYouMean, suggestToolNames } from './suggest.js';
+export { didYouMean, type SuggestOptions, suggestToolNames } from './suggest.js';

@@ -145,7 +145,7 @@ export function associationOf(learned: Associations, asked: readonly string[], s
 export function toolTerms(tool: Tool): string[] {
   const route = tool.http ? terms(words(tool.http.path.replace(/\{[^}]*\}/g, ' '))).map((term) => `r:${term}`) : [];
   const summary = terms(words(summaryOf(tool))).map((term) => `s:${term}`);
-  return [...new Set([`@${tool.toolkit.name}`, ...nameTerms(tool), ...route, ...summary])];
+  return [...new Set([`@${tool.toolkit.name}`, ...nameTerms(tool.name, tool.toolkit.name), ...route, ...summary])];
 }
 
 /** The terms of a request that the associations read: its own and those its everyday words add. */
@@ -251,9 +251,9 @@ function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: S
 }
 
 /** The terms of a tool's name, less its toolkit's own name (`CreateRepohostIssue` in RepoHostApi), which says nothing about the tool. */
-function nameTerms(tool: Tool): string[] {
-  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
-  return terms(words(tool.name).filter((word) => word !== brand));
+export function nameTerms(name: string, toolkit: string): string[] {
+  const brand = toolkit.toLowerCase().replace(/api$/, '');
+  return terms(words(name).filter((word) => word !== brand));
 }
 /** A tool description's first sentence says what it does; the rest is mostly caveats. */
 const sentencesOf = (tool: Tool) => tool.description.split(/(?<=\.)\s/);
@@ -263,7 +263,7 @@ function documentOf(tool: Tool, phrases: readonly string[]): Document {
   const [summary = '', ...details] = sentencesOf(tool);
   const body = (tool.requestBody?.schema.properties ?? {}) as Record<string, { description?: string }>;
   return {
-    name: nameTerms(tool).join(' '),
+    name: nameTerms(tool.name, tool.toolkit.name).join(' '),
     summary: analyse(summary),
     description: analyse(`${details.join(' ')} ${tool.output.description}`),
     route: tool.http ? analyse(`${methodWords[tool.http.method]} ${tool.http.path.replace(/\{[^}]*\}/g, ' ')}`) : '',

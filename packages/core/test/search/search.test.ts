@@ -44,6 +44,18 @@ describe('words and terms', () => {
   it('splits identifiers at case changes, acronyms and digits', () => {
     expect(words('CreateRepohostPullRequest')).toEqual(['create', 'repohost', 'pull', 'request']);
     expect(words('GetSSHKey for v2_api')).toEqual(['get', 'ssh', 'key', 'for', 'v', '2', 'api']);
+    expect(words('getHTTPResponse')).toEqual(['get', 'http', 'response']);
+    expect(words('CreateAPIKey')).toEqual(['create', 'api', 'key']);
+  });
+
+  it('reads an acronym with a plural s as one word, its singular', () => {
+    expect(words('list the PRs on octo/app')).toEqual(['list', 'the', 'pr', 'on', 'octo', 'app']);
+    expect(words('CVEs URLs IDs APIs SSHs')).toEqual(['cve', 'url', 'id', 'api', 'ssh']);
+    expect(words('ListPRsForRepo userIDs')).toEqual(['list', 'pr', 'for', 'repo', 'user', 'id']);
+    // A capital S starts the next word, and a lower-case word after the run is no plural.
+    expect(words('HTTPSettings')).toEqual(['http', 'settings']);
+    expect(words('DNSsec ContactUs')).toEqual(['dn', 'ssec', 'contact', 'us']);
+    expect(terms(words('merge the PRs'))).toEqual(terms(words('merge the pull request')));
   });
 
   it('drops stop words, stems, and merges synonyms and phrases', () => {
@@ -244,17 +256,40 @@ describe('word order', () => {
 
 describe('suggestToolNames', () => {
   const tools = [...codeHost.tools, ...helpDesk.tools];
+  const search = (query: string, options: Parameters<typeof index.search>[1]) => index.search(query, options);
 
-  it('finds a bare name in its toolkit and close spellings, closest first', () => {
-    expect(suggestToolNames('DeleteCodehostRepository', tools)[0]).toBe('CodeHostApi.DeleteCodehostRepository');
-    expect(suggestToolNames('codehostapi.listcodehostissue', tools)[0]).toBe('CodeHostApi.ListCodehostIssues');
-    expect(suggestToolNames('CodeHostApi_GetCodehostIssu', tools, 3, (tool) => tool.name)[0]).toBe('GetCodehostIssue');
+  it('finds a bare name in its toolkit and close spellings, closest first', async () => {
+    expect((await suggestToolNames('DeleteCodehostRepository', tools))[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+    expect((await suggestToolNames('codehostapi.listcodehostissue', tools))[0]).toBe('CodeHostApi.ListCodehostIssues');
+    expect((await suggestToolNames('CodeHostApi_GetCodehostIssu', tools, { nameOf: (tool) => tool.name }))[0]).toBe('GetCodehostIssue');
   });
 
-  it('gives at most the limit, and nothing for a name like no tool', () => {
-    expect(suggestToolNames('ListIssue', tools).length).toBeLessThanOrEqual(3);
-    expect(suggestToolNames('ListIssue', tools, 1)).toEqual(['HelpDesk.ListIssues']);
-    expect(suggestToolNames('SendAFaxToGrandma', tools)).toEqual([]);
+  it('finds a name in other words by searching for them, within the toolkit it names', async () => {
+    // Nothing is spelt like these: only the search over their words finds the tools.
+    expect(await suggestToolNames('HelpDesk.ListTickets', tools)).toEqual([]);
+    expect(await suggestToolNames('HelpDesk.ListTickets', tools, { search })).toEqual(['HelpDesk.ListIssues']);
+    expect((await suggestToolNames('CodeHostApi.RemoveRepository', tools, { search }))[0]).toBe('CodeHostApi.DeleteCodehostRepository');
+    expect((await suggestToolNames('CodeHostApi_OpenPullRequest', tools, { search }))[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+  });
+
+  it('puts close spellings first, then what the search finds, each once', async () => {
+    expect(await suggestToolNames('ListIssue', tools, { search })).toEqual([
+      'HelpDesk.ListIssues',
+      'CodeHostApi.ListCodehostIssues',
+      'CodeHostApi.GetCodehostIssue',
+    ]);
+    expect(await suggestToolNames('ListIssue', tools, { search, limit: 1 })).toEqual(['HelpDesk.ListIssues']);
+  });
+
+  it('gives at most the limit, and nothing for a name like no tool', async () => {
+    expect((await suggestToolNames('ListIssue', tools)).length).toBeLessThanOrEqual(3);
+    expect(await suggestToolNames('ListIssue', tools, { limit: 1 })).toEqual(['HelpDesk.ListIssues']);
+    expect(await suggestToolNames('SendAFaxToGrandma', tools, { search })).toEqual([]);
+    // The search finds tools for one word of three ("list"), and for the action alone: not enough to suggest them.
+    expect(names('list fax grandmas', { toolkit: 'CodeHostApi' }).length).toBeGreaterThan(0);
+    expect(await suggestToolNames('CodeHostApi.ListFaxGrandmas', tools, { search })).toEqual([]);
+    expect(await suggestToolNames('CodeHostApi.ListGrandmas', tools, { search })).toEqual([]);
+    expect(await suggestToolNames('CodeHostApi.Foo', tools, { search })).toEqual([]);
   });
 
   it('words the suggestions for an error message', () => {

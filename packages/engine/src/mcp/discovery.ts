@@ -8,7 +8,6 @@ import {
   annotationsOf,
   didYouMean,
   functionName,
-  suggestToolNames,
   toMcpTool,
   toolError,
   withoutDisplayFields,
@@ -101,7 +100,7 @@ export async function callMetaTool<Called>(name: string, args: Record<string, un
       return searchTools(args, context);
     case describeToolName: {
       const tool = typeof args.name === 'string' ? (await context.dispatcher.find(args.name, context.policy))?.tool : undefined;
-      if (!tool) return unknownTool(args.name, await context.dispatcher.list(context.policy));
+      if (!tool) return unknownTool(args.name, context);
       // What the model reads: the title and icons are for the person.
       return { value: withoutDisplayFields(context.policy ? context.policy.toMcpTool(tool) : toMcpTool(tool)) };
     }
@@ -132,10 +131,9 @@ async function searchTools(args: Record<string, unknown>, { dispatcher, policy }
   return { value: tools.length ? { tools } : { tools, hint: 'No tool matched; try other words, or no toolkit filter.' } };
 }
 
-const unknownTool = (name: unknown, offered: readonly Tool[]) =>
-  toolError(
-    'TOOL_RUNTIME_BAD_INPUT_VALUE',
-    `Unknown tool '${String(name)}'.${didYouMean(suggestToolNames(String(name ?? ''), offered, 3, functionName))} Use ${searchToolsName} to find tool names.`,
-  );
+async function unknownTool(name: unknown, { dispatcher, policy }: MetaContext<unknown>): Promise<ToolResult> {
+  const suggestions = await dispatcher.suggest(String(name ?? ''), functionName, policy);
+  return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Unknown tool '${String(name)}'.${didYouMean(suggestions)} Use ${searchToolsName} to find tool names.`);
+}
 
 const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0] ?? text;

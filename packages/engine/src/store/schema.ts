@@ -99,7 +99,7 @@ export interface ExecutionTable {
   user_id: string | null;
   execution_type: string;
   status: string;
-  /** JSON of the tool input. */
+  /** JSON of the tool input; of an immediate call, redacted, and `{}` when not kept. */
   input: string;
   run_at: string;
   started_at: string | null;
@@ -114,6 +114,8 @@ export interface ExecutionTable {
   updated_at: string;
   /** Scheduled executions: the W3C traceparent of the request that scheduled it, when spans were recorded. */
   trace_parent?: string | null;
+  /** Immediate executions: JSON of the result the caller got (`{value}` or `{error}`, no stack), when kept. */
+  output?: string | null;
 }
 
 export interface AttemptTable {

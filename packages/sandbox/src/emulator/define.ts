@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createClock, type Clock } from './clock.js';
+import { pageLinks } from './paging.js';
 import { checkHandlers, resetTables, serviceDatabase } from './database.js';
 import type { OperationTable } from './operations.js';
 import { RateLimitRefusal, RateLimits, type RateLimitDialect, type RateLimitSetting, type RateWindow } from './rate-limit.js';
@@ -177,14 +178,14 @@ export function defineEmulator<Principal, Context, Api>(
           if (spent) throw new RateLimitRefusal(told(definition.rateLimit.refusal(window, principal), window));
           return { principal, window };
         },
-        handle({ label, path, params, query, headers, body }, { principal, window }) {
+        handle({ label, path, search, params, query, headers, body }, { principal, window }) {
           const handler = handlers[label] ?? fallback!;
           const request = { ...principal, operation: label, path, params, query, headers, body } as EmulatorRequest<Principal>;
           const seen = definition.scope ? definition.scope(ctx, principal) : ctx;
-          return told(
-            inTransaction(() => handler(request, seen)),
-            window,
-          );
+          const response = inTransaction(() => handler(request, seen));
+          // A page of a longer list links to the others, as its handler's `linkedPage` recorded it.
+          const link = response.status < 300 ? pageLinks(query, `${core.urls[host]}${path}${search && `?${search}`}`) : undefined;
+          return told(link ? { ...response, headers: { ...response.headers, link } } : response, window);
         },
         renderError: (error, label, caller) => {
           if (error instanceof RateLimitRefusal) return error.response;

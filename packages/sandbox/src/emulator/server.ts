@@ -24,6 +24,8 @@ export interface OperationCall {
   operation: Operation;
   /** The request path as sent. */
   path: string;
+  /** The query string as sent, without the `?`. */
+  search: string;
   /** URL-decoded, by upstream name. */
   params: Record<string, string>;
   /** By upstream name; an array parameter is always an array (see arraysAsDeclared), anything else its one value. */
@@ -96,7 +98,8 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
     const target = message.url ?? '/';
     const queryStart = target.indexOf('?');
     const path = queryStart === -1 ? target : target.slice(0, queryStart);
-    const query = queryOf(new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1)));
+    const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
+    const query = queryOf(new URLSearchParams(search));
     const headers = headersOf(message);
     const raw = await readText(message);
     requests.push({ method: message.method ?? 'GET', path, query, headers: withoutAuthorization(headers), body: parseLoosely(raw) });
@@ -140,7 +143,7 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       const { operation, params, arrays, body } = accepted;
       label = accepted.label;
 
-      const response = await service.handle({ label, operation, path, params, query: arrays, headers, body }, principal);
+      const response = await service.handle({ label, operation, path, search, params, query: arrays, headers, body }, principal);
       return checkAnswer(label, operation, response);
     } catch (error) {
       return service.renderError(error, label, principal);

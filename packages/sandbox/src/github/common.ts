@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { linkedPage } from '../emulator/paging.js';
 import { GithubError, type GithubContext, type GithubRequest, type GithubUser, type Repository } from './context.js';
 
 /**
@@ -103,11 +104,14 @@ export function minimalRepository(ctx: GithubContext, repo: Repository) {
 // ---------------------------------------------------------------------------------------------
 // Paging
 
-/** GitHub pages with `per_page` (default 30, at most 100) and a 1-based `page`. */
+/**
+ * GitHub pages with `per_page` (default 30, at most 100) and a 1-based `page`; the answer links to the
+ * other pages in its `Link` header (the shared layer adds it).
+ */
 export function page<T>(items: T[], query: GithubRequest['query'], defaultSize = 30): T[] {
   const size = Math.min(Math.max(numberParam(query.per_page) ?? defaultSize, 1), 100);
   const index = Math.max(numberParam(query.page) ?? 1, 1);
-  return items.slice((index - 1) * size, index * size);
+  return linkedPage(items, query, index, size);
 }
 
 export function numberParam(value: string | string[] | undefined): number | undefined {

@@ -186,6 +186,35 @@ describe('request validation', () => {
   });
 });
 
+describe('paging', () => {
+  it('links a page of a longer list to the others in a Link header, on its own origin, the other query parameters kept', async () => {
+    for (const name of ['a', 'b', 'c', 'd', 'e']) expect((await createRepo(name)).status).toBe(201);
+    const url = (page: number) => `${hub.emulator.url}/user/repos?per_page=2&sort=full_name&page=${page}`;
+    const pageOf = (page: number) => hub.call('GET', '/user/repos', { query: { per_page: 2, sort: 'full_name', page } });
+
+    const first = await pageOf(1);
+    expect(first.body.map((repo: { name: string }) => repo.name)).toEqual(['a', 'b']);
+    expect(first.headers.get('link')).toBe(`<${url(2)}>; rel="next", <${url(3)}>; rel="last"`);
+    const middle = await pageOf(2);
+    expect(middle.body.map((repo: { name: string }) => repo.name)).toEqual(['c', 'd']);
+    expect(middle.headers.get('link')).toBe(`<${url(1)}>; rel="prev", <${url(3)}>; rel="next", <${url(3)}>; rel="last", <${url(1)}>; rel="first"`);
+    const last = await pageOf(3);
+    expect(last.body.map((repo: { name: string }) => repo.name)).toEqual(['e']);
+    expect(last.headers.get('link')).toBe(`<${url(2)}>; rel="prev", <${url(1)}>; rel="first"`);
+  });
+
+  it('pages 30 items by default; a list that fits one page has no Link header', async () => {
+    expect((await createRepo()).status).toBe(201);
+    for (let i = 0; i < 31; i++) expect((await hub.call('POST', '/repos/octocat/hello-world/labels', { body: { name: `label-${i}` } })).status).toBe(201);
+    const byDefault = await hub.call('GET', '/repos/octocat/hello-world/labels');
+    expect(byDefault.body).toHaveLength(30);
+    expect(byDefault.headers.get('link')).toContain('page=2>; rel="next"');
+    const whole = await hub.call('GET', '/repos/octocat/hello-world/labels', { query: { per_page: 500 } });
+    expect(whole.body.length).toBeGreaterThan(30);
+    expect(whole.headers.get('link')).toBeNull();
+  });
+});
+
 describe('generic answers', () => {
   it('echo the identifying path value into the field it names', async () => {
     expect((await hub.call('GET', '/orgs/acme')).body.login).toBe('acme');

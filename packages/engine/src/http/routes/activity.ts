@@ -3,8 +3,10 @@
  * own record of every call (whichever way it came: the API, MCP, the scheduler).
  */
 import { Activity, type ActivityFilter } from '../../activity.js';
+import { notFound } from '../../errors.js';
 import { actingUser, anyRole, serviceRoles } from '../access.js';
 import type { Routes } from '../app.js';
+import { errorSchema } from '../errors.js';
 import { pageOf, pageQuery, type PageRequest } from '../page.js';
 
 const item = {
@@ -19,6 +21,37 @@ const item = {
     error_kind: { type: ['string', 'null'] },
     duration_ms: { type: 'number' },
     started_at: { type: 'string' },
+  },
+} as const;
+
+const detail = {
+  type: 'object',
+  properties: {
+    ...item.properties,
+    toolkit_version: { type: 'string' },
+    finished_at: { type: 'string' },
+    data_kept: {
+      type: 'boolean',
+      description: 'Whether the input and output were kept: false for an immediate call recorded with QUIVER_RECORD_CALL_DATA off, or before they were kept.',
+    },
+    input: {
+      description:
+        "The stored input (an immediate call's with its credentials and credential-named properties redacted; `{not_kept}` past 64 KB of JSON); null when not kept.",
+    },
+    output: { description: "The tool's value, when kept (an immediate call's `{not_kept}` past 64 KB of JSON); null otherwise." },
+    error: {
+      type: ['object', 'null'],
+      description:
+        'Why it failed, without a stack trace; an immediate call recorded without its data keeps the kind only. A null kind: the engine, not the tool, ended the run.',
+      properties: {
+        kind: { type: ['string', 'null'] },
+        message: { type: 'string' },
+        can_retry: { type: 'boolean' },
+        retry_after_ms: { type: 'number' },
+        additional_prompt_content: { type: 'string' },
+        developer_message: { type: 'string' },
+      },
+    },
   },
 } as const;
 
@@ -61,21 +94,47 @@ export const activityRoutes: Routes = (app, engine) => {
     },
   );
 
-  app.get<{ Querystring: { minutes: number } }>(
+  app.get<{ Params: { id: string } }>(
+    '/v1/activity/executions/:id',
+    {
+      // A user key sees its own user's executions only: another's is not found, as if it did not exist.
+      config: anyRole,
+      schema: {
+        operationId: 'activity-execution',
+        summary: 'One finished execution: its input, its output and its error, as far as they are kept',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        response: { 200: detail, 404: errorSchema },
+      },
+    },
+    async (request) => {
+      const execution = await activity.get(request.params.id, actingUser(request, undefined));
+      if (!execution) throw notFound(`execution ${request.params.id}`);
+      return execution;
+    },
+  );
+
+  app.get<{ Querystring: { minutes: number; step: number } }>(
     '/v1/activity/stats',
     {
       // Every user's calls, counted: not for a user key.
       config: serviceRoles,
       schema: {
         operationId: 'activity-stats',
-        summary: 'Calls, errors and p50/p99 latency per minute and per toolkit over the last minutes',
-        querystring: { type: 'object', properties: { minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 } } },
+        summary: 'Calls, errors and p50/p99 latency per toolkit over the last minutes, per minute or per step of minutes',
+        querystring: {
+          type: 'object',
+          properties: {
+            minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 },
+            step: { type: 'integer', minimum: 1, maximum: 60, default: 1, description: 'Minutes per point (the last ends with the current minute).' },
+          },
+        },
         response: {
           200: {
             type: 'object',
             properties: {
               since: { type: 'string' },
               until: { type: 'string' },
+              step: { type: 'integer' },
               minutes: { type: 'array', items: { type: 'string' } },
               toolkits: {
                 type: 'array',
@@ -96,6 +155,6 @@ export const activityRoutes: Routes = (app, engine) => {
         },
       },
     },
-    async (request) => activity.stats(request.query.minutes),
+    async (request) => activity.stats(request.query.minutes, new Date(), request.query.step),
   );
 };

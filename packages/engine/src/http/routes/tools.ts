@@ -4,7 +4,6 @@ import {
   formatNames,
   formatTool,
   qualifiedName,
-  suggestToolNames,
   toToolDefinition,
   type CatalogEntry,
   type FormatName,
@@ -72,7 +71,7 @@ export async function offeredEntry(engine: Engine, name: string, version?: strin
 
 /** 404 for a tool name the caller is offered no tool by, with up to three it may have meant (as MCP and the CLI suggest). */
 async function unknownTool(engine: Engine, name: string, version: string | undefined, policy: ServingPolicy | undefined) {
-  const suggestions = suggestToolNames(name.split('@')[0]!, await engine.dispatcher.list(policy));
+  const suggestions = await engine.dispatcher.suggest(name.split('@')[0]!, undefined, policy);
   return notFound(`tool ${name}${version ? `@${version}` : ''}`, didYouMean(suggestions));
 }
 

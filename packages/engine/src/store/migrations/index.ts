@@ -9,6 +9,7 @@ import * as auditEvents from './0008_audit_events.js';
 import * as executionTraceParent from './0009_execution_trace_parent.js';
 import * as apiKeyLimits from './0010_api_key_limits.js';
 import * as changeNotifications from './0011_change_notifications.js';
+import * as executionOutput from './0012_execution_output.js';
 
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0009_execution_trace_parent': executionTraceParent,
   '0010_api_key_limits': apiKeyLimits,
   '0011_change_notifications': changeNotifications,
+  '0012_execution_output': executionOutput,
 };
