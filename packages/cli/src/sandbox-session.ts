@@ -5,14 +5,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Sandbox } from '@quiver/sandbox';
 import { UsageError, type SandboxPorts } from './config.js';
 import type { LoadedToolkit } from './toolkit-paths.js';
 
-/** What a command needs of a sandbox: where each toolkit's emulator is and the credentials they accept. */
-export interface SandboxHandle {
-  baseUrls: Record<string, string>;
-  token: string;
-  secrets: Record<string, string>;
+/** A sandbox as a command holds it: the emulators and credentials of `Sandbox`, and what it knows of the imported toolkits'. */
+export interface SandboxHandle extends Sandbox {
   /**
    * The imported toolkits it emulates, by name: the digest of the document (openapi.json) each emulator was
    * built from. A command that loads the same document uses that emulator rather than starting its own.
@@ -20,7 +18,6 @@ export interface SandboxHandle {
   documents?: Record<string, string>;
   /** The fixed ports it was started on (`--sandbox-ports`): the imported toolkits' emulators take the ones after the built-in ones'. */
   ports?: SandboxPorts;
-  close(): Promise<void>;
 }
 
 interface Announcement {

@@ -1,7 +1,7 @@
 /** A tool's input: its JSON Schema (derived from the parameters) and the checks that guard every call. */
 import { toolError, type ToolError } from './errors.js';
 import { headerValueProblem, loneSurrogateAt, loneSurrogateProblem, unsafeSegmentProblem, unsafeSegments } from './request.js';
-import { isModeDriven, type JsonSchema, type Parameter, type ToolData } from './tool.js';
+import { isModeDriven, type JsonSchema, type ToolData } from './tool.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
 const schemas = new WeakMap<ToolData, JsonSchema>();
@@ -91,5 +91,3 @@ function textProblems(tool: ToolData, input: Record<string, unknown>): string[] 
   }
   return problems;
 }
-
-export const placedParameters = (tool: ToolData): Parameter[] => tool.parameters.filter((p) => p.in !== undefined);

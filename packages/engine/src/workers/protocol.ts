@@ -1,5 +1,5 @@
 /**
- * The worker protocol (engine -> remote worker), as in ENGINE_API.md: `GET /worker/tools`,
+ * The worker protocol (engine -> remote worker), as in docs/engine-api.md (Workers): `GET /worker/tools`,
  * `POST /worker/tools/invoke`, `GET /worker/health`. Each call but health carries
  * `Authorization: Bearer <JWT>`: HS256 with the worker's secret, `aud: "worker"`, `ver: "1"`, a short `exp`.
  */

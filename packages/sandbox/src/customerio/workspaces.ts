@@ -54,11 +54,6 @@ export function registerWorkspace(db: Database.Database, { siteId, apiKey, regio
   return { environmentId: next, siteId, region };
 }
 
-export function findWorkspace(db: Database.Database, siteId: string): Workspace | undefined {
-  const row = bySite(db, siteId);
-  return row && toWorkspace(row);
-}
-
 export function workspaceById(db: Database.Database, environmentId: number): Workspace {
   return toWorkspace(db.prepare('SELECT * FROM workspaces WHERE environment_id = ?').get(environmentId) as Row);
 }

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../emulator/clock.js';
 import type { EmulatorRequest, Handler as ServiceHandler } from '../emulator/define.js';
-import type { EmulatorResponse } from '../emulator/server.js';
 
 /** Who calls: each issued token is one account. */
 export interface DropboxCaller {
@@ -14,8 +13,6 @@ export interface DropboxContext {
   db: Database.Database;
   clock: Clock;
 }
-
-export type DropboxResponse = EmulatorResponse;
 
 export type Handler = ServiceHandler<DropboxCaller, DropboxContext>;
 

@@ -1,5 +1,5 @@
 /**
- * Repository labels. A new repository gets GitHub's default labels (a repository made from a
+ * Repository labels. A new repository gets GitHub's default labels (label-table.ts; a repository made from a
  * template gets the template's instead). Names match case-insensitively. Labelling an issue with a
  * name the repository lacks creates that label, grey (ededed), as GitHub does.
  */
@@ -7,54 +7,8 @@ import type Database from 'better-sqlite3';
 import { nodeId, page, API } from './common.js';
 import { requireRole } from './access.js';
 import { notFound, validationFailed, type GithubContext, type GithubRequest, type Handler } from './context.js';
+import type { LabelRow } from './label-table.js';
 import { requestedRepository, type RepositoryRow } from './repositories.js';
-
-export function createLabelTables(db: Database.Database): void {
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS labels (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      repo_id INTEGER NOT NULL,
-      name TEXT NOT NULL COLLATE NOCASE,
-      color TEXT NOT NULL,
-      description TEXT,
-      is_default INTEGER NOT NULL DEFAULT 0,
-      UNIQUE (repo_id, name)
-    );
-  `);
-}
-
-export interface LabelRow {
-  id: number;
-  repo_id: number;
-  name: string;
-  color: string;
-  description: string | null;
-  is_default: number;
-}
-
-const DEFAULT_LABELS: Array<[string, string, string]> = [
-  ['bug', 'd73a4a', "Something isn't working"],
-  ['documentation', '0075ca', 'Improvements or additions to documentation'],
-  ['duplicate', 'cfd3d7', 'This issue or pull request already exists'],
-  ['enhancement', 'a2eeef', 'New feature or request'],
-  ['good first issue', '7057ff', 'Good for newcomers'],
-  ['help wanted', '008672', 'Extra attention is needed'],
-  ['invalid', 'e4e669', "This doesn't seem right"],
-  ['question', 'd876e3', 'Further information is requested'],
-  ['wontfix', 'ffffff', 'This will not be worked on'],
-];
-
-/** Labels for a new repository: the template's, or GitHub's defaults. */
-export function seedLabels(db: Database.Database, repoId: number, templateId?: number): void {
-  const insert = db.prepare('INSERT INTO labels (repo_id, name, color, description, is_default) VALUES (?, ?, ?, ?, ?)');
-  if (templateId !== undefined) {
-    for (const label of db.prepare('SELECT * FROM labels WHERE repo_id = ? ORDER BY id').all(templateId) as LabelRow[]) {
-      insert.run(repoId, label.name, label.color, label.description, label.is_default);
-    }
-  } else {
-    for (const [name, color, description] of DEFAULT_LABELS) insert.run(repoId, name, color, description, 1);
-  }
-}
 
 /** The `label` shape. */
 export function labelView(repo: RepositoryRow, label: LabelRow) {

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { isOrganization, iso, nodeId, organization, page, simpleUser, textParam, API, WEB } from './common.js';
 import { hasRole, permissionsOf, requireRole, roleOf } from './access.js';
 import { GithubError, notFound, type GithubContext, type GithubRequest, type GithubUser, type Handler, type Repository } from './context.js';
-import { seedLabels } from './labels.js';
+import { seedLabels } from './label-table.js';
 import { isActiveMember } from './org-membership.js';
 import { overlay, relink } from './shapes.js';
 

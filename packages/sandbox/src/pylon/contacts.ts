@@ -1,7 +1,7 @@
 /** Contacts: the customers' people. Listed a page at a time, or searched with a filter. */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { badRequest, notFound, ok, type Handler, type PylonRequest } from './context.js';
+import { badRequest, ok, type Handler, type PylonRequest } from './context.js';
 import { checkFilter, matches, type ContactFields, type Filter } from './contact-filter.js';
 import { cursorKey, page, pageSize } from './paging.js';
 import { spread } from './users.js';
@@ -42,12 +42,6 @@ export function addContact(db: Database.Database, input: ContactInput) {
     input.portal_role ?? 'member',
   );
   return renderContact(db.prepare('SELECT * FROM contacts WHERE id = ?').get(id) as ContactRow);
-}
-
-export function requireContact(db: Database.Database, id: string): ContactRow {
-  const row = db.prepare('SELECT * FROM contacts WHERE id = ?').get(id) as ContactRow | undefined;
-  if (!row) throw notFound(`Contact ${id}`);
-  return row;
 }
 
 function renderContact(row: ContactRow) {

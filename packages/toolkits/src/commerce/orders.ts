@@ -17,47 +17,13 @@ import {
   type Product,
   type ShippingMethod,
 } from './data.js';
-import type { CommerceStore } from './store.js';
-
-export type Priority = 'low' | 'normal' | 'high' | 'urgent';
+import type { CommerceStore, Order, OrderItem, Priority } from './store.js';
 
 interface OrderBody {
   customer_id: string;
   items: Array<{ product_id: string; quantity: number; customizations?: Record<string, string> }>;
   discount_code?: string;
   shipping: { method: ShippingMethod; address?: Address & { recipient?: string } };
-}
-
-export interface OrderItem {
-  product_id: string;
-  name: string;
-  category: string;
-  quantity: number;
-  customizations: Record<string, string>;
-  unit_price: number;
-  line_total: number;
-}
-
-export interface Order {
-  id: string;
-  status: 'confirmed';
-  created_at: string;
-  customer_id: string;
-  customer_email: string;
-  priority: Priority;
-  notification_email: string;
-  gift_message?: string;
-  items: OrderItem[];
-  discount: { code: string; percentage: number; amount: number } | null;
-  shipping: {
-    method: ShippingMethod;
-    cost: number;
-    estimated_delivery: string;
-    address: Address & { recipient: string };
-  };
-  subtotal: number;
-  total: number;
-  currency: string;
 }
 
 /** Records what is wrong at a JSON pointer of the body. */

@@ -6,8 +6,42 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
-import type { Customer } from './data.js';
-import type { Order } from './orders.js';
+import type { Address, Customer, ShippingMethod } from './data.js';
+
+export type Priority = 'low' | 'normal' | 'high' | 'urgent';
+
+export interface OrderItem {
+  product_id: string;
+  name: string;
+  category: string;
+  quantity: number;
+  customizations: Record<string, string>;
+  unit_price: number;
+  line_total: number;
+}
+
+/** An order as CreateOrder places it, and as GetCustomerInfo lists it back. */
+export interface Order {
+  id: string;
+  status: 'confirmed';
+  created_at: string;
+  customer_id: string;
+  customer_email: string;
+  priority: Priority;
+  notification_email: string;
+  gift_message?: string;
+  items: OrderItem[];
+  discount: { code: string; percentage: number; amount: number } | null;
+  shipping: {
+    method: ShippingMethod;
+    cost: number;
+    estimated_delivery: string;
+    address: Address & { recipient: string };
+  };
+  subtotal: number;
+  total: number;
+  currency: string;
+}
 
 export interface CommerceStore {
   userByEmail(email: string): Customer | undefined;

@@ -2,7 +2,7 @@ import { defineToolkit, toolError } from '@quiver/core';
 import { readCatalog } from '../catalog.js';
 import { download, rpc } from './dropbox.js';
 
-/** Dropbox's default page sizes are larger than the spec's (part 4.5), so the tools always send one. */
+/** The page size the tools' `limit` documents as its default: Dropbox's own defaults are larger, so the tools always send one. */
 const defaultLimit = 100;
 
 /** The root is the empty path to Dropbox; "/" is the way people write it. */
