@@ -31,6 +31,8 @@ const firstStage: RankingWeights = {
   fields: { name: 1.5, summary: 1.13, description: 0.05, route: 0.4, parameters: 0.2, toolkit: 1.18, phrases: 1 },
   everyday: 0.75,
   destructive: 0.8,
+  // The rule for requests that change nothing came after the associations: they are learned without it.
+  destructiveInRead: 0.8,
   check: 2,
   pair: 0.25,
   opener: 0.25,

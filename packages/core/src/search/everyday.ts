@@ -134,6 +134,7 @@ export const everydayWords: ReadonlyMap<string, string> = new Map([
   ['write access', 'collaborator permission'],
   ['working on this project', 'collaborator'],
   ['block', 'suspend'],
+  ['ban', 'suspend suppress'],
   ['administrator', 'site admin'],
   ['banner', 'announcement'],
   ['instance', 'enterprise'],

@@ -3,24 +3,9 @@
  * library is loaded on the first index built, so that processes that never search do not load it.
  */
 import type { Tool } from '../tool.js';
+import type { ToolIndex } from './types.js';
 
-export interface SearchOptions {
-  /** At most this many hits; default: every tool that matches. */
-  limit?: number;
-  /** Only tools of this toolkit (any letter case). */
-  toolkit?: string;
-}
-
-export interface SearchHit {
-  tool: Tool;
-  /** Relevance (BM25+); only the order means something. */
-  score: number;
-}
-
-export interface ToolIndex {
-  /** Tools best first; a query with no useful word finds none. Only the first 500 characters of a query are read. */
-  search(query: string, options?: SearchOptions): SearchHit[];
-}
+export type { SearchHit, SearchOptions, ToolIndex } from './types.js';
 
 /** Indexes the tools: a one-off cost of about half a second for a thousand tools with their phrases, then each search takes about a millisecond. */
 export async function createToolIndex(tools: readonly Tool[]): Promise<ToolIndex> {

@@ -3,7 +3,9 @@
  * webhooks, just show them") and an earlier action it asks to reverse ("we suspended her by mistake, let her
  * log in again"). Both name a verb the request does not want done, and a reversal wants its inverse done.
  */
+import { everydayWords } from './everyday.js';
 import { terms } from './terms.js';
+import { words } from './words.js';
 
 export interface Intent {
   /** Terms of the actions the request says not to do ("delete" in "don't delete ..."). */
@@ -79,11 +81,13 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
   }
   const reversed: string[] = [];
   const reverse = (word: string, strong: boolean) => {
-    const reversedTerm = term(word);
-    if (reversedTerm === undefined || negated.includes(reversedTerm) || reversed.includes(reversedTerm)) return;
     // "Again" may ask to repeat ("trigger it again, as we triggered it this morning"): only a verb with an
     // inverse is read as reversed by it, any action by words that say the earlier one was a mistake.
-    if (inverses.has(reversedTerm) || (strong && actions.has(reversedTerm))) reversed.push(reversedTerm);
+    const reversible = (candidate: string) => inverses.has(candidate) || (strong && actions.has(candidate));
+    const own = term(word);
+    // An everyday verb stands for the API's ("blocked" for suspended) where its own term is no reversible action.
+    const candidates = own !== undefined && reversible(own) ? [own] : apiVerbsOf(word).filter(reversible);
+    for (const candidate of candidates) if (!negated.includes(candidate) && !reversed.includes(candidate)) reversed.push(candidate);
   };
   // "Stop following sam" and "it shouldn't be locked anymore" ask for the inverse, as a reversal does.
   for (const [, verb] of text.matchAll(stopDoing)) reverse(verb!, true);
@@ -97,6 +101,15 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
 }
 
 const term = (word: string): string | undefined => terms([word])[0];
+
+/** The terms of the API verbs an everyday verb in the past tense stands for: blocked → suspend, banned → suspend. */
+function apiVerbsOf(word: string): string[] {
+  for (const base of [word, word.replace(/ed$/, ''), word.replace(/d$/, ''), word.replace(/(\w)\1ed$/, '$1')]) {
+    const api = everydayWords.get(base);
+    if (api !== undefined) return terms(words(api.replace(/^=/, '')));
+  }
+  return [];
+}
 
 /** A negating phrase and the verb it negates: "don't delete", "no need to archive", "without deleting", "instead of removing". */
 const negation =

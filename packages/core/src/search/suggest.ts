@@ -4,7 +4,7 @@
  */
 import { functionName } from '../formats.js';
 import { qualifiedName, type Tool } from '../tool.js';
-import type { SearchHit, SearchOptions } from './index.js';
+import type { SearchHit, SearchOptions } from './types.js';
 import { words } from './words.js';
 
 export interface SuggestOptions {

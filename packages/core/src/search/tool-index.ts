@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { Bm25Index } from './bm25.js';
 import { everydayWords } from './everyday.js';
-import type { SearchHit, SearchOptions, ToolIndex } from './index.js';
+import type { SearchHit, SearchOptions, ToolIndex } from './types.js';
 import { intentOf, inversesOf } from './intent.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
@@ -36,6 +36,11 @@ export interface RankingWeights {
    * harmless tool that fits as well ("take the newsletter offline" is not "delete it").
    */
   destructive: number;
+  /**
+   * The same factor where the request asks to change nothing at all (no verb of a tool that changes, no
+   * opener that asks for a change, nothing to reverse or end): "companies I belong to" lists, it never leaves.
+   */
+  destructiveInRead: number;
   /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
   check: number;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
@@ -57,6 +62,7 @@ export const rankingWeights: RankingWeights = {
   fields: { name: 1, summary: 0.84, description: 0.06, route: 0.2, parameters: 0.1, toolkit: 1.18, phrases: 1 },
   everyday: 1.48,
   destructive: 0.6,
+  destructiveInRead: 0.3,
   check: 2,
   pair: 0.13,
   opener: 0.5,
@@ -77,6 +83,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const actionWords = tools.map(actionWordOf);
   const actions = actionWords.map((word) => terms([word])[0]);
   const actionTerms = new Set(actions.filter((action) => action !== undefined));
+  const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
   const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
   const sides = learned ? tools.map(toolTerms) : [];
@@ -107,8 +114,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const asksWhether = isYesNoQuestion(query);
       // After a negation, the clause that says what to do instead says whether the request reads or changes.
       const changing = changeOdds.get(openerOf(intent.instead ?? query));
+      const asksToChange = (changing ?? 0) > 0.5 || intent.reversed.length > 0 || endsAState.test(query) || [...askedFor].some((term) => changeTerms.has(term));
       const hits = results.map(({ id, score }) => {
-        if (destructive[id] && !asksToDelete && !askedFor.has(actions[id]!)) score *= weights.destructive;
+        if (destructive[id] && !asksToDelete && !askedFor.has(actions[id]!)) score *= asksToChange ? weights.destructive : weights.destructiveInRead;
         if (unwanted.has(actions[id]!)) score *= unwantedAction;
         if (asksWhether && checks[id]) score *= weights.check;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
@@ -241,6 +249,7 @@ const isPair = (term: string) => term.startsWith('+');
  */
 const withoutNames = (query: string): string => query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
 const deleteTerm = terms(['delete'])[0]!;
+const endsAState = /\b(?:no longer|anymore|any more)\b/i;
 
 /** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */
 const everydayByFirstWord = new Map<string, Array<{ phrase: string[]; adds: string[]; replaces: boolean }>>();

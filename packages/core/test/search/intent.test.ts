@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createToolIndex, defineToolkit, qualifiedName, type ToolData } from '../../src/index.js';
 import { intentOf, inversesOf } from '../../src/search/intent.js';
 import { terms } from '../../src/search/terms.js';
+import { buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
 
 const term = (word: string) => terms([word])[0]!;
 
@@ -102,5 +103,44 @@ describe('search with negated and reversed actions', async () => {
   it('does not put a tool for a negated action first', () => {
     expect(first("don't delete the posts, just show them")).toBe('ForumApi.ListForumPosts');
     expect(first('delete the post')).toBe('ForumApi.DeleteForumPost');
+  });
+});
+
+describe('a request that asks to change nothing', () => {
+  // The destructive tool fits these words a little better than the one that lists: only the rule for
+  // requests that change nothing puts the listing first.
+  const groups = defineToolkit({
+    name: 'ForumApi',
+    version: '1.0.0',
+    description: 'A forum.',
+    baseUrl: 'http://127.0.0.1:9',
+    tools: [
+      tool('RemoveForumGroupMembership', 'Removes your membership of a group of the forum.', true),
+      tool('ListForumGroupMemberships', 'Lists the memberships of your groups.'),
+      tool('CreateForumGroup', 'Creates a group.'),
+    ],
+  });
+  const first = (query: string, weights = rankingWeights) => qualifiedName(buildToolIndex(groups.tools, weights).search(query)[0]!.tool);
+
+  it('puts a destructive tool further down, unless the request asks to change or end something', () => {
+    expect(first('my group memberships on the forum')).toBe('ForumApi.ListForumGroupMemberships');
+    expect(first('my group memberships on the forum', { ...rankingWeights, destructiveInRead: rankingWeights.destructive })).toBe(
+      'ForumApi.RemoveForumGroupMembership',
+    );
+    expect(first('drop my group membership')).toBe('ForumApi.RemoveForumGroupMembership');
+  });
+});
+
+describe('everyday verbs in a reversal', () => {
+  const actions = new Set(['suspend', 'unsuspend', 'suppress', 'unsuppress', 'get'].map(term));
+  const inverses = inversesOf(['suspend', 'unsuspend', 'suppress', 'unsuppress']);
+
+  it('reads the API verbs an everyday verb stands for, in the past tense', () => {
+    expect(intentOf('we blocked her by mistake, let her in again', actions, inverses)).toMatchObject({ reversed: ['suspend'], inverses: ['unsuspend'] });
+    expect(intentOf('jo@x.io got banned by accident, allow it again', actions, inverses)).toMatchObject({
+      reversed: ['suspend', 'suppress'],
+      inverses: ['unsuspend', 'unsuppress'],
+    });
+    expect(intentOf('who banned jo last week', actions, inverses)).toMatchObject({ reversed: [] });
   });
 });
