@@ -15,7 +15,7 @@ import { importDocument, pascalCase, writeToolkitFolder } from '@quiver/openapi'
 import { toolkits } from '@quiver/toolkits';
 import { loadToolkits } from '../packages/cli/dist/toolkit-paths.js';
 import { searchLatencyMs } from './search.mjs';
-import { coldStart } from './start.mjs';
+import { coldStart, quiverMcp } from './start.mjs';
 import { median, round } from './stats.mjs';
 
 const descriptions = fileURLToPath(new URL('../scripts/descriptions/', import.meta.url));
@@ -72,7 +72,7 @@ export async function importedBench() {
     const all = [];
     for (let i = 0; i < STARTS; i++) {
       builtin.push(await coldStart());
-      all.push(await coldStart(flags));
+      all.push(await coldStart(quiverMcp(flags)));
     }
     const starts = (runs) => ({
       tools: runs[0].toolCount,

@@ -1,5 +1,5 @@
-// npm run bench: cold start, memory, catalog sizes, call overhead against the direct HTTP call, and the
-// engine's overhead and throughput. Writes bench/results.json and prints the README's table.
+// npm run bench: cold start and memory beside a peer MCP server's, catalog sizes, call overhead against the
+// direct HTTP call, and the engine's overhead and throughput. Writes bench/results.json and prints the README's table.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -17,7 +17,8 @@ const token = 'bench-token';
 import pg from 'pg';
 import { engineBench } from './engine.mjs';
 import { importedBench } from './imported.mjs';
-import { coldStart, nodeStart } from './start.mjs';
+import { peer, peerFigures, peerRows } from './peer.mjs';
+import { alternatingStarts, quiverMcp, startFigures } from './start.mjs';
 import { searchBench } from './search.mjs';
 import { tokensBench } from './tokens.mjs';
 import { median, quantile, round, time } from './stats.mjs';
@@ -71,13 +72,14 @@ async function callOverhead(baseUrl) {
   };
 }
 
-log('cold start: 10 runs of `quiver mcp`, alternating with 10 starts of a bare Node process ...');
-const starts = [];
-const nodeStarts = [];
-for (let i = 0; i < 10; i++) {
-  nodeStarts.push(await nodeStart());
-  starts.push(await coldStart());
-}
+const STARTS = 10;
+log(
+  `cold start: ${STARTS} runs each of \`quiver mcp\` and of the peer, @modelcontextprotocol/server-github, in alternating order, each round after a bare Node process ...`,
+);
+const {
+  nodeStartMs: nodeStarts,
+  starts: [starts, peerStarts],
+} = await alternatingStarts([quiverMcp(), peer], STARTS);
 log('call overhead: 1,000 tool calls vs 1,000 direct undici requests ...');
 const emulator = await startEmulator();
 let overhead;
@@ -177,15 +179,14 @@ const results = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
   cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
-  tools: starts[0].toolCount,
-  coldStartMs: { median: round(median(starts.map((s) => s.readyMs)), 1), runs: starts.map((s) => round(s.readyMs, 1)) },
+  ...startFigures(starts),
   nodeStartMs: round(median(nodeStarts), 1),
-  rssMb: round(median(starts.map((s) => s.rssMb)), 1),
   toolsListBytes: starts[0].listBytes,
   catalogBytes,
   callOverhead: overhead,
   engine,
   tokens,
+  peer: peerFigures(peerStarts),
   search,
   imported,
   targets: {
@@ -238,8 +239,8 @@ console.log(
   [
     '| measure | result | target |',
     '|---|---|---|',
-    `| cold start: process start to the answer of MCP \`initialize\`, ${results.tools} tools loaded (median of 10; a bare Node process, the same way: ${results.nodeStartMs} ms) | ${results.coldStartMs.median} ms | ≤ 400 ms |`,
-    `| resident memory of \`quiver mcp\` after \`tools/list\` (median of 10) | ${results.rssMb} MB | ≤ 150 MB |`,
+    `| cold start: process start to the answer of MCP \`initialize\`, ${results.tools} tools loaded (median of ${STARTS}; a bare Node process, the same way: ${results.nodeStartMs} ms) | ${results.coldStartMs.median} ms | ≤ 400 ms |`,
+    `| resident memory of \`quiver mcp\` after \`tools/list\` (median of ${STARTS}) | ${results.rssMb} MB | ≤ 150 MB |`,
     `| \`tools/list\` response size, all tools | ${results.toolsListBytes.toLocaleString('en')} bytes | |`,
     `| catalogs on disk | ${Object.entries(catalogBytes)
       .map(([name, bytes]) => `${name} ${kib(bytes)}`)
@@ -256,6 +257,7 @@ console.log(
       .map((n) => n.toLocaleString('en'))
       .join(' / ')} | |`,
     `| \`tools/list\` tokens in discovery mode (\`--discovery\`: search, describe, call) | ${tokens.discoveryToolsList.toLocaleString('en')} | ≤ 2,000 |`,
+    ...peerRows(results.peer, results, STARTS),
     `| tool search on ${search.evaluated} requests (${search.items - search.evaluated} skipped: toolkit not built): recall@1 / recall@5 / MRR | ${search.recallAt1} / ${search.recallAt5} / ${search.mrr} | recall@5 ≥ 0.9 |`,
     `| tool search on ${search.everyday.evaluated} everyday requests: recall@1 / recall@5 / MRR (tuned-on half; held-out half) | ${search.everyday.recallAt1} / ${search.everyday.recallAt5} / ${search.everyday.mrr} (${search.everyday.tune.recallAt1} / ${search.everyday.tune.recallAt5}; ${search.everyday.holdout.recallAt1} / ${search.everyday.holdout.recallAt5}) | recall@1 ≥ 0.8, recall@5 ≥ 0.95 |`,
     `| tool search on ${search.intent.evaluated} intent requests: recall@1 / recall@5 / MRR (tuned-on half; held-out half); recall@1 by pattern: ${intentPatterns} | ${search.intent.recallAt1} / ${search.intent.recallAt5} / ${search.intent.mrr} (${search.intent.tune.recallAt1} / ${search.intent.tune.recallAt5}; ${search.intent.holdout.recallAt1} / ${search.intent.holdout.recallAt5}) | |`,

@@ -1,8 +1,9 @@
 // Tokens (o200k_base) of MCP `tools/list` as `quiver mcp` serves it: every tool, against discovery
 // mode's three meta-tools; the median and p90 tool; and the whole listing in each provider format.
-// The same counts as `quiver tools tokens [--format ...]`.
-import { ServingPolicy } from '@quiver/core';
+// The same counts as `quiver tools tokens [--format ...]`; `listingTokens` counts another server's `tools/list` so.
+import { ServingPolicy, withoutDisplayFields } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { tokenFormats, tokenReport } from '../packages/cli/dist/tokens.js';
 import { median, quantile } from './stats.mjs';
 
@@ -20,4 +21,14 @@ export async function tokensBench() {
     formats,
     perToolkit: Object.fromEntries(report.toolkits.map((toolkit) => [toolkit.name, toolkit.tokens])),
   };
+}
+
+/**
+ * A `tools/list` result's definitions as a server sent them, counted as `quiver tools tokens` counts Quiver's
+ * in MCP format: each definition without the display fields no model reads, then the whole listing.
+ */
+export function listingTokens(definitions) {
+  const read = definitions.map(withoutDisplayFields);
+  const perTool = read.map((definition) => countTokens(JSON.stringify(definition)));
+  return { toolsList: countTokens(JSON.stringify({ tools: read })), perTool: { median: median(perTool), p90: quantile(perTool, 0.9) } };
 }

@@ -14,9 +14,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { chromiumArgs, chromiumPath } from '@quiver/test-support/chromium';
+import { startOtlpReceiver, type ReceivedSpan } from '@quiver/test-support/otlp-receiver';
 import { chromium } from 'playwright-core';
-import { chromiumArgs, chromiumPath } from '../packages/engine/test/chromium.js';
-import { startOtlpReceiver, type ReceivedSpan } from '../packages/engine/test/otlp-receiver.js';
 
 /** What each row shows under its name: the attributes an operator reads first. */
 const SHOWN = [

@@ -5,10 +5,10 @@
  * the model sees the valid values and a wrong one is refused before the handler runs.
  */
 import { resolve } from 'node:path';
-import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
+import type { Annotations, JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import { activeDiscountCodes, categories, products, shippingMethods, shippingRates } from '../../packages/toolkits/src/commerce/data.js';
 import type { GeneratedFile } from '../generate.js';
-import { authoredSchema, modeParameters, readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
+import { authoredSchema, parametersOf, readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/commerce';
 
@@ -118,23 +118,11 @@ export function generateCommerce(sharedDir: string): GeneratedFile[] {
     const described = descriptions.tools[tool.name];
     if (!described) throw new Error(where('no description'));
 
-    const parameter = (param: CatalogParam): Parameter => {
-      if (tool.mode_driven && modeParameters[param.name]) return { ...modeParameters[param.name]!, required: param.required };
-      const description = described.params[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      return {
-        name: param.name,
-        description,
-        required: param.required,
-        schema: { type: param.type, ...(param.enum && { enum: param.enum }), ...refinements[param.name] },
-      };
-    };
-
     const data: ToolData = {
       name: tool.name,
       title: described.title,
       description: described.description,
-      parameters: tool.params.map(parameter),
+      parameters: parametersOf(tool, described, where, { refine: (param) => refinements[param.name] }),
       output: { description: described.output, ...(tool.output === 'string' && { schema: { type: 'string' } }) },
       requirements: {},
       annotations: tool.mode_driven ? creation : lookup,

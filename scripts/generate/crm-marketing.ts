@@ -4,9 +4,9 @@
  * (packages/toolkits/src/crm-marketing/descriptions.json).
  */
 import { resolve } from 'node:path';
-import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
+import type { Annotations, JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { authoredSchema, modeParameters, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool } from './shared.js';
+import { authoredSchema, parametersOf, readDescriptions, readJson, toolkitFile, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/crm-marketing';
 
@@ -37,31 +37,12 @@ export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
   const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
+    const where = (text: string) => `CrmMarketingApi.${tool.name}: ${text}`;
     const text = descriptions.tools[tool.name];
-    if (!text) throw new Error(`CrmMarketingApi.${tool.name}: no description`);
-    const describe = (param: CatalogParam) => {
-      const description = text.params[param.name];
-      if (!description) throw new Error(`CrmMarketingApi.${tool.name}: parameter ${param.name} has no description`);
-      return description;
-    };
+    if (!text) throw new Error(where('no description'));
     const operation = structural[tool.name]?.[0];
-    const parameters: Parameter[] = tool.params.map((param) =>
-      modeParameters[param.name] && tool.mode_driven
-        ? { ...modeParameters[param.name]!, required: param.required }
-        : {
-            name: param.name,
-            description: describe(param),
-            required: param.required,
-            schema: {
-              type: param.type,
-              ...(param.enum && { enum: param.enum }),
-              // HubSpot's array query parameters are lists of names (properties, form types).
-              ...(param.type === 'array' && { items: { type: 'string' } }),
-            },
-            in: param.in,
-            upstream: param.upstream,
-          },
-    );
+    // HubSpot's array query parameters are lists of names (properties, form types).
+    const parameters = parametersOf(tool, text, where, { refine: (param) => (param.type === 'array' ? { items: { type: 'string' } } : undefined) });
     const data: ToolData = {
       name: tool.name,
       title: text.title,
@@ -76,7 +57,7 @@ export function generateCrmMarketing(sharedDir: string): GeneratedFile[] {
       },
     };
     if (tool.mode_driven) {
-      if (!operation?.request_body) throw new Error(`CrmMarketingApi.${tool.name}: mode-driven without a request schema`);
+      if (!operation?.request_body) throw new Error(where('mode-driven without a request schema'));
       data.requestBody = {
         contentType: operation.request_content_type ?? 'application/json',
         schema: authoredSchema(operation.request_body, text.body ?? {}, `Request body of ${tool.name}.`),

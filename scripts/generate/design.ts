@@ -9,8 +9,8 @@
 import { resolve } from 'node:path';
 import type { JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { body, path, query, readDescriptions, readJson, toolkitFile, type Placement } from './shared.js';
-import { parametersOf, placementsOf, type CallCatalog } from './upstream-calls.js';
+import { body, parametersOf, path, placementsOf, query, readDescriptions, readJson, toolkitFile, type Placement } from './shared.js';
+import type { CallCatalog } from './upstream-calls.js';
 
 const toolkitDir = 'packages/toolkits/src/design';
 
@@ -67,10 +67,10 @@ export function generateDesign(sharedDir: string): GeneratedFile[] {
     if (!text) throw new Error(where('no description'));
     const placed = placementsOf(tool, placements[tool.name], where);
 
-    const parameters = parametersOf(tool, text, placed, where, (param) => ({
-      ...(param.type === 'array' && { items: { type: 'string', minLength: 1 }, minItems: 1 }),
-      ...bounds[param.name],
-    }));
+    const parameters = parametersOf(tool, text, where, {
+      placed,
+      refine: (param) => ({ ...(param.type === 'array' && { items: { type: 'string', minLength: 1 }, minItems: 1 }), ...bounds[param.name] }),
+    });
 
     const [call, ...others] = tool.upstream_calls;
     const data: ToolData = {

@@ -6,9 +6,9 @@
  * endpoint than a first page.
  */
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
+import { parametersOf, readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/file-store';
 
@@ -41,19 +41,15 @@ export function generateFileStore(sharedDir: string): GeneratedFile[] {
     const where = (text: string) => `FileStore.${tool.name}: ${text}`;
     const text = descriptions.tools[tool.name];
     if (!text) throw new Error(where('no description'));
-    const parameter = (param: CatalogParam): Parameter => {
-      const description = text.params[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      // An enum on an array constrains its items.
-      const items =
-        param.type === 'array' ? { items: { type: 'string', ...(param.enum && { enum: param.enum }) }, uniqueItems: true } : param.enum && { enum: param.enum };
-      return { name: param.name, description, required: param.required, schema: { type: param.type, ...items, ...bounds[tool.name]?.[param.name] } };
-    };
+    const refine = (param: CatalogParam): JsonSchema => ({
+      ...(param.type === 'array' && { items: { type: 'string' }, uniqueItems: true }),
+      ...bounds[tool.name]?.[param.name],
+    });
     return {
       name: tool.name,
       title: text.title,
       description: text.description,
-      parameters: tool.params.map(parameter),
+      parameters: parametersOf(tool, text, where, { refine }),
       output: { description: text.output },
       requirements: {
         oauth2: { provider: catalog.auth.provider, scopes: tool.scopes },

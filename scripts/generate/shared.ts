@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { iconProblems } from '../../packages/core/src/icons.js';
-import type { HttpMethod, JsonSchema, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
-import { isNode, mapSchema, simplify } from '../../packages/openapi/src/shapes.js';
+import type { HttpMethod, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
+import { isNode, mapSchema, modeParameters, simplify } from '../../packages/openapi/src/shapes.js';
 import type { GeneratedFile } from '../generate.js';
 
 // Shared with the OpenAPI importer (@quiver/openapi), which builds mode-driven tools exactly like these.
@@ -101,6 +101,49 @@ export interface Placement {
   upstream?: string;
   explode?: boolean;
 }
+
+/** The placements of one tool, checked to cover exactly its catalog parameters (but a mode-driven tool's mode parameters, which go nowhere). */
+export function placementsOf(
+  tool: { params: CatalogParam[]; mode_driven?: boolean },
+  placed: Record<string, Placement> | undefined,
+  where: (text: string) => string,
+): Record<string, Placement> {
+  if (!placed) throw new Error(where('no placements'));
+  const names = new Set(tool.params.map((param) => param.name));
+  const unknown = Object.keys(placed).filter((name) => !names.has(name));
+  if (unknown.length) throw new Error(where(`placements for unknown parameters ${unknown.join(', ')}`));
+  const missing = tool.params.filter((param) => !placed[param.name] && !isModeParameter(tool, param)).map((param) => param.name);
+  if (missing.length) throw new Error(where(`no placement for ${missing.join(', ')}`));
+  return placed;
+}
+
+/**
+ * A tool's parameters. A mode-driven tool's `mode` and `request_body` are the same for every tool; the others
+ * are described as `text` says, typed as the catalog says (an enum on an array constrains its items) and
+ * narrowed by `refine`, and placed as `placed` says, by default where the catalog places them.
+ */
+export function parametersOf(
+  tool: { params: CatalogParam[]; mode_driven?: boolean },
+  text: Descriptions['tools'][string],
+  where: (text: string) => string,
+  { placed, refine }: { placed?: Record<string, Placement>; refine?: (param: CatalogParam) => JsonSchema | undefined } = {},
+): Parameter[] {
+  return tool.params.map((param): Parameter => {
+    if (isModeParameter(tool, param)) return { ...modeParameters[param.name as keyof typeof modeParameters], required: param.required };
+    const description = text.params[param.name];
+    if (!description) throw new Error(where(`parameter ${param.name} has no description`));
+    const refined = refine?.(param) ?? {};
+    const schema: JsonSchema =
+      param.type === 'array'
+        ? { type: param.type, ...refined, ...(param.enum && { items: { ...(refined.items as JsonSchema), enum: param.enum } }) }
+        : { type: param.type, ...(param.enum && { enum: param.enum }), ...refined };
+    const placement = placed ? placed[param.name] : { in: param.in, upstream: param.upstream };
+    return { name: param.name, description, required: param.required, schema, ...placement };
+  });
+}
+
+const isModeParameter = (tool: { mode_driven?: boolean }, param: CatalogParam): boolean =>
+  Boolean(tool.mode_driven) && Object.hasOwn(modeParameters, param.name);
 
 export const path = (upstream: string): Placement => ({ in: 'path', upstream });
 export const query = (upstream: string, extra: Pick<Placement, 'explode'> = {}): Placement => ({ in: 'query', upstream, ...extra });

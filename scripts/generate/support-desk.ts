@@ -5,9 +5,9 @@
  * possibly several times, and rank or filter locally, so their parameters have no upstream placement.
  */
 import { resolve } from 'node:path';
-import type { Annotations, HttpBinding, JsonSchema, Parameter, ParameterLocation, ToolData } from '../../packages/core/src/tool.js';
+import type { Annotations, HttpBinding, JsonSchema, ParameterLocation, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
+import { parametersOf, readDescriptions, readJson, toolkitFile, type CatalogParam } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/support-desk';
 const apiToken = 'SUPPORT_API_TOKEN';
@@ -49,21 +49,12 @@ export function generateSupportDesk(sharedDir: string): GeneratedFile[] {
   const descriptions = readDescriptions(toolkitDir);
 
   const tools = catalog.tools.map((tool): ToolData => {
-    const where = (problem: string) => new Error(`SupportDesk.${tool.name}: ${problem}`);
+    const where = (problem: string) => `SupportDesk.${tool.name}: ${problem}`;
     const text = descriptions.tools[tool.name];
-    if (!text) throw where('no description');
+    if (!text) throw new Error(where('no description'));
     const binding = bindings[tool.name];
-    const parameters = tool.params.map((param): Parameter => {
-      const description = text.params[param.name];
-      if (!description) throw where(`parameter ${param.name} has no description`);
-      return {
-        name: param.name,
-        description,
-        required: param.required,
-        schema: { type: param.type, ...(param.enum && { enum: param.enum }), ...constraints[param.name] },
-        ...binding?.[param.name],
-      };
-    });
+    // Handler tools place nothing: their handlers read every parameter.
+    const parameters = parametersOf(tool, text, where, { placed: binding ?? {}, refine: (param) => constraints[param.name] });
     const data: ToolData = {
       name: tool.name,
       title: text.title,
@@ -74,7 +65,7 @@ export function generateSupportDesk(sharedDir: string): GeneratedFile[] {
     };
     if (binding) {
       const [call] = tool.upstream_calls;
-      if (tool.upstream_calls.length !== 1 || !call) throw where('a binding must be exactly one upstream call');
+      if (tool.upstream_calls.length !== 1 || !call) throw new Error(where('a binding must be exactly one upstream call'));
       data.http = { method: call.method, path: call.path, auth: { secret: apiToken, scheme: 'Bearer' } };
     } else {
       const annotations: Partial<Annotations> | undefined = reads.includes(tool.name)

@@ -4,10 +4,10 @@
  * see clickup-schemas.ts), and our descriptions (packages/toolkits/src/taskboard/descriptions.json).
  */
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { checklistToolBody, customFieldBody } from './clickup-schemas.js';
-import { authoredSchema, modeParameters, readDescriptions, readJson, toolkitFile, type CatalogParam, type CatalogTool } from './shared.js';
+import { authoredSchema, parametersOf, readDescriptions, readJson, toolkitFile, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/taskboard';
 
@@ -31,28 +31,14 @@ export function generateTaskboard(sharedDir: string): GeneratedFile[] {
     const where = (text: string) => `TaskboardApi.${tool.name}: ${text}`;
     const text = descriptions.tools[tool.name];
     if (!text) throw new Error(where('no description'));
-    const parameter = (param: CatalogParam): Parameter => {
-      if (tool.mode_driven && modeParameters[param.name]) return { ...modeParameters[param.name]!, required: param.required };
-      const description = text.params[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      return {
-        name: param.name,
-        description,
-        required: param.required,
-        schema: {
-          type: param.type,
-          ...(param.enum && { enum: param.enum }),
-          ...(param.type === 'integer' && nonNegative.has(param.upstream ?? '') && { minimum: 0 }),
-        },
-        in: param.in,
-        upstream: param.upstream,
-      };
-    };
+    const parameters = parametersOf(tool, text, where, {
+      refine: (param) => (param.type === 'integer' && nonNegative.has(param.upstream ?? '') ? { minimum: 0 } : undefined),
+    });
     const data: ToolData = {
       name: tool.name,
       title: text.title,
       description: text.description,
-      parameters: tool.params.map(parameter),
+      parameters,
       output: { description: text.output },
       requirements: { oauth2: { provider: catalog.auth.provider, scopes: catalog.auth.scopes } },
       http: { method: tool.method, path: tool.path, ...(tool.mode_driven && { contentType: 'application/json' }) },

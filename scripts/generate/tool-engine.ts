@@ -4,19 +4,19 @@
  * parameter in the engine's HTTP API (design/ENGINE_API.md), which the reference catalog leaves out.
  */
 import { resolve } from 'node:path';
-import type { JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
+import type { JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import {
   authoredSchema,
   body,
   header,
-  modeParameters,
+  parametersOf,
   path,
+  placementsOf,
   query,
   readDescriptions,
   readJson,
   toolkitFile,
-  type CatalogParam,
   type CatalogTool,
   type Placement,
 } from './shared.js';
@@ -127,39 +127,20 @@ export function generateToolEngine(sharedDir: string): GeneratedFile[] {
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `ToolEngineApi.${tool.name}: ${text}`;
     const text = descriptions.tools[tool.name];
-    const placed = placements[tool.name];
     if (!text) throw new Error(where('no description'));
-    if (!placed) throw new Error(where('no placements'));
-    const unknown = Object.keys(placed).filter((name) => !tool.params.some((param) => param.name === name));
-    if (unknown.length) throw new Error(where(`placements for unknown parameters ${unknown.join(', ')}`));
-
-    const parameter = (param: CatalogParam): Parameter => {
-      if (tool.mode_driven && modeParameters[param.name]) return { ...modeParameters[param.name]!, required: param.required };
-      const description = text.params[param.name];
-      const placement = placed[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      if (!placement) throw new Error(where(`parameter ${param.name} has no placement`));
-      return {
-        name: param.name,
-        description,
-        required: param.required,
-        schema: {
-          type: param.type,
-          ...(param.enum && { enum: param.enum }),
-          // The array parameters are lists of format names.
-          ...(param.type === 'array' && { items: { type: 'string' } }),
-          ...bounds(placement),
-        },
-        ...placement,
-      };
-    };
+    const placed = placementsOf(tool, placements[tool.name], where);
+    const parameters = parametersOf(tool, text, where, {
+      placed,
+      // The array parameters are lists of format names.
+      refine: (param) => ({ ...(param.type === 'array' && { items: { type: 'string' } }), ...bounds(placed[param.name]!) }),
+    });
 
     const secrets = tool.secrets ?? [];
     const data: ToolData = {
       name: tool.name,
       title: text.title,
       description: text.description,
-      parameters: tool.params.map(parameter),
+      parameters,
       output: { description: text.output },
       requirements: secrets.length ? { secrets: secrets.map((key) => ({ key })) } : {},
       http: {

@@ -8,20 +8,20 @@
  * `cio_id: <value>` in identifier objects, `id_type=cio_id` for segments).
  */
 import { resolve } from 'node:path';
-import type { Annotations, JsonSchema, Parameter, ToolData } from '../../packages/core/src/tool.js';
+import type { Annotations, JsonSchema, ToolData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
 import { validatable, type TrackOperation } from './customerio-schemas.js';
 import {
   authoredSchema,
   body,
   mapSchema,
-  modeParameters,
+  parametersOf,
   path,
+  placementsOf,
   query,
   readDescriptions,
   readJson,
   toolkitFile,
-  type CatalogParam,
   type CatalogTool,
   type Placement,
 } from './shared.js';
@@ -100,28 +100,16 @@ export function generateTracking(sharedDir: string): GeneratedFile[] {
   const tools = catalog.tools.map((tool): ToolData => {
     const where = (text: string) => `TrackingApi.${tool.name}: ${text}`;
     const text = descriptions.tools[tool.name];
-    const placed = placements[tool.name];
     const operation = structural[tool.name]?.[0];
     if (!text) throw new Error(where('no description'));
-    if (!placed) throw new Error(where('no placements'));
+    const placed = placementsOf(tool, placements[tool.name], where);
     if (!operation || operation.method !== tool.method || operation.path !== tool.path) throw new Error(where('no structural schema for its method and path'));
-    const unknown = Object.keys(placed).filter((name) => !tool.params.some((param) => param.name === name));
-    if (unknown.length) throw new Error(where(`placements for unknown parameters ${unknown.join(', ')}`));
-
-    const parameter = (param: CatalogParam): Parameter => {
-      if (tool.mode_driven && modeParameters[param.name]) return { ...modeParameters[param.name]!, required: param.required };
-      const description = text.params[param.name];
-      const placement = placed[param.name];
-      if (!description) throw new Error(where(`parameter ${param.name} has no description`));
-      if (!placement) throw new Error(where(`parameter ${param.name} has no placement`));
-      return { name: param.name, description, required: param.required, schema: { type: param.type, ...(param.enum && { enum: param.enum }) }, ...placement };
-    };
 
     const data: ToolData = {
       name: tool.name,
       title: text.title,
       description: text.description,
-      parameters: tool.params.map(parameter),
+      parameters: parametersOf(tool, text, where, { placed }),
       output: { description: text.output },
       requirements: { secrets: tool.secrets.map((key) => ({ key })) },
       http: {

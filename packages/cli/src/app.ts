@@ -16,7 +16,7 @@ import {
   type Tool,
   type Toolkit,
 } from '@quiver/core';
-import { builtinToolkits, toolkits } from '@quiver/toolkits';
+import { builtinToolkitsFor, toolkits } from '@quiver/toolkits';
 import { emptyConfig, envName, mergeConfig, type QuiverConfig, type Settings } from './config.js';
 import { logStream } from './log-format.js';
 import type { SandboxHandle } from './sandbox-session.js';
@@ -53,7 +53,7 @@ export const listedToolkit = (name: string, settings?: Settings): Toolkit | unde
   listingToolkits(settings).find((toolkit) => toolkit.name.toLowerCase() === name.toLowerCase());
 
 /** The toolkits a command runs: CommerceTools keeps its store in the data directory; then the loaded ones. */
-export const runnableToolkits = (settings: Settings): Toolkit[] => [...builtinToolkits({ dataDir: settings.dataDir }), ...loadedOf(settings)];
+export const runnableToolkits = (settings: Settings): Toolkit[] => [...builtinToolkitsFor({ dataDir: settings.dataDir }), ...loadedOf(settings)];
 
 const loadedOf = (settings: Settings | undefined): Toolkit[] => (settings?.loadedToolkits ?? []).map((loaded) => loaded.toolkit);
 

@@ -1,7 +1,8 @@
 /**
  * Every setting of the `quiver` command, resolved once from (highest first) command-line flags, the
  * environment, the config file and the defaults, into one typed object that the commands pass down.
- * No other module reads the environment or the config file.
+ * No other module reads the environment or the config file: the engine's settings among these are handed
+ * to it resolved, over the defaults it declares (@quiver/engine/config).
  *
  * Config file (the first that exists: --config, QUIVER_CONFIG, quiver.config.json in the working directory,
  * config.json in the platform's configuration directory):
@@ -18,11 +19,20 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
-import type { LoadedToolkit } from './toolkit-paths.js';
-// Only the small settings module: the engine's HTTP stack stays out of commands that do not run it.
-import { authorizationServerSettings, type AuthorizationServerSettings } from '@quiver/engine/settings';
-import { limitSettings, type LimitSettings } from '@quiver/engine/limit-settings';
+// Only the engine's small settings modules: its HTTP stack stays out of commands that do not run it.
+import { defaultDatabase, engineDefaults, type EngineConfig } from '@quiver/engine/config';
+import { limitSettings } from '@quiver/engine/limit-settings';
+import {
+  authorizationServerDefaults,
+  defaultIdentityProviderScopes,
+  defaultRateLimits,
+  type AuthorizationServerSettings,
+  type IdentityProviderSettings,
+  type RateLimits,
+} from '@quiver/engine/settings';
 import { telemetrySettings, type TelemetrySettings } from '@quiver/engine/telemetry-settings';
+import type { LoadedToolkit, ToolkitPath } from './toolkit-paths.js';
+import { UsageError } from './usage-error.js';
 
 /** Where each toolkit's upstream is and which credentials local calls (`call`, `mcp`, `worker`) use. */
 export interface QuiverConfig {
@@ -31,45 +41,25 @@ export interface QuiverConfig {
   secrets: Record<string, string>;
 }
 
-export interface Settings {
+/**
+ * The engine's settings (data directory, database, master key, public URL, project name, origins, proxies,
+ * Redis, limits, audit retention, call data, drain, sign-in) go to it as they are resolved here; the address it
+ * listens on comes from `serve`'s flags.
+ */
+export interface Settings extends Omit<EngineConfig, 'host' | 'port'> {
   /** The config file that was read, if any. */
   configFile?: string;
-  /** Absolute path of the data directory: the SQLite databases, the master key file, the sandbox's announcement. */
-  dataDir: string;
-  /** The engine's database: a SQLite file path, or a postgres:// URL. */
-  database: string;
-  /** The engine's master key, when given rather than kept in the data directory's key file. */
-  masterKey?: string;
-  /** The engine's address as browsers reach it (OAuth callbacks); the listening address when absent. */
-  publicUrl?: string;
+  /**
+   * Limits of every upstream call, the engine's, a worker's and a local call's: the deadline covering all
+   * attempts, the largest answer read, the longest wait for a spent rate-limit budget.
+   */
+  upstreamLimits: UpstreamClientOptions;
   /** Log level of the engine's lines on standard error. */
   logLevel: string;
   /** JSON lines, or lines for a person at a terminal. */
   logFormat: LogFormat;
   /** OpenTelemetry: where traces and metrics go over OTLP, the service's name, the sampler (see Observability in the README). */
   telemetry: TelemetrySettings;
-  /** The name of the engine's one project. */
-  projectName: string;
-  /** Origins of web pages allowed to call the engine's API and MCP endpoint, besides loopback ones and the public URL. */
-  allowedOrigins: string[];
-  /** Proxies whose X-Forwarded-For names the client address (the authorization server's rate limits count by it). */
-  trustedProxies: string[];
-  /** The Redis engine processes share limits and upstream budgets through (`REDIS_URL`). */
-  redisUrl?: string;
-  /** Put before every key the engine keeps in that Redis (`QUIVER_REDIS_PREFIX`). */
-  redisPrefix: string;
-  /** The engine's limits: requests a minute and tool calls in flight per key, per user and per client address. */
-  limits: LimitSettings;
-  /** Limits of every upstream call: the deadline covering all attempts, the largest answer read, the longest wait for a spent rate-limit budget. */
-  upstreamLimits: UpstreamClientOptions;
-  /** Days the engine keeps audit events (0: for ever). */
-  auditRetentionDays: number;
-  /** Whether an immediate call's record keeps its input (redacted) and result for its day (`QUIVER_RECORD_CALL_DATA`). */
-  recordCallData: boolean;
-  /** Seconds a stopping engine keeps serving while it answers not ready, before it refuses new requests. */
-  drainSeconds: number;
-  /** Then seconds the requests and scheduled executions in flight have to finish, before they are cut. */
-  drainTimeoutSeconds: number;
   /** The secret the engine signs worker calls with (`quiver worker`); the variable it came from names it in errors. */
   workerSecret: { variable: string; value?: string };
   /** Base URLs, tokens and secrets from the config file and the environment (flags of `call` are layered on later). */
@@ -78,8 +68,6 @@ export interface Settings {
   authProviders: unknown[];
   /** The command search path (PATH): `mcp --print-config` tells whether `quiver` on it is this installation. */
   searchPath: string;
-  /** How people sign in to remote MCP clients (the engine's OAuth 2.1 authorization server). */
-  authorizationServer: AuthorizationServerSettings;
   /** Toolkits to load besides the built-in ones: the config file's, then QUIVER_TOOLKIT_PATHS's, then the flags'. */
   toolkitPaths: ToolkitPath[];
   /** The toolkits those paths hold, once loaded (toolkit-paths.ts); empty until then. */
@@ -91,14 +79,6 @@ export interface Settings {
 /** The first of the sandbox's fixed ports, and where it was given (`--sandbox-ports`, ...), for messages. */
 export interface SandboxPorts {
   first: number;
-  from: string;
-}
-
-/** A toolkit to load: a folder or an npm package name, the directory a relative folder is taken from, and where it was given. */
-export interface ToolkitPath {
-  entry: string;
-  base: string;
-  /** `--toolkit-path`, `QUIVER_TOOLKIT_PATHS` or `config file <path>`, for messages. */
   from: string;
 }
 
@@ -156,7 +136,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     setting: 'database: a `postgres://` or `postgresql://` URL, or the absolute path of a SQLite file (anything else stops the engine at start)',
     env: 'DATABASE_URL',
     file: 'database',
-    default: 'SQLite file `quiver.db` in the data directory',
+    default: `SQLite file \`${engineDefaults.databaseFile}\` in the data directory`,
   },
   {
     setting: 'master key sealing secrets and tokens (64 hex characters, or 32 bytes base64)',
@@ -195,7 +175,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     setting: 'project name',
     env: 'QUIVER_PROJECT_NAME',
     file: 'projectName',
-    default: '`Quiver`',
+    default: `\`${engineDefaults.projectName}\``,
   },
   {
     setting: 'origins of web pages allowed to call the API and `/v1/mcp`, besides loopback ones and the public URL',
@@ -215,7 +195,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   {
     setting: 'what the engine puts before each of its keys in that Redis (deployments sharing one Redis)',
     env: 'QUIVER_REDIS_PREFIX',
-    default: '`quiver:`',
+    default: `\`${engineDefaults.redisPrefix}\``,
   },
   {
     setting:
@@ -262,7 +242,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   {
     setting: 'days the audit trail of administrative changes is kept (`0` keeps it for ever)',
     env: 'QUIVER_AUDIT_RETENTION_DAYS',
-    default: '`90`',
+    default: `\`${engineDefaults.auditRetentionDays}\``,
   },
   {
     setting:
@@ -273,12 +253,12 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   {
     setting: 'seconds a stopping engine keeps serving everything while `GET /v1/ready` answers 503, so that load balancers stop sending requests (0 to 300)',
     env: 'QUIVER_DRAIN_SECONDS',
-    default: '`0`',
+    default: `\`${engineDefaults.drainSeconds}\``,
   },
   {
     setting: 'then seconds the requests and scheduled executions in flight have to finish while new requests get 503; past it they are cut (0 to 600)',
     env: 'QUIVER_DRAIN_TIMEOUT_SECONDS',
-    default: '`25`',
+    default: `\`${engineDefaults.drainTimeoutSeconds}\``,
   },
   {
     setting: 'worker secret (`quiver worker`)',
@@ -364,32 +344,116 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
   return {
     configFile,
     dataDir,
-    database: env.DATABASE_URL ?? text('database') ?? join(dataDir, 'quiver.db'),
+    database: env.DATABASE_URL ?? text('database') ?? defaultDatabase(dataDir),
     masterKey: env.QUIVER_MASTER_KEY,
     publicUrl: (env.QUIVER_PUBLIC_URL ?? text('publicUrl'))?.replace(/\/+$/, ''),
     logLevel: env.QUIVER_LOG_LEVEL ?? text('logLevel') ?? 'info',
     logFormat: logFormatOf(env.QUIVER_LOG_FORMAT ?? text('logFormat'), terminal),
     telemetry: usage(() => telemetrySettings(env)),
-    projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? 'Quiver',
+    projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? engineDefaults.projectName,
     allowedOrigins: allowedOriginsOf(env.QUIVER_ALLOWED_ORIGINS),
     trustedProxies: trustedProxiesOf(env.QUIVER_TRUSTED_PROXIES),
     redisUrl: redisUrlOf(env.REDIS_URL),
-    redisPrefix: env.QUIVER_REDIS_PREFIX ?? 'quiver:',
+    redisPrefix: env.QUIVER_REDIS_PREFIX ?? engineDefaults.redisPrefix,
     limits: usage(() => limitSettings(env)),
     upstreamLimits: usage(() => upstreamSettings(env)),
-    auditRetentionDays: wholeNumber('QUIVER_AUDIT_RETENTION_DAYS', env.QUIVER_AUDIT_RETENTION_DAYS, 90, 'days (0 keeps events for ever)'),
-    recordCallData: onOff('QUIVER_RECORD_CALL_DATA', env.QUIVER_RECORD_CALL_DATA, true),
-    drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, 0, 'seconds from 0 to 300', 300),
-    drainTimeoutSeconds: wholeNumber('QUIVER_DRAIN_TIMEOUT_SECONDS', env.QUIVER_DRAIN_TIMEOUT_SECONDS, 25, 'seconds from 0 to 600', 600),
+    auditRetentionDays: wholeNumber(
+      'QUIVER_AUDIT_RETENTION_DAYS',
+      env.QUIVER_AUDIT_RETENTION_DAYS,
+      engineDefaults.auditRetentionDays,
+      'days (0 keeps events for ever)',
+    ),
+    recordCallData: onOff('QUIVER_RECORD_CALL_DATA', env.QUIVER_RECORD_CALL_DATA, engineDefaults.recordCallData),
+    drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, engineDefaults.drainSeconds, 'seconds from 0 to 300', 300),
+    drainTimeoutSeconds: wholeNumber(
+      'QUIVER_DRAIN_TIMEOUT_SECONDS',
+      env.QUIVER_DRAIN_TIMEOUT_SECONDS,
+      engineDefaults.drainTimeoutSeconds,
+      'seconds from 0 to 600',
+      600,
+    ),
     workerSecret: { variable: secretVariable, value: flags.secret ?? env[secretVariable] },
     upstream: mergeConfig(upstreamOf(file), configFromEnv(env, toolkits)),
     authProviders,
     searchPath: env.PATH ?? '',
-    authorizationServer: usage(() => authorizationServerSettings(env)),
+    authorizationServer: authorizationServerFromEnv(env),
     toolkitPaths: toolkitPathsOf(file.toolkitPaths, configFile, env.QUIVER_TOOLKIT_PATHS, flags.toolkitPath, cwd),
     loadedToolkits: [],
     sandboxPorts: sandboxPortsOf(flags.sandboxPorts, env.QUIVER_SANDBOX_PORTS, file.sandboxPorts, configFile),
   };
+}
+
+/**
+ * How people sign in to remote MCP clients, from the environment:
+ *
+ *   QUIVER_OIDC_ISSUER            the OpenID Connect identity provider people sign in with (its issuer URL)
+ *   QUIVER_OIDC_CLIENT_ID         the engine's client id at that provider
+ *   QUIVER_OIDC_CLIENT_SECRET     its client secret (unset: a public client, PKCE only)
+ *   QUIVER_OIDC_SCOPES            the scopes asked of the provider (default `openid`)
+ *   QUIVER_OIDC_NAME              the provider's name on the sign-in page (default: its host)
+ *   QUIVER_AUTH_KEY_USER          signing in with an API key signs in as this user id (unset: off)
+ *   QUIVER_AUTH_ACCESS_TOKEN_TTL  access token lifetime in seconds (default 600)
+ *   QUIVER_AUTH_REFRESH_TOKEN_TTL refresh token lifetime in seconds (default 30 days)
+ *   QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS  `1` accepts client metadata documents over http on
+ *                                 loopback addresses and from any address (development only)
+ *   QUIVER_AUTH_RATE_LIMIT        requests per minute per client address at each endpoint, e.g.
+ *                                 `register:10,authorize:60,token:60` (the default); 0 turns one off
+ */
+export function authorizationServerFromEnv(env: NodeJS.ProcessEnv): AuthorizationServerSettings {
+  const issuer = env.QUIVER_OIDC_ISSUER?.trim();
+  const clientId = env.QUIVER_OIDC_CLIENT_ID?.trim();
+  if (issuer && !clientId) throw new UsageError('QUIVER_OIDC_CLIENT_ID is required with QUIVER_OIDC_ISSUER');
+  const identityProvider: IdentityProviderSettings | undefined =
+    issuer && clientId
+      ? {
+          issuer,
+          clientId,
+          clientSecret: env.QUIVER_OIDC_CLIENT_SECRET,
+          scopes: env.QUIVER_OIDC_SCOPES === undefined ? [...defaultIdentityProviderScopes] : env.QUIVER_OIDC_SCOPES.split(/[\s,]+/).filter(Boolean),
+          name: env.QUIVER_OIDC_NAME ?? hostOf(issuer, 'QUIVER_OIDC_ISSUER'),
+        }
+      : undefined;
+  return {
+    identityProvider,
+    keyUser: env.QUIVER_AUTH_KEY_USER?.trim() || undefined,
+    accessTokenTtl: seconds('QUIVER_AUTH_ACCESS_TOKEN_TTL', env.QUIVER_AUTH_ACCESS_TOKEN_TTL, authorizationServerDefaults.accessTokenTtl),
+    refreshTokenTtl: seconds('QUIVER_AUTH_REFRESH_TOKEN_TTL', env.QUIVER_AUTH_REFRESH_TOKEN_TTL, authorizationServerDefaults.refreshTokenTtl),
+    insecureClientDocuments: env.QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS === '1',
+    rateLimits: rateLimitsOf(env.QUIVER_AUTH_RATE_LIMIT),
+  };
+}
+
+/** QUIVER_AUTH_RATE_LIMIT, `register:10,authorize:60,token:60`: the endpoints named are set, the others keep their default. */
+function rateLimitsOf(setting: string | undefined): RateLimits {
+  const limits = { ...defaultRateLimits };
+  for (const part of (setting ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name, value] = part.split(':').map((item) => item.trim());
+    const perMinute = Number(value);
+    if (!name || !(name in limits) || value === undefined || !Number.isInteger(perMinute) || perMinute < 0) {
+      throw new UsageError(`QUIVER_AUTH_RATE_LIMIT must look like register:10,authorize:60,token:60 (requests per minute, 0 for none), got '${setting}'`);
+    }
+    limits[name as keyof RateLimits] = perMinute;
+  }
+  return limits;
+}
+
+/** A positive whole number of seconds, or the default when unset. */
+function seconds(name: string, setting: string | undefined, fallback: number): number {
+  if (setting === undefined) return fallback;
+  const value = Number(setting);
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`${name} must be a whole number of seconds, got '${setting}'`);
+  return value;
+}
+
+function hostOf(url: string, name: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    throw new UsageError(`${name} must be a URL, got '${url}'`);
+  }
 }
 
 /**
@@ -578,6 +642,3 @@ export function configFromEnv(env: NodeJS.ProcessEnv, toolkits: readonly Toolkit
   }
   return config;
 }
-
-/** A mistake in how the command was called: exit code 2. */
-export class UsageError extends Error {}

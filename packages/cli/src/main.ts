@@ -18,6 +18,8 @@ import {
   type ToolError,
   type Toolkit,
 } from '@quiver/core';
+// The engine's defaults alone: its HTTP stack loads only for the commands that run it.
+import { engineDefaults } from '@quiver/engine/config';
 import {
   configuredBaseUrls,
   listedToolkit,
@@ -31,7 +33,7 @@ import {
   runnableToolkits,
 } from './app.js';
 import { currentLauncher, forwardedArgs } from './client-config.js';
-import { emptyConfig, loadSettings, UsageError, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
+import { emptyConfig, loadSettings, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
 import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
 import { logStream } from './log-format.js';
@@ -39,6 +41,7 @@ import { runningSandbox } from './sandbox-session.js';
 import type { TokenFormat } from './tokens.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
 import { loadToolkits, withToolkitProviders } from './toolkit-paths.js';
+import { UsageError } from './usage-error.js';
 
 const program = new Command('quiver')
   .description('Serve real API tools to language-model agents over MCP and HTTP.')
@@ -155,10 +158,10 @@ type ServeFlags = {
 
 addServingOptions(program.command('serve'))
   .description('run the engine: the HTTP API under /v1 and MCP streamable HTTP at /v1/mcp and /mcp')
-  .option('--port <port>', 'port to listen on', '9099')
-  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--port <port>', 'port to listen on', String(engineDefaults.port))
+  .option('--host <host>', 'address to listen on', engineDefaults.host)
   .option('--metrics-port <port>', 'also serve GET /metrics (Prometheus) on this port, without an API key')
-  .option('--metrics-host <host>', 'address of the --metrics-port listener', '127.0.0.1')
+  .option('--metrics-host <host>', 'address of the --metrics-port listener', engineDefaults.host)
   .addOption(sandboxOption)
   .addOption(sandboxPortsOption)
   .addOption(configOption)
@@ -187,26 +190,8 @@ addServingOptions(program.command('serve'))
       );
     }
     const setup = await openSetup({ settings, sandbox: options.sandbox });
-    const config = engineConfig({
-      dataDir: settings.dataDir,
-      database: settings.database,
-      masterKey: settings.masterKey,
-      publicUrl: settings.publicUrl,
-      projectName: settings.projectName,
-      authorizationServer: settings.authorizationServer,
-      allowedOrigins: settings.allowedOrigins,
-      trustedProxies: settings.trustedProxies,
-      redisUrl: settings.redisUrl,
-      redisPrefix: settings.redisPrefix,
-      limits: settings.limits,
-      upstreamLimits: settings.upstreamLimits,
-      auditRetentionDays: settings.auditRetentionDays,
-      recordCallData: settings.recordCallData,
-      drainSeconds: settings.drainSeconds,
-      drainTimeoutSeconds: settings.drainTimeoutSeconds,
-      host: options.host,
-      port,
-    });
+    // The engine's settings are resolved already (config.ts); engineConfig takes those and leaves the command's own.
+    const config = engineConfig({ ...settings, host: options.host, port });
     const running = await startEngine({
       config,
       // One line a request and one a tool call on standard error, without headers: no key or token appears.

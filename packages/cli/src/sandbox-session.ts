@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox } from '@quiver/sandbox';
-import { UsageError, type SandboxPorts } from './config.js';
+import type { SandboxPorts } from './config.js';
+import { UsageError } from './usage-error.js';
 import type { LoadedToolkit } from './toolkit-paths.js';
 
 /** A sandbox as a command holds it: the emulators and credentials of `Sandbox`, and what it knows of the imported toolkits'. */

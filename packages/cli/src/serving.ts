@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { defaultMaxResponseTokens, unknownSelectionNames, type ServingOptions, type Toolkit } from '@quiver/core';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 export interface ServingFlags {
   discovery?: boolean;

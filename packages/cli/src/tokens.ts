@@ -12,7 +12,7 @@
  */
 import { geminiSchema, openAiStrictSchema, withoutDisplayFields, type McpToolDefinition, type ServingPolicy, type Tool } from '@quiver/core';
 import { metaTools } from '@quiver/engine/mcp';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 export type TokenFormat = 'mcp' | 'openai' | 'openai-strict' | 'anthropic' | 'gemini';
 export const tokenFormats: TokenFormat[] = ['mcp', 'openai', 'openai-strict', 'anthropic', 'gemini'];

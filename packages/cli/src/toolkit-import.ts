@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 export interface ImportOptions {
   /** The document's path or URL. */

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { UsageError } from './config.js';
+import { UsageError } from './usage-error.js';
 
 export interface InitOptions {
   name: string;

@@ -18,7 +18,15 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defineToolkit, iconProblems, type Tool, type Toolkit, type ToolkitData, type ToolkitNeeds } from '@quiver/core';
 import { catalogDigest, catalogProblems } from '@quiver/openapi';
-import { UsageError, type ToolkitPath } from './config.js';
+import { UsageError } from './usage-error.js';
+
+/** A toolkit to load: a folder or an npm package name, the directory a relative folder is taken from, and where it was given. */
+export interface ToolkitPath {
+  entry: string;
+  base: string;
+  /** `--toolkit-path`, `QUIVER_TOOLKIT_PATHS` or `config file <path>`, for messages. */
+  from: string;
+}
 
 /** An OAuth 2 provider a toolkit's tools name (`requirements.oauth2.provider`), from its toolkit.json. */
 export interface ToolkitAuthProvider {

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubspotEmulator } from '@quiver/sandbox';
-import { runCli } from './run-cli.js';
 
 type Emulator = Awaited<ReturnType<typeof startHubspotEmulator>>;
 let emulator: Emulator;

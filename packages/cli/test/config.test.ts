@@ -3,8 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { engineConfig, engineDefaults } from '@quiver/engine/config';
 import { toolkits } from '@quiver/toolkits';
-import { defaultDataDir, resolveSettings, settingDocs, settingsTable, UsageError, type SettingSources } from '../src/config.js';
+import { defaultDataDir, resolveSettings, settingDocs, settingsTable, type SettingSources } from '../src/config.js';
+import { UsageError } from '../src/usage-error.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'quiver-config-'));
 const home = join(cwd, 'home');
@@ -132,6 +134,83 @@ describe('resolveSettings', () => {
     expect(() => settings({ env: { QUIVER_UPSTREAM_DEADLINE_MS: '0' } })).toThrow(
       new UsageError('QUIVER_UPSTREAM_DEADLINE_MS must be a positive whole number, not "0".'),
     );
+  });
+
+  it('resolves how people sign in from QUIVER_OIDC_* and QUIVER_AUTH_*, refusing what it cannot use', () => {
+    expect(settings().authorizationServer).toEqual({
+      identityProvider: undefined,
+      keyUser: undefined,
+      accessTokenTtl: 600,
+      refreshTokenTtl: 30 * 24 * 3600,
+      insecureClientDocuments: false,
+      rateLimits: { register: 10, authorize: 60, token: 60 },
+    });
+    const env = {
+      QUIVER_OIDC_ISSUER: ' https://id.example.com/realm ',
+      QUIVER_OIDC_CLIENT_ID: 'quiver',
+      QUIVER_OIDC_CLIENT_SECRET: 'shh',
+      QUIVER_OIDC_SCOPES: 'openid, email profile',
+      QUIVER_AUTH_KEY_USER: ' owner@example.com ',
+      QUIVER_AUTH_ACCESS_TOKEN_TTL: '300',
+      QUIVER_AUTH_REFRESH_TOKEN_TTL: '86400',
+      QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS: '1',
+      QUIVER_AUTH_RATE_LIMIT: 'register:0, token:5',
+    };
+    expect(settings({ env }).authorizationServer).toEqual({
+      identityProvider: {
+        issuer: 'https://id.example.com/realm',
+        clientId: 'quiver',
+        clientSecret: 'shh',
+        scopes: ['openid', 'email', 'profile'],
+        name: 'id.example.com',
+      },
+      keyUser: 'owner@example.com',
+      accessTokenTtl: 300,
+      refreshTokenTtl: 86400,
+      insecureClientDocuments: true,
+      rateLimits: { register: 0, authorize: 60, token: 5 },
+    });
+    expect(
+      settings({ env: { QUIVER_OIDC_ISSUER: 'https://id.example.com', QUIVER_OIDC_CLIENT_ID: 'quiver', QUIVER_OIDC_NAME: 'Example ID' } }).authorizationServer
+        .identityProvider,
+    ).toEqual({
+      issuer: 'https://id.example.com',
+      clientId: 'quiver',
+      clientSecret: undefined,
+      scopes: ['openid'],
+      name: 'Example ID',
+    });
+    expect(() => settings({ env: { QUIVER_OIDC_ISSUER: 'https://id.example.com' } })).toThrow(
+      new UsageError('QUIVER_OIDC_CLIENT_ID is required with QUIVER_OIDC_ISSUER'),
+    );
+    expect(() => settings({ env: { QUIVER_OIDC_ISSUER: 'id.example.com', QUIVER_OIDC_CLIENT_ID: 'quiver' } })).toThrow(
+      new UsageError("QUIVER_OIDC_ISSUER must be a URL, got 'id.example.com'"),
+    );
+    expect(() => settings({ env: { QUIVER_AUTH_ACCESS_TOKEN_TTL: '0' } })).toThrow(
+      new UsageError("QUIVER_AUTH_ACCESS_TOKEN_TTL must be a whole number of seconds, got '0'"),
+    );
+    expect(() => settings({ env: { QUIVER_AUTH_RATE_LIMIT: 'login:5' } })).toThrow(
+      new UsageError("QUIVER_AUTH_RATE_LIMIT must look like register:10,authorize:60,token:60 (requests per minute, 0 for none), got 'login:5'"),
+    );
+  });
+
+  it("hands the engine its settings as resolved, over the engine's own defaults", () => {
+    const resolved = settings({ env: { QUIVER_PROJECT_NAME: 'Acme', QUIVER_REDIS_PREFIX: 'acme:', QUIVER_DRAIN_SECONDS: '5' } });
+    const config = engineConfig({ ...resolved, host: '0.0.0.0', port: 8080 });
+    expect(config).toMatchObject({ projectName: 'Acme', redisPrefix: 'acme:', drainSeconds: 5, host: '0.0.0.0', port: 8080 });
+    expect(config.authorizationServer).toBe(resolved.authorizationServer);
+    expect(config).not.toHaveProperty('logLevel');
+    const defaults = settings();
+    expect(defaults).toMatchObject({
+      database: join(defaults.dataDir, engineDefaults.databaseFile),
+      projectName: engineDefaults.projectName,
+      redisPrefix: engineDefaults.redisPrefix,
+      auditRetentionDays: engineDefaults.auditRetentionDays,
+      recordCallData: engineDefaults.recordCallData,
+      drainSeconds: engineDefaults.drainSeconds,
+      drainTimeoutSeconds: engineDefaults.drainTimeoutSeconds,
+    });
+    expect(engineConfig({ ...defaults })).toMatchObject({ host: engineDefaults.host, port: engineDefaults.port });
   });
 
   it('takes the worker secret from flags or the environment', () => {

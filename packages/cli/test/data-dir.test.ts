@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '@quiver/test-support/run-cli';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
 
 const parent = mkdtempSync(join(tmpdir(), 'quiver-data-dir-test-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));

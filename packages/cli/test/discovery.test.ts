@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { cliPath, runCli } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
@@ -11,7 +12,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { cliPath, runCli } from './run-cli.js';
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
 const texts = (result: Result) => (result.content as Array<{ text: string }>).map((item) => item.text);

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditTrail, openStore } from '@quiver/engine';
+import { runCli } from '@quiver/test-support/run-cli';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'quiver-keys-audit-test-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

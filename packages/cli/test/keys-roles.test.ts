@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '@quiver/test-support/run-cli';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'quiver-keys-test-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

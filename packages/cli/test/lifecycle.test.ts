@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { cliPath, runCli } from '@quiver/test-support/run-cli';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliPath, runCli } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-lifecycle-'));
 const dataEnv = () => ({ QUIVER_DATA_DIR: mkdtempSync(join(scratch, 'data-')) });

@@ -1,7 +1,7 @@
 /** `quiver mcp` at the edge of what its standard input accepts: never silence. */
 import { spawn } from 'node:child_process';
+import { cliPath } from '@quiver/test-support/run-cli';
 import { describe, expect, it } from 'vitest';
-import { cliPath } from './run-cli.js';
 
 describe('quiver mcp with an oversized message', () => {
   it('answers a JSON-RPC error naming the limit and exits with status 1', async () => {

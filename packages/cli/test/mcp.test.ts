@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { cliPath, runCli } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
@@ -11,7 +12,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toolkits } from '@quiver/toolkits';
-import { cliPath, runCli } from './run-cli.js';
 
 /** What the suite asks of a client, of either SDK and either era. */
 type McpClient = Pick<Client, 'listTools' | 'callTool' | 'close'>;

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli, startSandboxCommand } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxCommand } from './run-cli.js';
 
 /** The built-in emulators' ports: eight emulators, Customer.io on two (its US and EU hosts). */
 const BUILT_IN = 9;

@@ -7,8 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli, startSandboxCommand } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxCommand } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-sandbox-toolkits-'));
 const children: ChildProcess[] = [];

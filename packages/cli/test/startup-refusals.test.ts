@@ -9,8 +9,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { cliPath, runCli } from '@quiver/test-support/run-cli';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliPath, runCli } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-refusals-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -13,12 +13,13 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { signWorkerToken } from '@quiver/engine';
+import { startOtlpReceiver, type OtlpReceiver } from '@quiver/test-support/otlp-receiver';
+import { cliPath, runCli } from '@quiver/test-support/run-cli';
 import { toolkits } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOtlpReceiver, type OtlpReceiver } from '../../engine/test/otlp-receiver.js';
-import { resolveSettings, UsageError } from '../src/config.js';
+import { resolveSettings } from '../src/config.js';
+import { UsageError } from '../src/usage-error.js';
 import { prettyLine } from '../src/log-format.js';
-import { cliPath, runCli } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-cli-telemetry-'));
 const dataEnv = { QUIVER_DATA_DIR: join(scratch, 'data'), XDG_CONFIG_HOME: join(scratch, 'config') };

@@ -8,10 +8,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../src/config.js';
+import { UsageError } from '../src/usage-error.js';
 import { importToolkit } from '../src/toolkit-import.js';
-import { runCli } from './run-cli.js';
 import { catalogDigest } from '@quiver/openapi';
 
 const fixture = (name: string) => new URL(`../../openapi/test/fixtures/${name}`, import.meta.url).pathname;

@@ -16,11 +16,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseAuthProviders } from '@quiver/engine';
 import { catalogDigest } from '@quiver/openapi';
+import { cliPath, runCli } from '@quiver/test-support/run-cli';
 import { toolkits } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSettings } from '../src/config.js';
 import { loadToolkits, withToolkitProviders, type LoadedToolkit } from '../src/toolkit-paths.js';
-import { cliPath, runCli } from './run-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-toolkit-paths-'));
 /** A one-operation document (a GET with an API key in a header and an example answer), shared with the package test. */

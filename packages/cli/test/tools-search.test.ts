@@ -1,5 +1,5 @@
+import { runCli } from '@quiver/test-support/run-cli';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
 
 describe('quiver tools search', () => {
   it('prints ranked tools: qualified name, score and first sentence', async () => {

@@ -1,7 +1,7 @@
 /** Sign-in, the navigation a key's role allows, and the page the address names (#/tools, #/workers, …). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, forgetKey, storedKey, storeKey, whenUnauthorized, type Me } from './api.js';
-import { forgetToolIndex } from './catalog.js';
+import { forgetToolIndex } from './tool-index.js';
 import { ActivityPage } from './pages/activity.js';
 import { AuditPage } from './pages/audit.js';
 import { ConnectPage } from './pages/connect.js';

@@ -2,6 +2,7 @@
  * The console's address: `#/page/detail?name=value`. The path picks the page; the query keeps a page's own
  * state (a search, its filters) so that Back, a reload or a shared link shows the page as it was left.
  */
+import { query } from './api.js';
 
 export function hashParts(): string[] {
   return location.hash.replace(/^#\/?/, '').split('?')[0]!.split('/').map(decodeURIComponent);
@@ -19,9 +20,7 @@ export function hashParams(): URLSearchParams {
  */
 export function keepInHash(params: Record<string, string | boolean | undefined>): void {
   const path = location.hash.split('?')[0] || '#/';
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value) search.set(name, value === true ? '1' : value);
-  const text = search.toString();
-  const next = text ? `${path}?${text}` : path;
+  // A flag that is on is written `1` (`destructive=1`); one that is off is left out, as an empty value is.
+  const next = path + query(Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value === true ? '1' : value || undefined])));
   if (next !== location.hash) history.replaceState(history.state, '', next);
 }

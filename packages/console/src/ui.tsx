@@ -244,7 +244,8 @@ export function JsonView({ value, label }: { value: unknown; label?: string }) {
   const [find, setFind] = useState('');
   const text = useMemo(() => prettyJson(value), [value]);
   const wanted = find.trim().toLowerCase();
-  const found = useMemo(() => (wanted ? countMatches(value, wanted) : 0), [value, wanted]);
+  const matches = useMemo(() => (wanted ? findMatches(value, wanted) : undefined), [value, wanted]);
+  const found = matches?.count ?? 0;
   const openTo = (depth: number) => setOpening(({ round }) => ({ depth, round: round + 1 }));
   return (
     <div class="json-view">
@@ -286,7 +287,7 @@ export function JsonView({ value, label }: { value: unknown; label?: string }) {
         </section>
       ) : (
         <section class="json" aria-label={name}>
-          <JsonNode key={opening.round} value={value} depth={0} name={undefined} openTo={opening.depth} wanted={wanted} />
+          <JsonNode key={opening.round} value={value} depth={0} name={undefined} path="" openTo={opening.depth} wanted={wanted} matched={matches?.open} />
         </section>
       )}
     </div>
@@ -305,14 +306,29 @@ export function prettyJson(value: unknown): string {
 /** Whether a key or a leaf's text holds the word sought (already lower-cased). */
 const holds = (text: string, wanted: string) => text.toLowerCase().includes(wanted);
 
-/** The keys and leaves that hold the word, counted the way the tree shows them (its last level as text). */
-function countMatches(value: unknown, wanted: string, depth = 0): number {
-  if (value === null || typeof value !== 'object') return holds(JSON.stringify(value) ?? '', wanted) ? 1 : 0;
-  if (depth >= TREE_DEPTH) return holds(jsonText(value), wanted) ? 1 : 0;
-  let count = 0;
-  for (const [key, child] of Object.entries(value)) count += (Array.isArray(value) || !holds(key, wanted) ? 0 : 1) + countMatches(child, wanted, depth + 1);
-  return count;
+/** Where a word is in a value: how many keys and leaves hold it, and the paths of the branches holding any (those open). */
+interface Matches {
+  count: number;
+  open: ReadonlySet<string>;
 }
+
+/** One walk of the value, counting the way the tree shows it (its last level as text). */
+function findMatches(value: unknown, wanted: string): Matches {
+  const open = new Set<string>();
+  const count = (node: unknown, path: string, depth: number): number => {
+    if (node === null || typeof node !== 'object') return holds(JSON.stringify(node) ?? '', wanted) ? 1 : 0;
+    if (depth >= TREE_DEPTH) return holds(jsonText(node), wanted) ? 1 : 0;
+    let found = 0;
+    for (const [key, child] of Object.entries(node))
+      found += (Array.isArray(node) || !holds(key, wanted) ? 0 : 1) + count(child, childPath(path, key), depth + 1);
+    if (found) open.add(path);
+    return found;
+  };
+  return { count: count(value, '', 0), open };
+}
+
+/** A node's place in the tree, as a JSON pointer: its keys from the root, each told apart even when it holds a `/`. */
+const childPath = (path: string, key: string) => `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
 
 /** The text with each occurrence of the word marked. */
 function Marked({ text, wanted }: { text: string; wanted: string }) {
@@ -358,7 +374,18 @@ function jsonText(value: unknown): string {
   return out.join('');
 }
 
-function JsonNode({ value, depth, name, openTo, wanted }: { value: unknown; depth: number; name: string | undefined; openTo: number; wanted: string }) {
+interface JsonNodeProps {
+  value: unknown;
+  depth: number;
+  name: string | undefined;
+  path: string;
+  openTo: number;
+  wanted: string;
+  /** While a word is sought, the paths of the branches holding it. */
+  matched: ReadonlySet<string> | undefined;
+}
+
+function JsonNode({ value, depth, name, path, openTo, wanted, matched }: JsonNodeProps) {
   const key =
     name === undefined ? null : (
       <span class="json-key">
@@ -397,7 +424,7 @@ function JsonNode({ value, depth, name, openTo, wanted }: { value: unknown; dept
     );
   }
   // While a word is sought, the branches holding it open and the others close.
-  const open = wanted ? countMatches(value, wanted, depth) > 0 : depth < openTo;
+  const open = matched ? matched.has(path) : depth < openTo;
   return (
     <details open={open}>
       <summary>
@@ -411,7 +438,16 @@ function JsonNode({ value, depth, name, openTo, wanted }: { value: unknown; dept
       </summary>
       <div class="json-children">
         {entries.map(([childName, child]) => (
-          <JsonNode key={childName} value={child} depth={depth + 1} name={childName} openTo={openTo} wanted={wanted} />
+          <JsonNode
+            key={childName}
+            value={child}
+            depth={depth + 1}
+            name={childName}
+            path={childPath(path, childName)}
+            openTo={openTo}
+            wanted={wanted}
+            matched={matched}
+          />
         ))}
       </div>
     </details>

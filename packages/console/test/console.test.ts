@@ -10,15 +10,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromiumArgs, chromiumPath, haveChromium } from '@quiver/test-support/chromium';
+import { authorize, mcpWith, redeem, registerClient, type SignInClient } from '@quiver/test-support/engine-sign-in';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { Browser } from '@quiver/test-support/oidc';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationServerSettings, sandboxCredentials, selectToolkits, startWorkerServer, type WorkerServer } from '@quiver/engine';
 import { startSandbox, type Sandbox } from '@quiver/sandbox';
 import { toolkits } from '@quiver/toolkits';
-import { chromiumArgs, chromiumPath, haveChromium } from '../../engine/test/chromium.js';
-import { authorize, mcpWith, redeem, registerClient, type SignInClient } from '../../engine/test/engine-sign-in.js';
-import { startTestEngine, type TestEngine } from '../../engine/test/harness.js';
-import { Browser } from '../../engine/test/oidc.js';
 
 if (!haveChromium) console.warn(`console browser tests skipped: no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
 
@@ -69,7 +69,7 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
         defaultSecrets: sandbox.secrets,
       },
       // The grants test signs an MCP client in through the authorization server, whose rate limits are off here.
-      { authorizationServer: authorizationServerSettings({}, { rateLimits: { register: 0, authorize: 0, token: 0 } }) },
+      { authorizationServer: authorizationServerSettings({ rateLimits: { register: 0, authorize: 0, token: 0 } }) },
     );
     worker = await startWorkerServer({
       toolkits: selectToolkits('trackingapi', toolkits),

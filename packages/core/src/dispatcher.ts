@@ -4,7 +4,7 @@
  * credentials, run it where its toolkit is served, turn a throw into an error, and record the call.
  */
 import { randomUUID } from 'node:crypto';
-import { ToolCatalog, type CatalogEntry } from './catalog.js';
+import { ToolCatalog, type CatalogEntry } from './tool-catalog.js';
 import type { ConfirmWithPerson } from './confirmation.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
 import { declaredSecrets, missingToken } from './execute.js';
@@ -105,10 +105,18 @@ export interface CallRecord {
   key_id?: string;
 }
 
-/** A finished call's input (credentials redacted) and result (scrubbed of them like every result). */
+/**
+ * A finished call's input and result, for a recorder that keeps them. The input is redacted only when
+ * first read, so a recorder that keeps neither (the command line, an engine not keeping call data, a
+ * scheduled execution's record) costs the call nothing, and one that does may read it once the answer
+ * has gone. Neither is copied: nothing changes a call's input or result once the call has ended (its
+ * callers only answer them), so a later read sees them as the call ended.
+ */
 export interface CallData {
-  input: unknown;
-  result: ToolResult;
+  /** The input with the call's credentials, and every property whose name says it is one, redacted (redactInput). */
+  readonly input: unknown;
+  /** The result as the caller got it (scrubbed of the call's credentials, like every result). */
+  readonly result: ToolResult;
 }
 
 export interface Dispatched {
@@ -127,9 +135,9 @@ export interface DispatcherOptions {
   /** What is offered and how calls are guarded and shaped; absent, every tool runs as it is. */
   policy?: ServingPolicy;
   /**
-   * Told of every finished call (the engine logs and stores it; the CLI logs it). What it ran with and
-   * answered comes apart from the record, which is logged: the input with its credentials redacted
-   * (redactInput), and the result as the caller got it.
+   * Told of every finished call, before its answer is sent (the engine logs and stores it; the CLI logs
+   * it): so it should put off what can wait. What the call ran with and answered comes apart from the
+   * record, which is logged, as CallData: reading its input is what redacts it.
    */
   record?: (record: CallRecord, data: CallData) => void;
 }
@@ -253,9 +261,21 @@ export class Dispatcher {
       ...(options.keyId && { key_id: options.keyId }),
     };
     if (span || telemetry.meter) observeCall(record, durationMs, source, span);
-    this.options.record?.(record, { input: redactInput(input, credentials), result });
+    this.options.record?.(record, callData(input, credentials, result));
     return { executionId, result, tool, authorization, durationMs, ...(unknown && { unknown }) };
   }
+}
+
+/** The call's data, its input redacted on first read with the credentials this call ran with. */
+function callData(input: unknown, credentials: readonly string[], result: ToolResult): CallData {
+  let redacted: { input: unknown } | undefined;
+  return {
+    get input() {
+      redacted ??= { input: redactInput(input, credentials) };
+      return redacted.input;
+    },
+    result,
+  };
 }
 
 const callInstruments = instrumentSet((meter) => ({

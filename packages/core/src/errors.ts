@@ -23,6 +23,11 @@ export const errorKinds = [
 
 export type ErrorKind = (typeof errorKinds)[number];
 
+const knownKinds = new Set<string>(errorKinds);
+
+/** Whether a value from elsewhere (a worker's answer) names one of the kinds above. */
+export const isErrorKind = (value: unknown): value is ErrorKind => typeof value === 'string' && knownKinds.has(value);
+
 export interface ToolError {
   kind: ErrorKind;
   /** Safe for the model: no tokens, no secret values. */

@@ -12,7 +12,7 @@ export * from './execute.js';
 export * from './formats.js';
 export * from './dialects.js';
 export * from './source.js';
-export * from './catalog.js';
+export * from './tool-catalog.js';
 export * from './dispatcher.js';
 export * from './search/index.js';
 export * from './selection.js';

@@ -7,7 +7,7 @@
  */
 import { toolError, type ToolError } from './errors.js';
 import { randomUUID } from 'node:crypto';
-import type { HttpBinding, HttpMethod, SecretAuth, ToolData } from './tool.js';
+import type { HttpBinding, HttpMethod, SecretAuth, ToolData } from './tool-data.js';
 import { pointerToPath } from './validation.js';
 
 export interface UpstreamRequest {

@@ -10,7 +10,7 @@ import { readBudget, retryAfterHeader, resetTime, UpstreamBudgets, waitOf, type 
 import { kindOfStatus, toolError, type ErrorKind, type ToolError } from './errors.js';
 import { headerValueProblem, type UpstreamRequest } from './request.js';
 import { afterAnswer, DURATION_BUCKETS, failed, httpMethod, instrumentSet, spanClock, statusClass, telemetry } from './telemetry.js';
-import type { HttpMethod } from './tool.js';
+import type { HttpMethod } from './tool-data.js';
 
 export interface UpstreamResponse {
   status: number;
@@ -51,7 +51,7 @@ export interface UpstreamClientOptions {
   deadlineMs?: number;
   /** Largest response body read; a longer one is cut off and the call fails saying so. */
   maxResponseBytes?: number;
-  /** Further attempts after the first, for retryable failures of safe methods. */
+  /** Further attempts after the first, for retryable failures of safe methods and of requests never sent. */
   maxRetries?: number;
   /** First backoff step; doubles each retry, with jitter. */
   retryBaseDelayMs?: number;
@@ -66,6 +66,11 @@ export interface UpstreamClientOptions {
   budgets?: UpstreamBudgets;
   /** Connections per upstream origin. */
   connections?: number;
+  /**
+   * Each attempt a span and counted in the upstream metrics (default). Off for a client whose caller
+   * records its requests in its own terms (the engine's client of its workers).
+   */
+  recordAttempts?: boolean;
 }
 
 /**
@@ -123,6 +128,7 @@ export class UpstreamClient {
       maxRetryAfterMs: 10_000,
       budgetWaitMs: 0,
       connections: 64,
+      recordAttempts: true,
       ...options,
     };
   }
@@ -155,7 +161,7 @@ export class UpstreamClient {
     }
     const canRetry = SAFE_TO_RETRY.has(request.method);
     const deadline = Date.now() + this.options.deadlineMs;
-    const observed = telemetry.tracer !== undefined || telemetry.meter !== undefined;
+    const observed = this.options.recordAttempts && (telemetry.tracer !== undefined || telemetry.meter !== undefined);
     const budget = this.budgets.budgetOf(request);
     /** Why the attempt under way is a retry: the kind of the failure before it. */
     let retryReason: string | undefined;
@@ -191,7 +197,10 @@ export class UpstreamClient {
         error = httpError(request, outcome.response, kind, reading && waitOf(reading, resource, readAt));
       } else error = outcome.error;
       retryReason = error.kind;
-      const delay = canRetry && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
+      // A request whose connection was never made cannot have acted (`transportError` says so by leaving it
+      // retryable), so it is repeated whatever its method.
+      const neverSent = !('response' in outcome) && error.can_retry;
+      const delay = (canRetry || neverSent) && attempt < this.options.maxRetries ? this.retryDelay(error, attempt) : undefined;
       const cutShort = timeoutMs < this.options.timeoutMs && error.kind === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT';
       if (delay === undefined) return { error: cutShort ? pastDeadline(error, this.options.deadlineMs, attempt + 1) : error };
       // A retry that could not finish before the deadline is not started: the caller hears why now.
@@ -266,11 +275,18 @@ export class UpstreamClient {
     return transient.includes(error.kind) ? this.backoff(attempt) : undefined;
   }
 
-  /** Exponential backoff with jitter, so that many clients do not retry in step. */
   private backoff(attempt: number): number {
-    const step = this.options.retryBaseDelayMs * 2 ** attempt;
-    return Math.round(step / 2 + Math.random() * (step / 2));
+    return backoffMs(attempt, this.options.retryBaseDelayMs);
   }
+}
+
+/**
+ * The wait before retry `attempt + 1`: exponential backoff with jitter, so that many clients do not retry
+ * in step. Exported for the clients that cannot go through this one (an MCP SDK transport).
+ */
+export function backoffMs(attempt: number, baseDelayMs: number): number {
+  const step = baseDelayMs * 2 ** attempt;
+  return Math.round(step / 2 + Math.random() * (step / 2));
 }
 
 const attemptInstruments = instrumentSet((meter) => ({

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
 import type { FormatsPlugin } from 'ajv-formats';
-import type { JsonSchema } from './tool.js';
+import type { JsonSchema } from './tool-data.js';
 
 let ajv: AjvInstance | undefined;
 

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamClient, isBinaryBody, retryAfterMs, type BinaryBody } from '../src/upstream.js';
 import { buildRequest } from '../src/request.js';
+import { disableTelemetry, enableTelemetry, runLater } from '../src/telemetry.js';
 import type { HttpMethod } from '../src/tool.js';
 
 /** A loopback upstream that answers from a script of responses and counts what it received. */
@@ -164,6 +166,31 @@ describe('upstream client', () => {
     const outcome = await client.send({ method: 'POST', url: `http://127.0.0.1:${port}/x`, headers: {} });
     expect('error' in outcome && outcome.error).toMatchObject({ kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true });
   });
+
+  it('repeats a POST whose connection was refused, which cannot have acted, and reaches the upstream once it listens', async () => {
+    const late = createServer((req, res) => {
+      received.push({ method: req.method!, url: req.url! });
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"created":true}');
+    });
+    await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
+    const port = (late.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => late.close(() => resolve()));
+    // The first attempt is refused at once; the upstream listens during the backoff before the second.
+    const patient = new UpstreamClient({ retryBaseDelayMs: 400, maxRetries: 2, timeoutMs: 2_000 });
+    const sent = patient.send({ method: 'POST', url: `http://127.0.0.1:${port}/x`, headers: {} });
+    setTimeout(() => late.listen(port, '127.0.0.1'), 150);
+    const outcome = await sent;
+    late.close();
+    expect('response' in outcome && outcome.response).toMatchObject({ status: 201, body: { created: true } });
+    expect(received).toEqual([{ method: 'POST', url: '/x' }]);
+  });
+
+  it('never repeats a POST that may have reached the upstream', async () => {
+    script = [status(503), status(503)];
+    const outcome = await send('POST');
+    expect('error' in outcome && outcome.error).toMatchObject({ kind: 'UPSTREAM_RUNTIME_SERVER_ERROR' });
+    expect(received).toHaveLength(1);
+  });
 });
 
 describe('response bodies', () => {
@@ -224,5 +251,31 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs({ 'retry-after': '2' })).toBe(2000);
     expect(retryAfterMs({ 'retry-after': new Date(Date.now() + 5000).toUTCString() })).toBeGreaterThan(3000);
     expect(retryAfterMs({})).toBeUndefined();
+  });
+});
+
+describe('attempt spans', () => {
+  /** A tracer that keeps the name of every span started. */
+  const started: string[] = [];
+  const tracer = {
+    startSpan: (name: string) => {
+      started.push(name);
+      return { setStatus: () => undefined, setAttribute: () => undefined, setAttributes: () => undefined, end: () => undefined };
+    },
+  } as unknown as Tracer;
+
+  beforeAll(() => enableTelemetry({ tracer }));
+  afterAll(() => disableTelemetry());
+
+  it('records each attempt unless the client is told its caller records them', async () => {
+    await send('GET', '/recorded');
+    runLater();
+    expect(started).toEqual(['GET']);
+    const unrecorded = new UpstreamClient({ recordAttempts: false });
+    await unrecorded.send({ method: 'GET', url: `${baseUrl}/unrecorded`, headers: {} });
+    await unrecorded.close();
+    runLater();
+    expect(started).toEqual(['GET']);
+    expect(received.map((request) => request.url)).toEqual(['/recorded', '/unrecorded']);
   });
 });

@@ -1,17 +1,19 @@
 /**
- * The engine's settings, as the caller resolved them (the `quiver` command's configuration module reads
- * flags, environment and config file); only the defaults that follow from the others are filled in here:
- * SQLite in the data directory, the HTTP API on 127.0.0.1:9099.
+ * The engine's settings and their defaults, in one place. The `quiver` command resolves its flags,
+ * environment and config file over these defaults and hands the result to `engineConfig`; any other caller
+ * (a test, an embedding) gives what it wants and `engineConfig` fills in the rest. Nothing here reads the
+ * environment, and nothing heavy is imported: the command line reads the defaults without loading the engine.
  *
  * The authorization server of the MCP endpoint has settings of its own (authorization-server/settings.ts).
  */
 import { resolve } from 'node:path';
-import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
 import type { UpstreamClientOptions } from '@quiver/core';
 import { DEFAULT_AUDIT_RETENTION_DAYS } from './audit.js';
+import { authorizationServerSettings, type AuthorizationServerSettings } from './authorization-server/settings.js';
 import { defaultLimits, type LimitSettings } from './limits/settings.js';
 
 export interface EngineConfig {
+  /** The data directory (absolute once resolved): the SQLite database and the master key file, unless given elsewhere. */
   dataDir: string;
   /** A SQLite file path, or a postgres:// URL. */
   database: string;
@@ -59,29 +61,45 @@ export interface EngineConfig {
   drainTimeoutSeconds: number;
 }
 
-/** Within Kubernetes' default 30 s between SIGTERM and SIGKILL, with room for the rest of the close. */
-export const DEFAULT_DRAIN_TIMEOUT_SECONDS = 25;
+/** What the engine uses where it is given nothing: SQLite in the data directory, the HTTP API on 127.0.0.1:9099. */
+export const engineDefaults = {
+  host: '127.0.0.1',
+  port: 9099,
+  /** The SQLite file, in the data directory. */
+  databaseFile: 'quiver.db',
+  projectName: 'Quiver',
+  redisPrefix: 'quiver:',
+  auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+  recordCallData: true,
+  drainSeconds: 0,
+  /** Within Kubernetes' default 30 s between SIGTERM and SIGKILL, with room for the rest of the close. */
+  drainTimeoutSeconds: 25,
+} as const;
 
+/** The database when none is given: the SQLite file in the data directory. */
+export const defaultDatabase = (dataDir: string): string => resolve(dataDir, engineDefaults.databaseFile);
+
+/** The engine's settings from those given (other properties of `settings` are ignored), the defaults filling in the rest. */
 export function engineConfig(settings: Partial<EngineConfig> & { dataDir: string }): EngineConfig {
   const dataDir = resolve(settings.dataDir);
   return {
     dataDir,
-    database: settings.database ?? resolve(dataDir, 'quiver.db'),
+    database: settings.database ?? defaultDatabase(dataDir),
     masterKey: settings.masterKey,
-    host: settings.host ?? '127.0.0.1',
-    port: settings.port ?? 9099,
+    host: settings.host ?? engineDefaults.host,
+    port: settings.port ?? engineDefaults.port,
     publicUrl: settings.publicUrl?.replace(/\/+$/, ''),
-    projectName: settings.projectName ?? 'Quiver',
-    authorizationServer: settings.authorizationServer ?? authorizationServerSettings({}),
+    projectName: settings.projectName ?? engineDefaults.projectName,
+    authorizationServer: settings.authorizationServer ?? authorizationServerSettings(),
     allowedOrigins: settings.allowedOrigins ?? [],
     trustedProxies: settings.trustedProxies ?? [],
     redisUrl: settings.redisUrl,
-    redisPrefix: settings.redisPrefix ?? 'quiver:',
+    redisPrefix: settings.redisPrefix ?? engineDefaults.redisPrefix,
     limits: settings.limits ?? defaultLimits,
     upstreamLimits: settings.upstreamLimits,
-    auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
-    recordCallData: settings.recordCallData ?? true,
-    drainSeconds: settings.drainSeconds ?? 0,
-    drainTimeoutSeconds: settings.drainTimeoutSeconds ?? DEFAULT_DRAIN_TIMEOUT_SECONDS,
+    auditRetentionDays: settings.auditRetentionDays ?? engineDefaults.auditRetentionDays,
+    recordCallData: settings.recordCallData ?? engineDefaults.recordCallData,
+    drainSeconds: settings.drainSeconds ?? engineDefaults.drainSeconds,
+    drainTimeoutSeconds: settings.drainTimeoutSeconds ?? engineDefaults.drainTimeoutSeconds,
   };
 }

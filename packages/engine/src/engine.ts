@@ -12,14 +12,14 @@ import {
   type ServingOptions,
   type Toolkit,
 } from '@quiver/core';
-import { toolkits as builtinToolkits } from '@quiver/toolkits';
+import { toolkits as builtinToolkitsInMemory } from '@quiver/toolkits';
 import { isIPv6 } from 'node:net';
 import { resolve } from 'node:path';
 import { AuditTrail } from './audit.js';
 import { engineCredentials, type Credentials } from './auth/credentials.js';
 import { OAuth } from './auth/oauth.js';
 import { SandboxAuthorization } from './auth/sandbox-authorization.js';
-import { AuthorizationServer } from './authorization-server/server.js';
+import { AuthorizationServer } from './authorization-server/authorization-server.js';
 import type { EngineConfig } from './config.js';
 import { ExecutionLog } from './executions.js';
 import { Limits } from './limits/limits.js';
@@ -43,6 +43,7 @@ export interface EngineOptions {
   baseUrls?: Record<string, string>;
   /** Where users' OAuth tokens come from; the engine's OAuth by default (tests put fixed tokens here). */
   credentials?: () => Credentials;
+  /** The toolkits served; by default the built-in ones, CommerceTools keeping what it creates in memory. */
   toolkits?: Toolkit[];
   /** Secret values for keys the store does not hold (the sandbox's credentials). */
   defaultSecrets?: Record<string, string>;
@@ -128,7 +129,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   const client = new UpstreamClient({ ...config.upstreamLimits, budgets: upstreamBudgets(shared, vault.derive('upstream budgets')) });
   const policy = new ServingPolicy(options.serving);
   const secrets = new SecretStore(store.db, vault, changes, options.defaultSecrets);
-  const toolkits = options.toolkits ?? builtinToolkits;
+  const toolkits = options.toolkits ?? builtinToolkitsInMemory;
   // Where browsers reach the engine: its public URL, or the address it listens on (known once it does).
   const address = engineAddress(config.host, config.port);
   const publicUrl = () => config.publicUrl ?? address.url;
@@ -136,7 +137,7 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
   // the public URL when there is one, else where it listens, read at each call (port 0 is known late).
   const baseUrls: Record<string, BaseUrl> = { ToolEngineApi: () => config.publicUrl ?? address.local, ...options.baseUrls };
   const sandbox = options.sandbox && new SandboxAuthorization({ token: options.sandbox.token, publicUrl, scopes: scopesByProvider(toolkits) });
-  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, sandbox, host: config.host });
+  const oauth = new OAuth({ db: store.db, vault, changes, publicUrl, providers: sandbox && ((configured) => sandbox.beside(configured)), host: config.host });
   const credentials = options.credentials?.() ?? oauth;
   const executions = new ExecutionLog(store.db);
   const builtin = builtinSource(toolkits, client, baseUrls);
@@ -148,8 +149,8 @@ export async function openEngine(options: EngineOptions): Promise<Engine> {
     credentials: workers.guard(engineCredentials(credentials, secrets)),
     policy,
     record: (call: CallRecord, data: CallData) => {
-      // The input and result are stored, never logged.
-      executions.record(call, config.recordCallData ? data : undefined);
+      // The input and result are stored, never logged; a scheduled execution's row has its input already, and keeps its run's result apart.
+      executions.record(call, config.recordCallData && !scheduler.runs(call.execution_id) ? data : undefined);
       engine.log?.info(call, 'tool executed');
     },
   });

@@ -13,8 +13,10 @@ import type { Database, ExecutionTable } from './store/schema.js';
  * it answered in that window, never the calls' effects. A scheduled execution's row exists already:
  * its record adds the duration and the error kind. Immediate records are kept for a day, with the
  * call's input (credentials redacted) and result when the engine is given them (QUIVER_RECORD_CALL_DATA),
- * each up to `maxDataBytes` of JSON. While the database is away the records wait in memory (the newest
- * `maxKept`, without their input and result: that many could hold over a gigabyte) and are written once it is back.
+ * each up to `maxDataBytes` of JSON, written as JSON when the records are written (redacting and
+ * serializing them costs no call its latency). While the database is away the records wait in memory
+ * (the newest `maxKept`, without their input and result: that many could hold over a gigabyte) and are
+ * written once it is back.
  */
 const immediateRetentionMs = 24 * 60 * 60_000;
 const pruneEveryMs = 10 * 60_000;
@@ -22,10 +24,18 @@ const maxKept = 10_000;
 /** The most JSON kept of a call's input, and of its result: past it, a note of what was left out. */
 const maxDataBytes = 64 * 1024;
 
+/** A row to write, and the call's data to keep in it, made JSON when the row is written. */
+interface PendingRecord {
+  row: ExecutionTable;
+  data?: CallData;
+}
+
 export class ExecutionLog {
-  private pending: ExecutionTable[] = [];
+  private pending: PendingRecord[] = [];
   private prunedAt = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** A full batch's write, put off until the answer being prepared has gone. */
+  private fullBatch: NodeJS.Immediate | undefined;
   private writing: Promise<void> = Promise.resolve();
   /** Records wait for a database that was away at the last write. */
   private retrying = false;
@@ -46,8 +56,7 @@ export class ExecutionLog {
     // A name no tool has is the caller's mistake, logged but not an execution.
     if (!call.toolkit) return;
     const finished = new Date(Date.parse(call.started_at) + call.duration_ms).toISOString();
-    const kept = data && !this.retrying ? keptData(data) : undefined;
-    this.pending.push({
+    const row: ExecutionTable = {
       id: call.execution_id,
       tool_name: call.tool,
       toolkit_name: call.toolkit ?? '',
@@ -55,8 +64,8 @@ export class ExecutionLog {
       user_id: call.user_id ?? null,
       execution_type: 'immediate',
       status: call.success ? 'success' : 'failed',
-      input: kept?.input ?? '{}',
-      output: kept?.output ?? null,
+      input: '{}',
+      output: null,
       run_at: call.started_at,
       started_at: call.started_at,
       finished_at: finished,
@@ -66,17 +75,24 @@ export class ExecutionLog {
       error_kind: call.kind ?? null,
       created_at: call.started_at,
       updated_at: finished,
-    });
-    // A full batch goes at once, unless the database is away: then the retry's timer decides.
-    if (this.pending.length >= this.maxBatch && !this.retrying) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    };
+    this.pending.push(data && !this.retrying ? { row, data } : { row });
+    // A full batch goes as soon as the answer has, unless the database is away: then the retry's timer decides.
+    if (this.pending.length >= this.maxBatch && !this.retrying) {
+      this.fullBatch ??= setImmediate(() => {
+        this.fullBatch = undefined;
+        void this.flush();
+      });
+    } else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
   /** Writes what is pending; resolves once every record so far is in the database, or back in the queue when the database is away (`queued` says how many). */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.pending;
+    clearImmediate(this.fullBatch);
+    this.fullBatch = undefined;
+    const batch = this.pending.map(withData);
     this.pending = [];
     if (Date.now() - this.prunedAt > pruneEveryMs) {
       this.prunedAt = Date.now();
@@ -110,7 +126,7 @@ export class ExecutionLog {
         // A database that refuses the rows must not take the engine down: the calls were answered.
         if (!isDatabaseUnavailable(error)) continue;
         // One that is away gets them again, ahead of newer records, the oldest dropped past maxKept.
-        this.pending = [...rows.slice(from).map(withoutData), ...this.pending].slice(-maxKept);
+        this.pending = [...rows.slice(from).map((row) => ({ row: withoutData(row) })), ...this.pending].slice(-maxKept);
         this.retrying = true;
         this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
         this.timer.unref();
@@ -120,11 +136,13 @@ export class ExecutionLog {
   }
 }
 
-/** The JSON kept of a call: its input, and its value or error (without the stack the caller may have had). */
-function keptData({ input, result }: CallData): { input: string; output: string } {
+/** The row with the JSON kept of its call: its input, and its value or error (without the stack the caller may have had). */
+function withData({ row, data }: PendingRecord): ExecutionTable {
+  if (!data) return row;
+  const { input, result } = data;
   const kept = 'error' in result ? { error: publicError(result.error, false) } : { value: result.value };
   // An input left out (MCP arguments may be) is no arguments.
-  return { input: boundedJson(input ?? {}, 'input'), output: boundedJson(kept, 'output') };
+  return { ...row, input: boundedJson(input ?? {}, 'input'), output: boundedJson(kept, 'output') };
 }
 
 /** JSON of a value up to maxDataBytes; past it (or not JSON at all), an object saying what was left out, never a cut text. */

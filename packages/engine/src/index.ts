@@ -4,10 +4,10 @@ export type { ActivityDetail, ActivityItem, ExecutionError, ToolkitSeries } from
 export type { SecretInfo } from './secrets.js';
 export { AuditTrail, AUDIT_ACTIONS, commandLineActor, type AuditAction, type AuditActor, type AuditEvent } from './audit.js';
 export type { ReadinessState } from './readiness.js';
-export { startEngine, allRoutes, type RunningEngine } from './server.js';
+export { startEngine, allRoutes, type RunningEngine } from './http-server.js';
 export { buildApp, type Routes } from './http/app.js';
 export { iconBaseUrl, toolkitIconsPath } from './http/routes/toolkits.js';
-export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServerOptions } from './mcp/server.js';
+export { createMcpServer, toCallToolResult, serverInfo, metaTools, type McpServerOptions } from './mcp/mcp-server.js';
 export { sandboxCredentials, type Credentials, type AuthorizationResponse } from './auth/credentials.js';
 export { OAuth } from './auth/oauth.js';
 export { parseAuthProviders } from './auth/providers.js';
@@ -19,7 +19,7 @@ export { defaultLimits, limitSettings, MAX_KEY_LIMIT, noLimits, type LimitSettin
 export { findActiveKey } from './security/api-keys.js';
 export { openStore, type Store } from './store/db.js';
 export { Vault, loadMasterKey } from './security/vault.js';
-export { startWorkerServer, selectToolkits, type WorkerServer, type WorkerServerOptions } from './workers/server.js';
+export { startWorkerServer, selectToolkits, type WorkerServer, type WorkerServerOptions } from './workers/worker-server.js';
 export { signWorkerToken, checkWorkerToken } from './workers/protocol.js';
 export { WorkerRegistry } from './workers/registry.js';
 export type { GrantInfo } from './authorization-server/grants.js';

@@ -105,6 +105,11 @@ export class Scheduler {
     this.timer = setTimeout(loop, 0);
   }
 
+  /** Whether the execution is running in this process. */
+  runs(executionId: string): boolean {
+    return this.running.has(executionId);
+  }
+
   /** Stops polling and waits for the poll in progress and the executions already running. */
   async stop(): Promise<void> {
     this.drain();

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { defineToolkit, toolError } from '@quiver/core';
 import { createApiKey } from '@quiver/engine';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Activity } from '../src/activity.js';
 import { ExecutionLog } from '../src/executions.js';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
 
 const probe = defineToolkit(
   {

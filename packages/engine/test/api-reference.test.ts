@@ -1,7 +1,7 @@
 /** docs/engine-api.md describes every route of the OpenAPI document the engine generates. */
 import { readFileSync } from 'node:fs';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
 
 const reference = readFileSync(new URL('../../../docs/engine-api.md', import.meta.url), 'utf8');
 let engine: TestEngine;

@@ -7,10 +7,19 @@ import { createServer, type Server } from 'node:http';
 import Arcade from '@arcadeai/arcadejs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import {
+  authorizationServer,
+  Browser,
+  checkTokens,
+  CLIENT_SECRET,
+  listen,
+  providerSettings,
+  recordingUpstream,
+  upstreamToolkit,
+} from '@quiver/test-support/oidc';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, recordingUpstream, upstreamToolkit } from './oidc.js';
 
 describe('@arcadeai/arcadejs against the engine', () => {
   let engine: TestEngine;

@@ -5,9 +5,9 @@
  * only. On SQLite and PostgreSQL.
  */
 import { buildApp, createApiKey, engineConfig, openEngine } from '@quiver/engine';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audited } from '../src/http/audit.js';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
 
 const secretValue = 'sk-audit-VALUE-7f3a9c';
 const clientSecret = 'provider-client-SECRET-42d1';

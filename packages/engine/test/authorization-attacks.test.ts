@@ -15,12 +15,12 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { authorizationServerSettings, createApiKey, defaultRateLimits, type RateLimits } from '@quiver/engine';
+import { authorize, ClientState, mcpWith, redeem, refresh, registerClient, SignInAsked, walk, type SignInClient } from '@quiver/test-support/engine-sign-in';
+import { databases, startTestEngine, testDatabase, type TestEngine } from '@quiver/test-support/harness';
+import { Browser } from '@quiver/test-support/oidc';
 import { commerceTools } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authorize, ClientState, mcpWith, redeem, refresh, registerClient, SignInAsked, walk, type SignInClient } from './engine-sign-in.js';
 import { api, startEngineProcess, within } from './engine-process.js';
-import { databases, startTestEngine, testDatabase, type TestEngine } from './harness.js';
-import { Browser } from './oidc.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -30,11 +30,11 @@ const READ_TOOL = 'CommerceTools_GetAvailableProducts';
 const WRITE_TOOL = 'CommerceTools_CreateUser';
 const unlimited: RateLimits = { register: 0, authorize: 0, token: 0 };
 
-const engineWith = (name: 'sqlite' | 'postgres', settings: Parameters<typeof authorizationServerSettings>[1] = {}, trustedProxies: string[] = []) =>
+const engineWith = (name: 'sqlite' | 'postgres', settings: Parameters<typeof authorizationServerSettings>[0] = {}, trustedProxies: string[] = []) =>
   startTestEngine(
     name,
     { toolkits: [commerceTools] },
-    { authorizationServer: authorizationServerSettings({}, { rateLimits: unlimited, ...settings }), trustedProxies },
+    { authorizationServer: authorizationServerSettings({ rateLimits: unlimited, ...settings }), trustedProxies },
   );
 
 const callTool = (name: string, args: object = {}) => ({ method: 'tools/call', params: { name, arguments: args } });

@@ -12,14 +12,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { allRoutes, authorizationServerSettings, buildApp, openEngine, type Credentials } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { chromiumArgs, chromiumPath, haveChromium } from '@quiver/test-support/chromium';
+import { ClientState, s256 } from '@quiver/test-support/engine-sign-in';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { authorizationServer, CLIENT_SECRET, listen } from '@quiver/test-support/oidc';
 import { crmMarketing } from '@quiver/toolkits';
 import type Provider from 'oidc-provider';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { chromiumArgs, chromiumPath, haveChromium } from './chromium.js';
-import { ClientState, s256 } from './engine-sign-in.js';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, CLIENT_SECRET, listen } from './oidc.js';
 
 // Browser flows take seconds each on a busy machine.
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
@@ -80,14 +80,11 @@ describe.each(databases)('authorization server on $name', ({ name, skip }) => {
     hubspot.issueToken('test-token');
     idpServer = createServer();
     const idpUrl = await listen(idpServer);
-    const settings = authorizationServerSettings(
-      {},
-      {
-        identityProvider: { issuer: idpUrl, clientId: 'quiver', clientSecret: CLIENT_SECRET, scopes: ['openid'], name: 'Test Identity' },
-        keyUser: KEY_USER,
-        insecureClientDocuments: true,
-      },
-    );
+    const settings = authorizationServerSettings({
+      identityProvider: { issuer: idpUrl, clientId: 'quiver', clientSecret: CLIENT_SECRET, scopes: ['openid'], name: 'Test Identity' },
+      keyUser: KEY_USER,
+      insecureClientDocuments: true,
+    });
     engine = await startTestEngine(
       name,
       { toolkits: [crmMarketing], baseUrls: { CrmMarketingApi: hubspot.url }, credentials },

@@ -5,9 +5,9 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { listen } from '@quiver/test-support/oidc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientDocuments, DOCUMENT_LIMITS, isPublicAddress } from '../src/authorization-server/client-documents.js';
-import { listen } from './oidc.js';
 
 describe('client ID metadata documents', () => {
   const documents: Record<string, unknown> = {};

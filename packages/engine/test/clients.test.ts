@@ -18,10 +18,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { cliPath } from '@quiver/test-support/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { locateClients } from '../../../scripts/clients/clients.js';
-import { cliPath } from '../../cli/test/run-cli.js';
-import { startTestEngine, type TestEngine } from './harness.js';
 
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';

@@ -4,12 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolkits } from '@quiver/toolkits';
 import { Activity } from '../src/activity.js';
 import { ExecutionLog } from '../src/executions.js';
 import { consoleDirectory } from '../src/http/routes/console.js';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
 
 const builtinCount = toolkits.reduce((n, toolkit) => n + toolkit.tools.length, 0);
 

@@ -11,11 +11,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localDispatcher, UpstreamClient } from '@quiver/core';
+import { counterToolkit, databases, testDatabase } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scheduler } from '../src/scheduler.js';
 import { openStore } from '../src/store/db.js';
 import { api, startEngineProcess, within, type EngineProcess } from './engine-process.js';
-import { counterToolkit, databases, testDatabase } from './harness.js';
 
 /** ToolEngineApi's health check, pointed at an upstream that answers as slowly as the test says. */
 interface SlowUpstream {

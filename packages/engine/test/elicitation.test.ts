@@ -17,9 +17,9 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { defineToolkit } from '@quiver/core';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { recordingUpstream, upstreamToolkit } from '@quiver/test-support/oidc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
-import { recordingUpstream, upstreamToolkit } from './oidc.js';
 
 type Elicit = (params: ElicitRequest['params']) => Promise<ElicitResult>;
 type Era = '2025-11-25' | '2026-07-28';

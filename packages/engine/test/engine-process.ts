@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { clientFor } from '@quiver/test-support/json-client';
 import { afterEach } from 'vitest';
 
 const fixture = fileURLToPath(new URL('./fixtures/engine-process.mjs', import.meta.url));
@@ -29,13 +30,8 @@ export function startEngineProcess(env: NodeJS.ProcessEnv): Promise<EngineProces
 
 /** JSON over HTTP with the process's API key (or the key given). */
 export async function api(engine: EngineProcess, method: string, path: string, body?: unknown, key = engine.key) {
-  const response = await fetch(engine.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  const { status, body: answer } = await clientFor(engine.url, key)(method, path, { body });
+  return { status, body: answer };
 }
 
 /** Polls until `check` holds, and answers how long that took; fails after `ms`. */

@@ -1,9 +1,9 @@
 import { defineToolkit, type ToolData } from '@quiver/core';
 import { revokeApiKey } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { crmMarketing } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
 
 /** A tool with behaviour of its own that reports which secrets it was handed (never their values). */
 const secretProbe: ToolData = {

@@ -24,10 +24,10 @@ import {
   type LimitSettings,
   type RunningEngine,
 } from '@quiver/engine';
+import { databases, haveRedis, redisUrl, startTestEngine, testDatabase, testRedisPrefix, type TestEngine } from '@quiver/test-support/harness';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { within } from './engine-process.js';
-import { databases, haveRedis, redisUrl, startTestEngine, testDatabase, testRedisPrefix, type TestEngine } from './harness.js';
 import { startProxy } from './tcp-proxy.js';
 import { connect, createServer, type Socket } from 'node:net';
 

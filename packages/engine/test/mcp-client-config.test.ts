@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { stdioClientConfig } from '@quiver/core';
 import { authorizationServerSettings, createApiKey } from '@quiver/engine';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
 import { probe, probeCredentials } from './probe-toolkit.js';
 
 interface ClientEntries {
@@ -116,10 +116,8 @@ describe('GET /v1/mcp_client_config', () => {
       {
         publicUrl: 'https://quiver.example.com/',
         authorizationServer: authorizationServerSettings({
-          QUIVER_OIDC_ISSUER: 'https://id.example.com',
-          QUIVER_OIDC_CLIENT_ID: 'quiver',
-          QUIVER_OIDC_NAME: 'Example ID',
-          QUIVER_AUTH_KEY_USER: 'owner@example.com',
+          identityProvider: { issuer: 'https://id.example.com', clientId: 'quiver', scopes: ['openid'], name: 'Example ID' },
+          keyUser: 'owner@example.com',
         }),
       },
     );

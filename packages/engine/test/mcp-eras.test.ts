@@ -7,9 +7,9 @@
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
 import { heldUpstream, MODERN, modernRequest, postMcp, type HeldRequest } from './mcp-wire.js';
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema';

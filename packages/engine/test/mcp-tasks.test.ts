@@ -5,8 +5,8 @@
  * not started and aborts a read, never a write under way.
  */
 import { join } from 'node:path';
+import { counterToolkit, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { counterToolkit, startTestEngine, type TestEngine } from './harness.js';
 import { heldUpstream, modernRequest, postMcp } from './mcp-wire.js';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };

@@ -1,8 +1,8 @@
 /** MCP on the wire, for tests where the wire itself is the point: 2026-07-28 requests as a client sends them. */
 import { createServer } from 'node:http';
 import type { ToolData } from '@quiver/core';
-import type { TestEngine } from './harness.js';
-import { listen, tool, upstreamToolkit } from './oidc.js';
+import type { TestEngine } from '@quiver/test-support/harness';
+import { listen, tool, upstreamToolkit } from '@quiver/test-support/oidc';
 
 export const MODERN = '2026-07-28';
 

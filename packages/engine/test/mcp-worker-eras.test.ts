@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { McpServer as ModernMcpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startTestEngine, type TestEngine } from './harness.js';
 
 const MODERN = '2026-07-28';
 

@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool, upstreamToolkit } from '@quiver/test-support/oidc';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAuthProviders } from '../src/auth/providers.js';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
-import { authorizationServer, Browser, checkTokens, CLIENT_SECRET, listen, providerSettings, tool, upstreamToolkit } from './oidc.js';
 
 describe.each(databases)('OAuth on $name', ({ name, skip }) => {
   let engine: TestEngine;

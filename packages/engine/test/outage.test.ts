@@ -17,12 +17,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { havePostgres, postgresUrl, testDatabase } from '@quiver/test-support/harness';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../src/security/api-keys.js';
 import { openStore } from '../src/store/db.js';
 import { api, startEngineProcess, within } from './engine-process.js';
-import { havePostgres, postgresUrl, testDatabase } from './harness.js';
 import { proxied, type TcpProxy } from './tcp-proxy.js';
 
 const databaseUnavailable = {

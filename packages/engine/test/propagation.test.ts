@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { havePostgres, postgresUrl, testDatabase } from '@quiver/test-support/harness';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +17,6 @@ import { createApiKey, revokeApiKey } from '../src/security/api-keys.js';
 import { ChangeWatcher, type WatchedTable } from '../src/store/changes.js';
 import { openStore, type Store } from '../src/store/db.js';
 import { api, startEngineProcess, type EngineProcess } from './engine-process.js';
-import { havePostgres, postgresUrl, testDatabase } from './harness.js';
 
 /** How long until `check` holds, asked every 2 ms; fails after `ms`. */
 async function measure(ms: number, check: () => Promise<boolean>): Promise<number> {

@@ -9,11 +9,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engineConfig, sandboxCredentials, startEngine, type RunningEngine } from '@quiver/engine';
+import { databases, havePostgres, startTestEngine, testDatabase, type TestEngine } from '@quiver/test-support/harness';
 import { Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type DatabaseConnection, type QueryResult } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Readiness } from '../src/readiness.js';
 import { migrations } from '../src/store/migrations/index.js';
-import { databases, havePostgres, startTestEngine, testDatabase, type TestEngine } from './harness.js';
 import { startProxy, type TcpProxy } from './tcp-proxy.js';
 
 const get = async (url: string) => {

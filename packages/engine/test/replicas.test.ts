@@ -24,11 +24,11 @@ import { tmpdir } from 'node:os';
 import { Agent, createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { havePostgres, haveRedis, postgresUrl, redisUrl, testDatabase, testRedisPrefix } from '@quiver/test-support/harness';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { api, startEngineProcess, type EngineProcess } from './engine-process.js';
-import { havePostgres, haveRedis, postgresUrl, redisUrl, testDatabase, testRedisPrefix } from './harness.js';
 import { startRoundRobinProxy, type Proxied, type RoundRobinProxy } from './round-robin-proxy.js';
 
 if (!havePostgres || !haveRedis) {

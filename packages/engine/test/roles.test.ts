@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createApiKey, openStore } from '@quiver/engine';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { toolEngine } from '@quiver/toolkits';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../src/store/migrations/index.js';
-import { startTestEngine, type TestEngine } from './harness.js';
 import { probe, probeCredentials } from './probe-toolkit.js';
 
 describe('keys with roles', () => {

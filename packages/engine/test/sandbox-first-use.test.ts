@@ -4,8 +4,8 @@
  * a consent page because another was still connecting.
  */
 import { defineToolkit } from '@quiver/core';
+import { databases, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databases, startTestEngine, type TestEngine } from './harness.js';
 
 const sandboxToken = 'sandbox-token-first-use-0123';
 
@@ -42,5 +42,16 @@ describe.each(databases)('first use in the sandbox on $name', ({ name, skip }) =
     expect(answers.map((answer) => answer.body.output)).toEqual(answers.map(() => ({ value: { sandbox_token: true } })));
     const connections = await engine.api('GET', '/v1/admin/user_connections?user_id=newcomer');
     expect(connections.body.items).toHaveLength(1);
+  });
+
+  it.skipIf(skip)('lists a new user as holding the token, and no longer once their first connection is deleted', async () => {
+    const met = async () => (await engine.api('GET', '/v1/tools/Probe.Token?user_id=lister')).body.requirements.met;
+    expect(await met()).toBe(true);
+    await engine.api('POST', '/v1/tools/execute', { tool_name: 'Probe.Token', user_id: 'lister' });
+    expect(await met()).toBe(true);
+    const connections = await engine.api('GET', '/v1/admin/user_connections?user_id=lister');
+    expect((await engine.api('DELETE', `/v1/admin/user_connections/${connections.body.items[0].id}`)).status).toBe(204);
+    // Authorized before: the user goes through the consent page like anyone else.
+    expect(await met()).toBe(false);
   });
 });

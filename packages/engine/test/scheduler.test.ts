@@ -6,9 +6,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { counterToolkit, databases, testDatabase } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startEngineProcess, type EngineProcess } from './engine-process.js';
-import { counterToolkit, databases, testDatabase } from './harness.js';
 
 const schedule = (engine: EngineProcess, name: string, runAt: Date) =>
   api(engine, 'POST', '/v1/tools/execute', {

@@ -5,9 +5,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { toolEngine } from '@quiver/toolkits';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
 
 let engine: TestEngine | undefined;
 let recorder: Server | undefined;

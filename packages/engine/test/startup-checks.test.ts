@@ -7,11 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { databases, havePostgres, testDatabase } from '@quiver/test-support/harness';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineConfig } from '../src/config.js';
 import { openEngine } from '../src/engine.js';
 import { openStore } from '../src/store/db.js';
-import { databases, havePostgres, testDatabase } from './harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'quiver-startup-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -4,8 +4,8 @@
  */
 import { defineToolkit, localDispatcher, telemetry, UpstreamClient } from '@quiver/core';
 import { startTelemetry, telemetrySettings } from '@quiver/engine/telemetry';
+import { startOtlpReceiver } from '@quiver/test-support/otlp-receiver';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOtlpReceiver } from './otlp-receiver.js';
 
 describe('telemetry settings', () => {
   it('are off until an endpoint is set, then export both signals over http/protobuf to /v1/traces and /v1/metrics', () => {

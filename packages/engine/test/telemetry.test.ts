@@ -16,9 +16,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { defineToolkit, type ToolkitData } from '@quiver/core';
 import { createApiKey, sandboxCredentials, startWorkerServer, type WorkerServer } from '@quiver/engine';
 import { startTelemetry, telemetrySettings, type Telemetry } from '@quiver/engine/telemetry';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@quiver/test-support/otlp-receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 const TOKEN = 'tok_SECRET_4711_oauth';
 const SECRET = 'sk_SECRET_0815_apikey';

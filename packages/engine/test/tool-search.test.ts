@@ -1,8 +1,8 @@
 /** GET /v1/tools/search: a page of hits over every listed tool, built-in and workers'. */
 import { defineToolkit, type ToolSource } from '@quiver/core';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { crmMarketing, repoHost } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from './harness.js';
 
 const weather = defineToolkit({
   name: 'WeatherApi',

@@ -3,10 +3,10 @@
  * headers under which an SVG can run nothing; a clear 404 for a toolkit without one.
  */
 import { ServingPolicy } from '@quiver/core';
+import { counterToolkit, startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { repoHost, taskboard } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { iconBaseUrl } from '../src/http/routes/toolkits.js';
-import { counterToolkit, startTestEngine, type TestEngine } from './harness.js';
 
 let engine: TestEngine;
 beforeAll(async () => {

@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { createApiKey, engineConfig, sandboxCredentials, startEngine, type RunningEngine } from '@quiver/engine';
 import { startTelemetry, telemetrySettings } from '@quiver/engine/telemetry';
 import { startGithubEmulator, type GithubEmulator } from '@quiver/sandbox';
+import { haveRedis, redisUrl, startTestEngine, testRedisPrefix } from '@quiver/test-support/harness';
+import { startOtlpReceiver } from '@quiver/test-support/otlp-receiver';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { haveRedis, redisUrl, startTestEngine, testRedisPrefix } from './harness.js';
-import { startOtlpReceiver } from './otlp-receiver.js';
 import { startProxy } from './tcp-proxy.js';
 
 vi.setConfig({ testTimeout: 30_000 });

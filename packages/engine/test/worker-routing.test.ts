@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { databases, havePostgres, startTestEngine, testDatabase, type TestEngine } from '@quiver/test-support/harness';
 import { crmMarketing, taskboard } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../src/security/api-keys.js';
 import { openStore } from '../src/store/db.js';
-import { startWorkerServer, type WorkerServer } from '../src/workers/server.js';
+import { startWorkerServer, type WorkerServer } from '../src/workers/worker-server.js';
 import { api, startEngineProcess, within } from './engine-process.js';
-import { databases, havePostgres, startTestEngine, testDatabase, type TestEngine } from './harness.js';
 
 const secret = 'routing-secret-0123456789abcdef';
 const crmTools = crmMarketing.tools.length;

@@ -5,10 +5,10 @@
  * whose tool declares the engine's admin key and another toolkit's token, and echoes them.
  */
 import { defineToolkit } from '@quiver/core';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../src/auth/credentials.js';
-import { startWorkerServer, type WorkerServer } from '../src/workers/server.js';
-import { startTestEngine, type TestEngine } from './harness.js';
+import { startWorkerServer, type WorkerServer } from '../src/workers/worker-server.js';
 
 const workerSecret = 'leaky-worker-secret-0123456789';
 const engineApiKey = 'ENGINEKEYsecretvalue123';

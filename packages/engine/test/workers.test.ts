@@ -8,6 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Dispatcher, ToolCatalog } from '@quiver/core';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { clientFor, type Reply } from '@quiver/test-support/json-client';
 import { toolkits } from '@quiver/toolkits';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,30 +16,27 @@ import { z } from 'zod';
 import { sandboxCredentials } from '../src/auth/credentials.js';
 import { engineConfig } from '../src/config.js';
 import { createApiKey } from '../src/security/api-keys.js';
-import { startEngine, type RunningEngine } from '../src/server.js';
+import { startEngine, type RunningEngine } from '../src/http-server.js';
 import { httpWorkerSource } from '../src/workers/http.js';
 import { signWorkerToken } from '../src/workers/protocol.js';
-import { selectToolkits, startWorkerServer, type WorkerServer } from '../src/workers/server.js';
+import { selectToolkits, startWorkerServer, type WorkerServer } from '../src/workers/worker-server.js';
 
 const secret = 'worker-secret-0123456789abcdef';
 const crm = selectToolkits('crmmarketingapi', toolkits);
 
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-}
+/** One request to `url`: a GET, or a POST when there is a body; `token`, when given, as the bearer token. */
+const call = (url: string, { method, token, body }: { method?: string; token?: string; body?: unknown } = {}): Promise<Reply> =>
+  clientFor(url, token ?? null)(method ?? (body === undefined ? 'GET' : 'POST'), '', { body });
 
-async function call(url: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Answer> {
-  const response = await fetch(url, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { ...(init.token && { authorization: `Bearer ${init.token}` }), ...(init.body !== undefined && { 'content-type': 'application/json' }) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
-}
-
+/** A worker's tool as the engine holds it, for invoking directly through a source. */
+const ping = {
+  name: 'Ping',
+  description: '',
+  parameters: [],
+  output: { description: '' },
+  requirements: {},
+  toolkit: { name: 'Fake', version: '1.0.0', description: '' },
+};
 const sign = (claims: Record<string, unknown>, key = secret, expiresIn: string | number = '60s') =>
   new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(expiresIn).sign(new TextEncoder().encode(key));
 
@@ -183,15 +181,7 @@ describe('http worker source', () => {
 
   it('retries an invoke whose connection was refused, then gives up', async () => {
     const source = httpWorkerSource({ id: 'gone', type: 'http', enabled: true, uri: `http://127.0.0.1:${await closedPort()}`, timeout: 1, retry: 2, secret });
-    const tool = {
-      name: 'Ping',
-      description: '',
-      parameters: [],
-      output: { description: '' },
-      requirements: {},
-      toolkit: { name: 'Fake', version: '1.0.0', description: '' },
-    };
-    const result = await source.invoke(tool, {}, invocation);
+    const result = await source.invoke(ping, {}, invocation);
     expect(result).toMatchObject({
       error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true, developer_message: expect.stringContaining('ECONNREFUSED') },
     });
@@ -215,6 +205,75 @@ describe('http worker source', () => {
         context: { authorization: { token: 'token-abc', user_info: {} }, secrets: [{ key: 'API_KEY', value: 'key-1' }], user_id: 'u1' },
       },
     ]);
+    await fake.close();
+  });
+});
+
+describe('http worker source under the upstream client', () => {
+  /** A worker whose answers are scripted per route, each answer used once, the last one kept; counts the requests. */
+  async function scriptedWorker(script: Record<string, Array<{ status: number; body?: unknown; headers?: Record<string, string> }>>) {
+    const seen: Record<string, number> = {};
+    const server = createServer((request, response) => {
+      const route = request.url!;
+      seen[route] = (seen[route] ?? 0) + 1;
+      const answers = script[route] ?? [{ status: 404 }];
+      const { status, body, headers } = answers.length > 1 ? answers.shift()! : answers[0]!;
+      request.resume();
+      request.on('end', () =>
+        response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body === undefined ? undefined : JSON.stringify(body)),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { uri: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  const listing = [{ name: 'Ping', toolkit: { name: 'Fake', version: '1.0.0' } }];
+  const invocation = { executionId: 'e', secrets: {} };
+
+  it('repeats a listing after a server error, never an invoke', async () => {
+    const fake = await scriptedWorker({
+      '/worker/tools': [
+        { status: 503, body: { name: 'busy', message: 'starting' } },
+        { status: 200, body: listing },
+      ],
+      '/worker/tools/invoke': [{ status: 503, body: { name: 'busy', message: 'starting' } }],
+    });
+    const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 5, retry: 2, allowedSecrets: [], secret });
+    const [tool] = await source.tools();
+    expect(tool).toMatchObject({ name: 'Ping', toolkit: { name: 'Fake' } });
+    expect(fake.seen['/worker/tools']).toBe(2);
+    expect(await source.invoke(tool!, {}, invocation)).toMatchObject({
+      error: { kind: 'TOOL_RUNTIME_FATAL', developer_message: expect.stringContaining('worker fake: the worker answered 503: starting') },
+    });
+    expect(fake.seen['/worker/tools/invoke']).toBe(1);
+    await fake.close();
+  });
+
+  it("names the worker's reason for refusing the engine's token, and follows no redirect", async () => {
+    const fake = await scriptedWorker({
+      '/worker/health': [{ status: 200, body: { status: 'ok', tool_count: 1 } }],
+      '/worker/tools': [{ status: 401, body: { name: 'unauthorized', message: 'the token has expired' } }],
+      '/worker/tools/invoke': [{ status: 307, headers: { location: 'http://127.0.0.1:9/elsewhere' } }],
+    });
+    const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 5, retry: 2, allowedSecrets: [], secret });
+    expect(await source.check()).toEqual({
+      healthy: false,
+      message: "worker fake: the worker refused the engine's token (is the secret the worker's?): the token has expired",
+    });
+    // A refusal is not repeated.
+    expect(fake.seen['/worker/tools']).toBe(1);
+    expect(await source.invoke(ping, {}, invocation)).toMatchObject({
+      error: { kind: 'TOOL_RUNTIME_FATAL', developer_message: 'worker fake: the worker answered 307' },
+    });
+    await fake.close();
+  });
+
+  it('reads no more of an answer than the upstream limit', async () => {
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    const fake = await scriptedWorker({ '/worker/tools': [{ status: 200, body: [{ ...listing[0], description: huge }] }] });
+    const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 5, retry: 0, allowedSecrets: [], secret });
+    await expect(source.tools()).rejects.toThrow(/worker fake: GET .*\/worker\/tools: response body over \d+ bytes/);
     await fake.close();
   });
 });
@@ -280,7 +339,7 @@ describe('workers registered with the engine', () => {
 
   const start = () => startEngine({ config: engineConfig({ dataDir, port: 0 }), toolkits: [], credentials: () => sandboxCredentials('t') });
 
-  async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Answer> {
+  async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Reply> {
     const answer = await call(`${engine.url}${path}`, { ...init, token: key });
     answers.push(answer.text);
     return answer;

@@ -11,12 +11,12 @@ import { taskboard } from './taskboard/index.js';
 import { toolEngine } from './tool-engine/index.js';
 import { trackingApi } from './tracking/index.js';
 
-export { readCatalog } from './catalog.js';
+export { readCatalog } from './read-catalog.js';
 export { crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient };
 
 /** Every built-in toolkit; CommerceTools keeps what it creates in memory. */
 export const toolkits: Toolkit[] = [crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient];
 
 /** Every built-in toolkit, with CommerceTools keeping what it creates in `commerce.db` in the data directory. */
-export const builtinToolkits = ({ dataDir }: { dataDir: string }): Toolkit[] =>
+export const builtinToolkitsFor = ({ dataDir }: { dataDir: string }): Toolkit[] =>
   toolkits.map((toolkit) => (toolkit === commerceTools ? createCommerceTools({ store: join(dataDir, 'commerce.db') }) : toolkit));

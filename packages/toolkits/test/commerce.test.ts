@@ -12,7 +12,7 @@ import { UpstreamClient, type ToolError } from '@quiver/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceTools, openCommerceStore, type CommerceStore } from '../src/commerce/index.js';
 import { ToolClient } from './tool-client.helpers.js';
-import { builtinToolkits } from '../src/index.js';
+import { builtinToolkitsFor } from '../src/index.js';
 
 // Ids from the shop's static data.
 const MAYA = { id: '0372b1bb-5ae6-4c91-837d-797114c89c70', email: 'maya.patel@example.com' }; // gold, San Francisco
@@ -146,7 +146,7 @@ describe('the catalog', () => {
 
   it('creates no store file until a tool needs one, then uses commerce.db in the data directory', async () => {
     const dataDir = join(directory, 'data-dir');
-    const [byDefault] = builtinToolkits({ dataDir }).filter((toolkit) => toolkit.name === 'CommerceTools');
+    const [byDefault] = builtinToolkitsFor({ dataDir }).filter((toolkit) => toolkit.name === 'CommerceTools');
     const runtime = new ToolClient(byDefault!, { covered, client });
     await lookup('GetAvailableProducts', {}, runtime);
     expect(existsSync(dataDir)).toBe(false);

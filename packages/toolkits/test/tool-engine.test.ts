@@ -1,27 +1,18 @@
 /**
  * End-to-end tests of every ToolEngineApi tool: the tools, called through the dispatcher, against a
- * running engine started here (its HTTP API on a loopback port), which in turn runs CrmMarketingApi
+ * test engine (its HTTP API on a loopback port), which in turn runs CrmMarketingApi
  * tools against the HubSpot emulator, registers a real worker, and completes OAuth flows with a small
  * authorization server. Each tool is called at least once with its answer or its effect asserted; the
  * last test checks that all 29 catalog tools were called successfully.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UpstreamClient, type ToolError } from '@quiver/core';
-import {
-  createApiKey,
-  engineConfig,
-  revokeApiKey,
-  sandboxCredentials,
-  startEngine,
-  startWorkerServer,
-  type RunningEngine,
-  type WorkerServer,
-} from '@quiver/engine';
+import { createApiKey, revokeApiKey, startWorkerServer, type WorkerServer } from '@quiver/engine';
 import { startHubspotEmulator, type HubspotEmulator } from '@quiver/sandbox';
+import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
+import { TEST_TOKEN } from '@quiver/test-support/json-client';
 import { crmMarketing, toolEngine } from '@quiver/toolkits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolClient } from './tool-client.helpers.js';
@@ -39,13 +30,11 @@ const answers: string[] = [];
 // No retries: every call reaches the engine at most once.
 const client = new UpstreamClient({ maxRetries: 0 });
 
-let dataDir: string;
-let engine: RunningEngine;
+let engine: TestEngine;
 let emulator: HubspotEmulator;
-let key: string;
 
 /** A client with the engine's API key as its secret, unless the test gives other secrets. */
-const withSecrets = (secrets: Record<string, string> = { ENGINE_API_KEY: key }) =>
+const withSecrets = (secrets: Record<string, string> = { ENGINE_API_KEY: engine.key }) =>
   new ToolClient(toolEngine, { upstream: { url: engine.url }, secrets, covered, results: answers, client });
 
 /** The value; an error fails the test with the tool's own message. */
@@ -60,34 +49,22 @@ const execute = (body: Record<string, unknown>) => call('ExecuteTool', { mode: '
 
 /** Setup the toolkit has no tool for (creating secrets and auth providers), straight over HTTP. */
 async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(engine.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
+  const answer = await engine.api(method, path, body);
+  if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 beforeAll(async () => {
   emulator = await startHubspotEmulator();
-  emulator.issueToken('t');
-  dataDir = mkdtempSync(join(tmpdir(), 'quiver-tool-engine-'));
-  engine = await startEngine({
-    config: engineConfig({ dataDir, port: 0, host: '127.0.0.1' }),
-    credentials: () => sandboxCredentials('t'),
-    baseUrls: { CrmMarketingApi: emulator.url },
-    scheduler: { pollMs: 50 },
-  });
-  key = (await createApiKey(engine.engine.store.db, 'tool-engine-tests')).key;
+  emulator.issueToken(TEST_TOKEN);
+  engine = await startTestEngine('sqlite', { baseUrls: { CrmMarketingApi: emulator.url } });
 });
 
 afterAll(async () => {
   await engine?.close();
   await emulator?.close();
   await client.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (engine) rmSync(engine.dataDir, { recursive: true, force: true });
 });
 
 describe('health and the API description (no key needed)', () => {
@@ -380,10 +357,10 @@ describe('secrets, projects and the MCP endpoint', () => {
   });
 
   it('ListAccessibleProjects and GetProjectDetails take the caller credential as the Authorization header', async () => {
-    const page = await call('ListAccessibleProjects', { bearer_token: key, items_to_skip: 0, maximum_items_to_return: 10 });
+    const page = await call('ListAccessibleProjects', { bearer_token: engine.key, items_to_skip: 0, maximum_items_to_return: 10 });
     expect(page).toEqual({ items: [{ id: 'default', name: 'Quiver' }], limit: 10, offset: 0, page_count: 1, total_count: 1 });
-    expect(await call('GetProjectDetails', { authorization_token: `Bearer ${key}`, project_id: 'default' })).toEqual({ id: 'default', name: 'Quiver' });
-    expect(await fail('GetProjectDetails', { authorization_token: `Bearer ${key}`, project_id: 'other' })).toMatchObject({
+    expect(await call('GetProjectDetails', { authorization_token: `Bearer ${engine.key}`, project_id: 'default' })).toEqual({ id: 'default', name: 'Quiver' });
+    expect(await fail('GetProjectDetails', { authorization_token: `Bearer ${engine.key}`, project_id: 'other' })).toMatchObject({
       kind: 'UPSTREAM_RUNTIME_NOT_FOUND',
     });
     // The header parameter is the credential that counts, even when the tool's key is valid.
@@ -421,7 +398,7 @@ describe('the API key', () => {
 describe('coverage', () => {
   it('no result or error contained the API key or another secret', () => {
     // The project tools are given the key as their own parameter; their answers must not echo it either.
-    for (const value of [key, WORKER_SECRET, CLIENT_SECRET]) expect(answers.filter((answer) => answer.includes(value))).toEqual([]);
+    for (const value of [engine.key, WORKER_SECRET, CLIENT_SECRET]) expect(answers.filter((answer) => answer.includes(value))).toEqual([]);
   });
 
   it(`every ${TOOLKIT} tool was called successfully`, () => {

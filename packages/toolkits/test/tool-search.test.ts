@@ -17,7 +17,7 @@ import {
   UpstreamClient,
 } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
-import { readCatalog } from '../src/catalog.js';
+import { readCatalog } from '../src/read-catalog.js';
 
 /** The evaluation set bench/search.mjs measures the index on; here only its names are checked. */
 const { items } = JSON.parse(readFileSync(new URL('../../../bench/search-eval.json', import.meta.url), 'utf8')) as {

@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { useFollowedAuthorization, type Authorization } from '../authorization.js';
-import { SEARCH_PAUSE_MS, searchTools } from '../catalog.js';
+import { useSearch } from '../tool-index.js';
 import { CopyButton } from '../copy.js';
 import { collect, SchemaFields, type Values } from '../form.js';
 import { skeleton } from '../skeleton.js';
@@ -45,29 +45,8 @@ export function PlaygroundPage({ name }: { name: string | undefined }) {
 
 function ToolPicker({ current }: { current: string | undefined }) {
   const [text, setText] = useState('');
-  const [names, setNames] = useState<string[]>([]);
-  const [error, setError] = useState<unknown>();
-  useEffect(() => {
-    if (!text.trim()) return setNames([]);
-    // Once typing pauses; a later keystroke cancels a search still on its way.
-    const superseded = new AbortController();
-    const timer = setTimeout(
-      () =>
-        searchTools(text.trim(), undefined, superseded.signal).then(
-          (found) => {
-            if (superseded.signal.aborted) return;
-            setNames(found.names.slice(0, 8));
-            setError(undefined);
-          },
-          (e: unknown) => superseded.signal.aborted || setError(e),
-        ),
-      SEARCH_PAUSE_MS,
-    );
-    return () => {
-      superseded.abort();
-      clearTimeout(timer);
-    };
-  }, [text]);
+  const { answer, error } = useSearch(text);
+  const names = answer?.names.slice(0, 8) ?? [];
   return (
     <div class="picker">
       <label class="field" for="playground-search">

@@ -1,6 +1,6 @@
 /** All tools by toolkit, searched as you type with the engine's search, filtered, in a virtualised list. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { SEARCH_PAUSE_MS, SEARCH_SHOWN, searchTools, toolIndex, type ToolSummary } from '../catalog.js';
+import { SEARCH_SHOWN, toolIndex, useSearch, type ToolSummary } from '../tool-index.js';
 import { hashParams, keepInHash } from '../route.js';
 import { ErrorNote, Loading, useLoad } from '../ui.js';
 
@@ -40,29 +40,7 @@ export function ToolsPage() {
       }),
     [text, filters],
   );
-  const [ranked, setRanked] = useState<{ text: string; names: string[]; total: number } | undefined>();
-  const [searchError, setSearchError] = useState<unknown>();
-
-  // Search as you type, once typing pauses: the engine ranks, and a later keystroke cancels a search still on its way.
-  useEffect(() => {
-    const wanted = text.trim();
-    if (!wanted) return setRanked(undefined);
-    const superseded = new AbortController();
-    const timer = setTimeout(() => {
-      searchTools(wanted, filters.toolkit || undefined, superseded.signal).then(
-        (found) => {
-          if (superseded.signal.aborted) return;
-          setRanked({ text: wanted, ...found });
-          setSearchError(undefined);
-        },
-        (error: unknown) => superseded.signal.aborted || setSearchError(error),
-      );
-    }, SEARCH_PAUSE_MS);
-    return () => {
-      superseded.abort();
-      clearTimeout(timer);
-    };
-  }, [text, filters.toolkit]);
+  const { answer: ranked, error: searchError } = useSearch(text, filters.toolkit || undefined);
 
   const toolkits = useMemo(() => [...new Set((index.data ?? []).map((tool) => tool.toolkit))], [index.data]);
 

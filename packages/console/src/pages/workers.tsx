@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.js';
-import { forgetToolIndex, toolIndex } from '../catalog.js';
+import { forgetToolIndex, toolIndex } from '../tool-index.js';
 import { ErrorNote, ListTable, Loading, Section, useLoad } from '../ui.js';
 
 interface Worker {

@@ -110,12 +110,19 @@ function clientOf(provider: AuthProvider, use: 'token' | 'refresh') {
   const auth =
     method === 'client_secret_post' ? oauth.ClientSecretPost(secret!) : method === 'client_secret_basic' ? oauth.ClientSecretBasic(secret!) : oauth.None();
   const options = {
+    ...requestOptions(endpoint, 30_000),
     [oauth.customFetch]: tokenEndpointFetch,
-    [oauth.allowInsecureRequests]: endpoint.protocol === 'http:' && isLoopback(endpoint),
     ...(request.params && { additionalParameters: request.params }),
-    signal: AbortSignal.timeout(30_000),
   };
   return { as, client, auth, options };
+}
+
+/**
+ * What every request of the engine's OAuth clients (to a provider, or to the identity provider) carries:
+ * plain HTTP only to a server on the loopback interface, and a deadline.
+ */
+export function requestOptions(url: URL, timeoutMs: number) {
+  return { [oauth.allowInsecureRequests]: url.protocol === 'http:' && isLoopback(url), signal: AbortSignal.timeout(timeoutMs) };
 }
 
 const expiresAt = (expiresIn: number | undefined) => (expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000).toISOString());

@@ -15,8 +15,7 @@ import { AuthorizationStore, expired, scopesAsked } from './authorizations.js';
 import { ConnectionStore, expiring, scopesOf, usable, type ConnectionFilter } from './connections.js';
 import type { AuthorizationResponse, Credentials } from './credentials.js';
 import { authorizationUrl, type OAuthFailure, redeemCode, refreshGrant, type Grant } from './oauth-client.js';
-import { AuthProviders, type AuthProvider, type AuthProviderInput } from './providers.js';
-import type { SandboxAuthorization } from './sandbox-authorization.js';
+import { AuthProviders, type AuthProvider, type AuthProviderInput, type ProviderDirectory } from './providers.js';
 import { listensBeyondLoopback, SessionVerificationSetting } from './session-verification.js';
 
 /** How often a long poll looks at the database, for completions in other engine processes. */
@@ -33,20 +32,21 @@ export interface OAuthDependencies {
   publicUrl: () => string;
   /** The address the engine listens on: beyond loopback, session verification is on by default. */
   host?: string;
-  /** In the sandbox, every provider is the engine's own authorization server. */
-  sandbox?: SandboxAuthorization;
+  /** Where the flow finds providers, given the configured ones (the sandbox puts its own beside them); by default those alone. */
+  providers?: (configured: ProviderDirectory) => ProviderDirectory;
 }
 
 export class OAuth implements Credentials {
+  /** The configured providers, which the admin API manages. */
   readonly providers: AuthProviders;
   readonly connections: ConnectionStore;
   readonly sessionVerification: SessionVerificationSetting;
   private readonly authorizations: AuthorizationStore;
   private readonly db: Kysely<Database>;
-  private readonly sandbox: SandboxAuthorization | undefined;
+  private readonly directory: ProviderDirectory;
   private readonly events = new EventEmitter().setMaxListeners(0);
   private readonly refreshing = new Map<string, Promise<string | undefined>>();
-  /** Sandbox connections on first use under way, by user and provider: calls arriving together share one. */
+  /** Connections on first use under way, by user and provider: calls arriving together share one. */
   private readonly connecting = new Map<string, Promise<ConnectionTable | undefined>>();
   /**
    * Opened tokens by user and provider key, for calls that need no database: dropped whenever a
@@ -57,13 +57,13 @@ export class OAuth implements Credentials {
   constructor(private readonly deps: OAuthDependencies) {
     const { db, vault, changes } = deps;
     this.db = db;
-    this.sandbox = deps.sandbox;
     this.providers = new AuthProviders(
       db,
       vault,
       () => this.redirectUri,
       () => changes.changed('auth_providers'),
     );
+    this.directory = deps.providers?.(this.providers) ?? this.providers;
     this.connections = new ConnectionStore(db, vault, () => changes.changed('connections'));
     this.authorizations = new AuthorizationStore(db, vault);
     this.sessionVerification = new SessionVerificationSetting(db, deps.host !== undefined && listensBeyondLoopback(deps.host));
@@ -87,9 +87,9 @@ export class OAuth implements Credentials {
     const cacheKey = `${userId}\n${providerKey}`;
     const known = this.tokens.get(cacheKey);
     if (known && covers(known.scopes, scopes) && !expiring({ expires_at: known.expiresAt })) return { token: known.token };
-    const provider = await this.provider(providerKey);
+    const provider = await this.directory.resolve(providerKey);
     if (!provider) return { unconfigured: unconfigured(providerKey) };
-    const connection = (await this.connections.get(userId, provider.id)) ?? (await this.connectInSandbox(userId, provider, scopes));
+    const connection = (await this.connections.get(userId, provider.id)) ?? (await this.connectOnFirstUse(userId, provider, scopes));
     if (connection && covers(scopesOf(connection), scopes)) {
       const token = await this.freshToken(connection, provider);
       if (token) {
@@ -102,15 +102,16 @@ export class OAuth implements Credentials {
 
   async grants(userId: string): Promise<(providerId: string, scopes: string[]) => boolean> {
     const [resolve, connections, authorized] = await Promise.all([
-      this.providers.resolver(),
+      this.directory.resolver(),
       this.connections.ofUser(userId),
-      this.sandbox ? this.authorizations.providersOf(userId) : new Set<string>(),
+      this.directory.connectsOnFirstUse ? this.authorizations.providersOf(userId) : new Set<string>(),
     ]);
     return (providerKey, scopes) => {
-      const providerId = resolve(providerKey)?.id ?? (this.sandbox && providerKey);
-      const connection = providerId && connections.find((c) => c.provider_id === providerId);
-      // In the sandbox a user who never authorized the provider is connected on first use.
-      if (!connection) return !!providerId && this.sandbox !== undefined && !authorized.has(providerId);
+      const provider = resolve(providerKey);
+      if (!provider) return false;
+      const connection = connections.find((c) => c.provider_id === provider.id);
+      // A user who never authorized a provider that connects on first use is connected at the call.
+      if (!connection) return provider.firstUse !== undefined && !authorized.has(provider.id);
       return usable(connection) && covers(scopesOf(connection), scopes);
     };
   }
@@ -129,9 +130,9 @@ export class OAuth implements Credentials {
     nextUri?: string,
     { force = false } = {},
   ): Promise<AuthorizationResponse> {
-    const provider = typeof providerOrKey === 'string' ? await this.provider(providerOrKey) : providerOrKey;
+    const provider = typeof providerOrKey === 'string' ? await this.directory.resolve(providerOrKey) : providerOrKey;
     if (!provider) throw new Problem('not_found', unconfigured(String(providerOrKey)));
-    const connection = (await this.connections.get(userId, provider.id)) ?? (await this.connectInSandbox(userId, provider, wanted));
+    const connection = (await this.connections.get(userId, provider.id)) ?? (await this.connectOnFirstUse(userId, provider, wanted));
     const held = connection ? scopesOf(connection) : [];
 
     if (!force && connection && usable(connection) && covers(held, wanted)) {
@@ -165,7 +166,7 @@ export class OAuth implements Credentials {
     // On by default beyond loopback, with nothing to verify against: the code is not even redeemed.
     const unverifiable = await this.sessionVerification.refusal();
     if (unverifiable) throw await this.fail(row, unverifiable);
-    const provider = await this.providerById(row.provider_id);
+    const provider = await this.directory.byId(row.provider_id);
     if (!provider) throw await this.fail(row, `the auth provider ${row.provider_id} no longer exists`);
 
     let grant: Grant;
@@ -221,25 +222,14 @@ export class OAuth implements Credentials {
 
   // ---- Internals --------------------------------------------------------------------------------
 
-  /** By id or service name: the configured providers, then (in the sandbox) the engine's own. */
-  private async provider(key: string): Promise<AuthProvider | undefined> {
-    return (await this.providers.resolve(key)) ?? this.sandbox?.provider(key);
-  }
-
-  /** By the id an authorization or a connection keeps. */
-  private async providerById(id: string): Promise<AuthProvider | undefined> {
-    const row = await this.providers.row(id);
-    return row ? this.providers.open(row) : this.sandbox?.provider(id);
-  }
-
   /**
-   * In the sandbox a user who never authorized a provider is connected on first use, as if they had
-   * allowed every scope the tools ask of it, so every tool runs straight away. Once that connection is
-   * deleted, the user goes through the consent page like anyone else.
+   * A user who never authorized a provider that connects on first use (the sandbox's) is connected
+   * now, with its first-use grant and the scopes asked for. Once that connection is deleted, the user
+   * goes through the consent page like anyone else.
    */
-  private connectInSandbox(userId: string, provider: AuthProvider, wanted: string[]): Promise<ConnectionTable | undefined> {
-    const sandbox = this.sandbox;
-    if (!sandbox) return Promise.resolve(undefined);
+  private connectOnFirstUse(userId: string, provider: AuthProvider, wanted: string[]): Promise<ConnectionTable | undefined> {
+    const firstUse = provider.firstUse;
+    if (!firstUse) return Promise.resolve(undefined);
     // Registered before the first await, so that a call arriving meanwhile waits for this connection
     // instead of taking its pending authorization for one the user has yet to complete.
     const key = `${userId}\n${provider.id}`;
@@ -249,9 +239,9 @@ export class OAuth implements Credentials {
         // Authorized before: the connection made then (by a call that finished just now, perhaps), or
         // none when the user deleted it, and then the consent page as for anyone else.
         if (await this.authorizations.any(userId, provider.id)) return this.connections.get(userId, provider.id);
-        const scopes = union(wanted, sandbox.scopesOf(provider.id));
+        const scopes = union(wanted, firstUse.scopes);
         const row = await this.authorizations.create({ userId, providerId: provider.id, scopes, status: 'pending' });
-        await this.complete(row, { access_token: sandbox.token, expires_at: null, scopes });
+        await this.complete(row, { access_token: firstUse.token, expires_at: null, scopes });
         return this.connections.get(userId, provider.id);
       })().finally(() => this.connecting.delete(key));
       this.connecting.set(key, connecting);
@@ -329,7 +319,7 @@ export class OAuth implements Credentials {
     }
     const base: AuthorizationResponse = { id: row.id, status, scopes: scopesAsked(row), provider_id: row.provider_id, user_id: row.user_id };
     if (status !== 'pending' || row.flow_id) return base;
-    const provider = known ?? (await this.providerById(row.provider_id));
+    const provider = known ?? (await this.directory.byId(row.provider_id));
     if (!provider) return base;
     return {
       ...base,

@@ -30,9 +30,36 @@ export interface AuthProvider {
   oauth2: OAuth2Settings;
   clientSecret: string | undefined;
   preset: Preset | undefined;
+  /**
+   * The connection a user who never authorized the provider gets on first use, without a consent page
+   * (every provider in the sandbox); undefined where the user always consents first.
+   */
+  firstUse?: FirstUseGrant;
 }
 
-export class AuthProviders {
+/** What a user connected on first use holds. */
+export interface FirstUseGrant {
+  token: string;
+  /** Granted along with those the first call asks for. */
+  scopes: string[];
+}
+
+/** Where the OAuth flow finds its providers: the configured ones, and in the sandbox the sandbox's beside them. */
+export interface ProviderDirectory {
+  /** A tool names a service (`github`); a caller may also name a provider by its id. The id wins. */
+  resolve(key: string): Promise<AuthProvider | undefined>;
+  /** By the id an authorization or a connection keeps. */
+  byId(id: string): Promise<AuthProvider | undefined>;
+  /** Resolves many keys against one read, for a listing: no secret is opened. */
+  resolver(): Promise<(key: string) => Pick<AuthProvider, 'id' | 'firstUse'> | undefined>;
+  /** Whether a provider may connect users on first use: only then does a listing need whom they authorized before. */
+  readonly connectsOnFirstUse: boolean;
+}
+
+/** The configured providers. */
+export class AuthProviders implements ProviderDirectory {
+  readonly connectsOnFirstUse = false;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly vault: Vault,
@@ -111,12 +138,15 @@ export class AuthProviders {
     }
   }
 
-  /** A tool names a service (`github`); a caller may also name a provider by its id. The id wins. */
   async resolve(key: string): Promise<AuthProvider | undefined> {
     return pick(await this.list(), key, (row) => this.open(row));
   }
 
-  /** Resolves many keys against one read of the table (secrets stay sealed). */
+  async byId(id: string): Promise<AuthProvider | undefined> {
+    const row = await this.row(id);
+    return row && this.open(row);
+  }
+
   async resolver(): Promise<(key: string) => AuthProviderTable | undefined> {
     const rows = await this.list();
     return (key) => pick(rows, key, (row) => row);

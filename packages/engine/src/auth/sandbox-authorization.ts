@@ -8,7 +8,7 @@
  * Codes and refresh tokens live in this process's memory: the sandbox is one process.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { AuthProvider } from './providers.js';
+import type { AuthProvider, FirstUseGrant, ProviderDirectory } from './providers.js';
 
 export interface SandboxAuthorizationOptions {
   /** The token every sandbox emulator accepts. */
@@ -38,32 +38,24 @@ export class SandboxAuthorization {
 
   constructor(private readonly options: SandboxAuthorizationOptions) {}
 
-  /** The scopes a user connected on first use holds: all those the tools ask of the provider. */
-  scopesOf(providerId: string): string[] {
-    return this.options.scopes[providerId] ?? [];
-  }
-
-  /** The token the sandbox's emulators accept, which every sandbox grant carries. */
-  get token(): string {
-    return this.options.token;
-  }
-
-  /** Every provider exists in the sandbox: this one, served by the engine itself. */
-  provider(providerId: string): AuthProvider {
-    const base = `${this.options.publicUrl()}/v1/sandbox/oauth`;
+  /**
+   * The providers of the sandbox: the configured ones, and under any other key one served by the engine
+   * itself. Each connects a user on first use, as if they had allowed every scope the tools ask of it,
+   * so that every tool runs straight away.
+   */
+  beside(configured: ProviderDirectory): ProviderDirectory {
+    const withFirstUse = (provider: AuthProvider | undefined) => provider && { ...provider, firstUse: this.firstUse(provider.id) };
     return {
-      id: providerId,
-      description: `${providerId} (sandbox)`,
-      provider_id: providerId,
-      oauth2: {
-        client_id: clientId,
-        authorize_request: { endpoint: `${base}/authorize`, params: { provider: providerId } },
-        token_request: { endpoint: `${base}/token`, auth_method: 'none' },
-        scope_delimiter: ' ',
-        pkce: { enabled: true, code_challenge_method: 'S256' },
+      resolve: async (key) => withFirstUse(await configured.resolve(key)) ?? this.provider(key),
+      byId: async (id) => withFirstUse(await configured.byId(id)) ?? this.provider(id),
+      resolver: async () => {
+        const resolve = await configured.resolver();
+        return (key) => {
+          const id = resolve(key)?.id ?? key;
+          return { id, firstUse: this.firstUse(id) };
+        };
       },
-      clientSecret: undefined,
-      preset: undefined,
+      connectsOnFirstUse: true,
     };
   }
 
@@ -115,6 +107,31 @@ export class SandboxAuthorization {
     const challenge = params.code_verifier ? createHash('sha256').update(params.code_verifier).digest('base64url') : undefined;
     if (challenge !== issued.challenge) return refused('invalid_grant', 'code_verifier does not match the code_challenge');
     return { status: 200, body: this.tokens(issued.scope) };
+  }
+
+  /** The token the emulators accept, with every scope the tools ask of the provider. */
+  private firstUse(providerId: string): FirstUseGrant {
+    return { token: this.options.token, scopes: this.options.scopes[providerId] ?? [] };
+  }
+
+  /** A provider the engine serves itself. */
+  private provider(providerId: string): AuthProvider {
+    const base = `${this.options.publicUrl()}/v1/sandbox/oauth`;
+    return {
+      id: providerId,
+      description: `${providerId} (sandbox)`,
+      provider_id: providerId,
+      oauth2: {
+        client_id: clientId,
+        authorize_request: { endpoint: `${base}/authorize`, params: { provider: providerId } },
+        token_request: { endpoint: `${base}/token`, auth_method: 'none' },
+        scope_delimiter: ' ',
+        pkce: { enabled: true, code_challenge_method: 'S256' },
+      },
+      clientSecret: undefined,
+      preset: undefined,
+      firstUse: this.firstUse(providerId),
+    };
   }
 
   private tokens(scope: string): Record<string, unknown> {

@@ -9,9 +9,10 @@
 import type { ServingPolicy } from '@quiver/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../engine.js';
+import { bearerToken } from '../http/bearer-token.js';
 import { LastUse } from '../store/last-use.js';
 import { grantStands, grantUsed } from './grants.js';
-import { toolScopes, type AuthorizationServer, type ToolScope } from './server.js';
+import { toolScopes, type AuthorizationServer, type ToolScope } from './authorization-server.js';
 
 /** A caller signed in through the authorization server: always one user, never from a header. */
 export interface UserCaller {
@@ -47,7 +48,7 @@ export function mcpAuthentication(engine: Engine) {
     const refuse = (status: 401 | 403, error?: string, description?: string) => challenge(server, request, reply, status, error, description);
     const path = request.url.split('?')[0]!;
     const header = request.headers.authorization?.trim() ?? '';
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    const token = bearerToken(header);
     // An API key may come raw, as on every other route; an access token only as a bearer token.
     const key = token ?? (header || undefined);
     if (!key) return refuse(401);

@@ -9,7 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import * as oauth from 'oauth4webapi';
-import { isLoopback } from '../security/loopback.js';
+import { requestOptions } from '../auth/oauth-client.js';
 import type { ApiKeyVerifier } from '../security/api-keys.js';
 import type { Vault } from '../security/vault.js';
 import type { Database } from '../store/schema.js';
@@ -18,6 +18,8 @@ import type { IdentityProviderSettings } from './settings.js';
 
 /** How long the person has at the identity provider. */
 const SIGN_IN_TTL_S = 10 * 60;
+/** How long a request to the identity provider may take. */
+const TIMEOUT_MS = 15_000;
 
 /** A sign-in under way: which interaction it belongs to, and the secrets the callback checks. */
 interface PendingSignIn {
@@ -74,7 +76,7 @@ export class IdentityProvider {
     await this.pending.consume(state);
     if (browserState !== state) throw new SignInError('This sign-in was started in another browser: start again from the client.');
     const as = await this.metadata();
-    const options = this.options(as.issuer);
+    const options = requestOptions(new URL(as.issuer), TIMEOUT_MS);
     try {
       const params = oauth.validateAuthResponse(as, this.client, query, state);
       const verifier = this.vault.open(stored.verifierCiphertext);
@@ -92,18 +94,13 @@ export class IdentityProvider {
   private metadata(): Promise<oauth.AuthorizationServer> {
     this.discovered ??= (async () => {
       const issuer = new URL(this.settings.issuer);
-      const response = await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...this.options(issuer.href) });
+      const response = await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...requestOptions(issuer, TIMEOUT_MS) });
       return oauth.processDiscoveryResponse(issuer, response);
     })().catch((error: unknown) => {
       this.discovered = undefined;
       throw new SignInError(`${this.settings.name} could not be reached: ${describe(error)}.`);
     });
     return this.discovered;
-  }
-
-  private options(issuer: string) {
-    const url = new URL(issuer);
-    return { [oauth.allowInsecureRequests]: url.protocol === 'http:' && isLoopback(url), signal: AbortSignal.timeout(15_000) };
   }
 }
 

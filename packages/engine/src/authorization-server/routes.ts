@@ -11,7 +11,7 @@ import { announce } from '../http/limits.js';
 import type { SignInResult } from './grants.js';
 import { SignInError, verifyApiKey } from './identity.js';
 import { consentPage, errorPage, signInPage, type ClientView } from './pages.js';
-import { mcpPaths, paths, toolScopes, type AuthorizationServer, type LimitedEndpoint } from './server.js';
+import { mcpPaths, paths, toolScopes, type AuthorizationServer, type LimitedEndpoint } from './authorization-server.js';
 
 /** The cookie that ties an identity provider's answer to the browser that went there. */
 const SIGN_IN_COOKIE = 'quiver_sign_in';

@@ -9,6 +9,7 @@ import type { Engine } from '../engine.js';
 import { Problem } from '../errors.js';
 import { checkRole } from './access.js';
 import { installAudit } from './audit.js';
+import { bearerToken } from './bearer-token.js';
 import { installErrorHandling } from './errors.js';
 import { installInFlight } from './in-flight.js';
 import { enforce } from './limits.js';
@@ -59,7 +60,7 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   // First of all: a request refused by the hooks below is traced and measured too.
   observeRequests(app);
 
-  // Then the drain: a stopping engine refuses new requests (503) while those in flight finish (server.ts).
+  // Then the drain: a stopping engine refuses new requests (503) while those in flight finish (http-server.ts).
   installInFlight(app);
 
   // Before anything else, public routes included: a page of another site gets nothing from the engine.
@@ -98,9 +99,7 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
 
 /** `Bearer <key>`, or the raw key. */
 function apiKeyOf(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return (match?.[1] ?? header).trim() || undefined;
+  return bearerToken(header) ?? (header?.trim() || undefined);
 }
 
 /** Query parameters whose values grant something (an OAuth code, the state that binds it, a verification flow). */

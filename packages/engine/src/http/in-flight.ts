@@ -1,5 +1,5 @@
 /**
- * The HTTP side of a stopping engine (server.ts drains through it): the requests in flight, which may
+ * The HTTP side of a stopping engine (http-server.ts drains through it): the requests in flight, which may
  * finish, and the refusal of new ones once the engine takes no more work, with 503 `shutting_down` and the
  * connection closed with the answer, so that a client's next request goes to another process. Liveness and
  * readiness keep answering (alive; not ready) until the server closes.

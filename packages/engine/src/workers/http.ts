@@ -1,51 +1,73 @@
 /**
  * An `http` worker as a tool source: tools from `GET /worker/tools`, runs through
- * `POST /worker/tools/invoke`, each request with a freshly signed token. A listing is retried on a
- * transport failure other than a timeout; an invoke only when the connection was never made, so it
- * never runs twice.
+ * `POST /worker/tools/invoke`, each request with a freshly signed token. Every request goes through the
+ * upstream client, under its rules: a bounded answer, the worker's timeout as the deadline of a request
+ * (every attempt included), and its retries: a listing may be repeated (up to the worker's `retry`), an
+ * invoke, a POST, only when its connection was never made, so that it never runs twice.
  */
-import { failed, injectTraceContext, inSpan, toolError, type ErrorKind, type Invocation, type Tool, type ToolError, type ToolResult } from '@quiver/core';
+import {
+  failed,
+  injectTraceContext,
+  inSpan,
+  toolError,
+  UpstreamClient,
+  type ErrorKind,
+  type Invocation,
+  type Tool,
+  type ToolError,
+  type ToolResult,
+  type UpstreamResponse,
+} from '@quiver/core';
 import { isToolDefinition, toolFromDefinition } from './definitions.js';
 import { signWorkerToken, type InvokeRequest, type InvokeResponse } from './protocol.js';
-import { errorKindOf, pause, transportProblem, WorkerUnavailable, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+import { errorKindOf, WorkerUnavailable, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+
+/** A request the worker did not answer with a success. */
+interface Failure {
+  /** The worker's status, when it answered. */
+  status?: number;
+  /** Set when the worker could not be reached or did not answer in time. */
+  transport?: 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' | 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';
+  /** Why, in words that hold no credential. */
+  reason: string;
+}
 
 export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
   const base = worker.uri.replace(/\/+$/, '');
   const { hostname, port, protocol } = new URL(base);
   /** What an invoke's client span says of its target. */
   const target = { 'server.address': hostname, 'server.port': Number(port) || (protocol === 'https:' ? 443 : 80), 'quiver.worker.id': worker.id };
+  const client = clientFor(worker);
 
   async function send(
     path: string,
-    init: { method: 'GET' | 'POST'; body?: unknown; signed?: boolean; traced?: boolean },
-    retryAll: boolean,
-  ): Promise<Response> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const headers: Record<string, string> = { accept: 'application/json' };
-        if (init.signed !== false) headers.authorization = `Bearer ${await signWorkerToken(worker.secret ?? '')}`;
-        if (init.body !== undefined) headers['content-type'] = 'application/json';
-        // An invoke's spans on the worker join the caller's trace (W3C traceparent), when spans are recorded.
-        if (init.traced) injectTraceContext(headers);
-        return await fetch(`${base}${path}`, {
-          method: init.method,
-          headers,
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-          signal: AbortSignal.timeout(worker.timeout * 1000),
-        });
-      } catch (error) {
-        const problem = transportProblem(error);
-        if (attempt >= worker.retry || !(problem.refused || (retryAll && !problem.timedOut)))
-          throw new WorkerUnavailable(worker.id, problem.text, problem.timedOut);
-        await pause(attempt);
-      }
-    }
+    method: 'GET' | 'POST',
+    init: { body?: unknown; signed?: boolean; traced?: boolean } = {},
+  ): Promise<{ response: UpstreamResponse } | { failure: Failure }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (init.signed !== false) headers.authorization = `Bearer ${await signWorkerToken(worker.secret ?? '')}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    // An invoke's spans on the worker join the caller's trace (W3C traceparent), when spans are recorded.
+    if (init.traced) injectTraceContext(headers);
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const sent = await client.send({ method, url: `${base}${path}`, headers, body });
+    if ('error' in sent) return { failure: failureOf(sent.error) };
+    // A redirect is not followed: the worker's URI is the one registered.
+    if (sent.response.status >= 300) return { failure: refusal(sent.response.status) };
+    return sent;
   }
 
+  /** The answer to a request that must succeed; throws WorkerUnavailable saying why it did not. */
+  async function answer(path: string, init?: { signed?: boolean }): Promise<unknown> {
+    const sent = await send(path, 'GET', init);
+    if ('failure' in sent) throw unavailable(sent.failure);
+    return jsonOf(sent.response.body);
+  }
+
+  const unavailable = (failure: Failure) => new WorkerUnavailable(worker.id, failure.reason, failure.transport === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT');
+
   async function tools(): Promise<Tool[]> {
-    const response = await send('/worker/tools', { method: 'GET' }, true);
-    const body = await readJson(response);
-    if (!response.ok) throw new WorkerUnavailable(worker.id, refusal(response.status, body));
+    const body = await answer('/worker/tools');
     const list: unknown[] = Array.isArray(body) ? body : Array.isArray((body as { items?: unknown })?.items) ? (body as { items: unknown[] }).items : [];
     return list.filter(isToolDefinition).map(toolFromDefinition);
   }
@@ -76,37 +98,28 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
         ...(invocation.userId && { user_id: invocation.userId }),
       },
     };
-    let response: Response;
-    try {
-      response = await send('/worker/tools/invoke', { method: 'POST', body: request, traced: true }, false);
-    } catch (error) {
-      if (!(error instanceof WorkerUnavailable)) throw error;
-      const kind: ErrorKind = error.timedOut ? 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT' : 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE';
-      return toolError(
-        kind,
-        error.timedOut
-          ? `Worker ${worker.id}, which runs this tool, did not answer in time.`
-          : `Worker ${worker.id}, which runs this tool, could not be reached.`,
-        {
-          developer_message: error.message,
-        },
-      );
-    }
-    const body = await readJson(response);
-    if (!response.ok) {
-      return toolError('TOOL_RUNTIME_FATAL', `Worker ${worker.id}, which runs this tool, refused the call.`, {
-        developer_message: `worker ${worker.id}: ${refusal(response.status, body)}`,
-      });
-    }
+    const sent = await send('/worker/tools/invoke', 'POST', { body: request, traced: true });
+    if ('failure' in sent) return invokeFailure(sent.failure);
     // The dispatcher keeps the call's credentials out of the result, as for any source.
-    return resultOf(body as InvokeResponse);
+    return resultOf(jsonOf(sent.response.body) as InvokeResponse | undefined);
+  }
+
+  /** A failed invoke as the caller hears it: the worker out of reach, or its refusal. */
+  function invokeFailure({ transport, reason }: Failure): ToolResult {
+    const developer_message = `worker ${worker.id}: ${reason}`;
+    if (transport === 'NETWORK_TRANSPORT_RUNTIME_TIMEOUT')
+      return toolError(transport, `Worker ${worker.id}, which runs this tool, did not answer in time.`, { developer_message });
+    if (transport) return toolError(transport, `Worker ${worker.id}, which runs this tool, could not be reached.`, { developer_message });
+    return toolError('TOOL_RUNTIME_FATAL', `Worker ${worker.id}, which runs this tool, refused the call.`, { developer_message });
   }
 
   async function check(): Promise<WorkerCheck> {
     try {
-      const health = await send('/worker/health', { method: 'GET', signed: false }, true);
-      const body = (await readJson(health)) as { status?: string; tool_count?: number } | undefined;
-      if (!health.ok || body?.status !== 'ok') return { healthy: false, message: `the worker's health check answered ${health.status}` };
+      const health = await send('/worker/health', 'GET', { signed: false });
+      if ('failure' in health && health.failure.status === undefined) throw unavailable(health.failure);
+      const status = 'failure' in health ? health.failure.status : health.response.status;
+      const body = 'response' in health ? (jsonOf(health.response.body) as { status?: string; tool_count?: number } | undefined) : undefined;
+      if (body?.status !== 'ok') return { healthy: false, message: `the worker's health check answered ${status}` };
       if (worker.secret === undefined) return { healthy: true, message: `ok: ${body.tool_count ?? 0} tools` };
       // The health route needs no token; listing the tools proves the engine's secret is the worker's.
       return { healthy: true, message: `ok: ${(await tools()).length} tools` };
@@ -125,20 +138,54 @@ export function httpWorkerSource(worker: WorkerSettings): WorkerSource {
   };
 }
 
-async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return text;
+/**
+ * One upstream client per distinct timeout and retry, shared by every worker that has them: a source
+ * made for a single check leaves no connection pool of its own behind.
+ */
+const clients = new Map<string, UpstreamClient>();
+
+function clientFor({ timeout, retry }: WorkerSettings): UpstreamClient {
+  const key = `${timeout}/${retry}`;
+  let client = clients.get(key);
+  if (!client) {
+    const timeoutMs = timeout * 1000;
+    // An invoke is traced by its own client span (above); the upstream metrics count calls of upstream services, not of workers.
+    client = new UpstreamClient({ timeoutMs, deadlineMs: timeoutMs, maxRetries: retry, recordAttempts: false });
+    clients.set(key, client);
   }
+  return client;
 }
 
+/** The upstream client's error in the worker's terms. */
+function failureOf(error: ToolError): Failure {
+  if (error.status_code !== undefined) return refusal(error.status_code, workerMessage(error));
+  const transport = transportKinds.find((kind) => kind === error.kind);
+  // What the transport said (the method, the worker's URL, the network's code), or that the answer was too large.
+  return { ...(transport && { transport }), reason: error.developer_message ?? error.message };
+}
+
+const transportKinds = ['NETWORK_TRANSPORT_RUNTIME_TIMEOUT', 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE'] as const satisfies ErrorKind[];
+
 /** The worker's refusal in words; a 401 means the secrets differ. */
-function refusal(status: number, body: unknown): string {
-  const message = typeof (body as { message?: unknown })?.message === 'string' ? (body as { message: string }).message : undefined;
-  if (status === 401) return `the worker refused the engine's token (is the secret the worker's?)${message ? `: ${message}` : ''}`;
-  return `the worker answered ${status}${message ? `: ${message}` : ''}`;
+function refusal(status: number, message?: string): Failure {
+  const said = message ? `: ${message}` : '';
+  if (status === 401) return { status, reason: `the worker refused the engine's token (is the secret the worker's?)${said}` };
+  return { status, reason: `the worker answered ${status}${said}` };
+}
+
+/** The worker's own message in a refusal, which the upstream client quotes after the status (`{message}` of the worker's error body). */
+function workerMessage(error: ToolError): string | undefined {
+  return /^The upstream service answered \d+: (.*)$/s.exec(error.message)?.[1];
+}
+
+/** The answer as JSON: the upstream client parses a body said to be JSON; one a worker sends unlabelled is read as JSON too. */
+function jsonOf(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
 }
 
 /** The worker's answer as a ToolResult, whatever a worker sends in its error. */

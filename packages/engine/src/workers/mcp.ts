@@ -22,6 +22,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/client';
 import {
+  backoffMs,
   failed,
   injectTraceContext,
   inSpan,
@@ -33,17 +34,12 @@ import {
   type ToolkitInfo,
   type ToolResult,
 } from '@quiver/core';
-import { serverInfo } from '../mcp/server.js';
-import {
-  errorKindOf,
-  pause,
-  transportProblem,
-  WorkerUnavailable,
-  type WorkerAuthorization,
-  type WorkerCheck,
-  type WorkerSettings,
-  type WorkerSource,
-} from './types.js';
+import { serverInfo } from '../mcp/mcp-server.js';
+import { errorKindOf, WorkerUnavailable, type WorkerAuthorization, type WorkerCheck, type WorkerSettings, type WorkerSource } from './types.js';
+
+/** The first wait before connecting again; it doubles with each attempt, up to the longest. */
+const retryBaseDelayMs = 100;
+const retryMaxDelayMs = 2_000;
 
 export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
   const timeout = worker.timeout * 1000;
@@ -66,7 +62,7 @@ export function mcpWorkerSource(worker: WorkerSettings): WorkerSource {
         await client.close().catch(() => undefined);
         const refused = error instanceof SdkHttpError && error.status >= 400 && error.status < 500;
         if (refused || attempt >= worker.retry) throw unavailable(error);
-        await pause(attempt);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(retryMaxDelayMs, backoffMs(attempt, retryBaseDelayMs))));
       }
     }
   }
@@ -160,8 +156,16 @@ function reasonOf(error: unknown): string {
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return 'timed out';
   if (error instanceof ProtocolError) return `MCP error ${error.code}`;
   // The probe wraps what the network said (fetch's TypeError: refused, reset, not found) in a negotiation error of its own.
-  if (error instanceof SdkError) return error.cause instanceof TypeError ? transportProblem(error.cause).text : error.message;
-  return transportProblem(error).text;
+  if (error instanceof SdkError) return error.cause instanceof TypeError ? transportFailure(error.cause) : error.message;
+  return transportFailure(error);
+}
+
+/** What the network said of a failed fetch, without anything of the request (no headers, no tokens). */
+function transportFailure(error: unknown): string {
+  const failure = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = failure.cause?.code ?? failure.code;
+  if (failure.name === 'TimeoutError' || failure.name === 'AbortError' || /TIMEOUT/.test(code ?? '')) return 'timed out';
+  return code ?? failure.cause?.message ?? failure.message ?? 'failed';
 }
 
 /**

@@ -1,5 +1,5 @@
 /** A registered worker's settings, and what the engine can ask of one beyond a ToolSource. */
-import { errorKinds, type ErrorKind, type ToolSource } from '@quiver/core';
+import { isErrorKind, type ErrorKind, type ToolSource } from '@quiver/core';
 
 export type WorkerType = 'http' | 'mcp';
 
@@ -9,9 +9,12 @@ export interface WorkerSettings {
   type: WorkerType;
   enabled: boolean;
   uri: string;
-  /** Seconds one request may take. */
+  /** Seconds one request may take (for an http worker, every attempt of it included). */
   timeout: number;
-  /** Further attempts after a transport failure that cannot have run anything. */
+  /**
+   * Further attempts of a request that a repeat cannot make run twice: an http worker's listing (by the
+   * upstream client's rules; an invoke never), an mcp worker's connect.
+   */
   retry: number;
   /**
    * The keys of the engine's secrets this worker may receive with a call (none by default): a call of
@@ -44,23 +47,6 @@ export interface WorkerSource extends ToolSource {
 export const defaultTimeoutSeconds = 30;
 export const defaultRetry = 3;
 
-/** Describes a failed fetch without anything from the request (no headers, no tokens). */
-export function transportProblem(error: unknown): { timedOut: boolean; refused: boolean; text: string } {
-  const failure = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = failure.cause?.code ?? failure.code;
-  const timedOut = failure.name === 'TimeoutError' || failure.name === 'AbortError' || /TIMEOUT/.test(code ?? '');
-  return {
-    timedOut,
-    // The connection was never made: nothing reached the worker, so the request may be sent again.
-    refused: neverConnected.has(code ?? ''),
-    text: timedOut ? 'timed out' : (code ?? failure.cause?.message ?? failure.message ?? 'failed'),
-  };
-}
-
-const neverConnected = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
-
-export const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
-
 /** A worker that cannot be reached or will not answer; the message names the worker, never a credential. */
 export class WorkerUnavailable extends Error {
   constructor(
@@ -72,7 +58,5 @@ export class WorkerUnavailable extends Error {
   }
 }
 
-const knownKinds = new Set<string>(errorKinds);
-
 /** A known error kind, or TOOL_RUNTIME_FATAL. */
-export const errorKindOf = (kind: unknown): ErrorKind => (typeof kind === 'string' && knownKinds.has(kind) ? (kind as ErrorKind) : 'TOOL_RUNTIME_FATAL');
+export const errorKindOf = (kind: unknown): ErrorKind => (isErrorKind(kind) ? kind : 'TOOL_RUNTIME_FATAL');

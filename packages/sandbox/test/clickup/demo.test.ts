@@ -1,5 +1,5 @@
+import { clientFor } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor } from '../../src/emulator/testing.js';
 import { sandboxToken, startSandbox, type Sandbox } from '../../src/sandbox.js';
 
 let sandbox: Sandbox;

@@ -3,8 +3,8 @@
  * unknown fields or parameters, on unknown routes, and custom task ids without a team. Behaviour the
  * tools reach is tested end to end in packages/toolkits/test/taskboard.test.ts.
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientFor, type Call } from '../../src/emulator/testing.js';
 import { startClickupEmulator, type ClickupEmulator } from '../../src/clickup/emulator.js';
 
 let emulator: ClickupEmulator;

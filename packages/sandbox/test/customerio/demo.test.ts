@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sandboxToken, startSandbox, type Sandbox } from '../../src/sandbox.js';
 import { demoSiteId, seedCustomerioDemo } from '../../src/customerio/demo.js';
 import { startCustomerioEmulator, type CustomerioEmulator } from '../../src/customerio/emulator.js';
-import { basic, basicClient } from '../../src/customerio/testing.js';
+import { basic, basicClient } from './customerio.helpers.js';
 
 let emulator: CustomerioEmulator;
 let sandbox: Sandbox;

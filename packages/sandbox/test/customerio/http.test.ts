@@ -3,7 +3,7 @@
  * request validation against the operation table with Customer.io's error shapes, and the limits.
  */
 import { describe, expect, it } from 'vitest';
-import { basic, basicClient, CREDENTIALS, useEmulator } from '../../src/customerio/testing.js';
+import { basic, basicClient, CREDENTIALS, useEmulator } from './customerio.helpers.js';
 
 const cio = useEmulator();
 

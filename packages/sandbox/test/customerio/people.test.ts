@@ -4,7 +4,7 @@
  * visitors are identified or people merged.
  */
 import { describe, expect, it } from 'vitest';
-import { CREDENTIALS, useEmulator } from '../../src/customerio/testing.js';
+import { CREDENTIALS, useEmulator } from './customerio.helpers.js';
 
 const cio = useEmulator();
 const put = (identifier: string, body: Record<string, unknown>) => cio.call('PUT', `/api/v1/customers/${encodeURIComponent(identifier)}`, { body });

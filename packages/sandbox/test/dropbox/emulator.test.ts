@@ -3,8 +3,8 @@
  * Dropbox cannot read, and download arguments that break its header rules. Behaviour the tools reach is
  * tested end to end in packages/toolkits/test/file-store.test.ts.
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientFor, type Call } from '../../src/emulator/testing.js';
 import { startDropboxEmulator, type DropboxEmulator } from '../../src/dropbox/emulator.js';
 
 let emulator: DropboxEmulator;

@@ -3,10 +3,11 @@
  * emulator did not issue, is refused in the service's own shape before anything else happens; an
  * issued one is served, and two issued ones are two callers where the service keeps accounts apart.
  */
+import { clientFor, type CallOptions, type Reply } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClickupEmulator } from '../../src/clickup/emulator.js';
 import { startCustomerioEmulator } from '../../src/customerio/emulator.js';
-import { basic } from '../../src/customerio/testing.js';
+import { basic } from '../customerio/customerio.helpers.js';
 import { startDropboxEmulator } from '../../src/dropbox/emulator.js';
 import { startFigmaEmulator } from '../../src/figma/emulator.js';
 import { startGithubEmulator } from '../../src/github/emulator.js';
@@ -14,7 +15,6 @@ import { startGraphEmulator } from '../../src/graph/emulator.js';
 import { startHubspotEmulator } from '../../src/hubspot/emulator.js';
 import { startPylonEmulator } from '../../src/pylon/emulator.js';
 import type { Emulator } from '../../src/emulator/define.js';
-import { clientFor, type CallOptions, type Reply } from '../../src/emulator/testing.js';
 
 interface Case {
   start(): Promise<Emulator>;

@@ -3,10 +3,10 @@
  * where the parameter explodes (ClickUp's `statuses[]=a&statuses[]=b`, in which `a,b` is one status),
  * one comma-separated value where it does not (Graph's `$select=subject,isRead`).
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClickupEmulator, type ClickupEmulator } from '../../src/clickup/emulator.js';
 import { startGraphEmulator, type GraphEmulator } from '../../src/graph/emulator.js';
-import { clientFor, type Call } from '../../src/emulator/testing.js';
 
 describe('repeated keys (explode), through the ClickUp emulator', () => {
   let emulator: ClickupEmulator;

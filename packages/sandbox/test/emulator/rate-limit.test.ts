@@ -4,13 +4,13 @@
  * refusal once the budget is spent (status, body, Retry-After). The window is the emulator's clock's;
  * each credential has its own; the default budget is generous; `reset()` brings the start's limit back.
  */
+import { clientFor, type CallOptions, type Reply } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClickupEmulator } from '../../src/clickup/emulator.js';
 import { stillClock } from '../../src/emulator/clock.js';
 import { startCustomerioEmulator } from '../../src/customerio/emulator.js';
-import { basic } from '../../src/customerio/testing.js';
+import { basic } from '../customerio/customerio.helpers.js';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/define.js';
-import { clientFor, type CallOptions, type Reply } from '../../src/emulator/testing.js';
 import { startDropboxEmulator } from '../../src/dropbox/emulator.js';
 import { startFigmaEmulator } from '../../src/figma/emulator.js';
 import { startGithubEmulator } from '../../src/github/emulator.js';

@@ -2,9 +2,9 @@
  * The Figma emulator over HTTP: auth, validation against Figma's published description, error shapes,
  * the team library cursors, the 32-megapixel export limit, and the image host.
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClock } from '../../src/emulator/clock.js';
-import { clientFor, type Call } from '../../src/emulator/testing.js';
 import { seedFigmaDemo } from '../../src/figma/demo.js';
 import { startFigmaEmulator, type FigmaEmulator } from '../../src/figma/emulator.js';
 import { sampleFile } from '../../src/figma/samples.js';

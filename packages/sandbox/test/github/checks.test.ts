@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { checksHandlers, createChecksTables } from '../../src/github/checks.js';
-import { caller, fakeContext, type Caller, type FakeContext } from '../../src/github/fake/testing.js';
+import { caller, fakeContext, type Caller, type FakeContext } from './fake-context.helpers.js';
 import { gitDataHandlers } from '../../src/github/git-data.js';
 
 let ctx: FakeContext;

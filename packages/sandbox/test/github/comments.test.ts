@@ -1,6 +1,6 @@
 /** Commit comments, pull requests and review comments (replies included), and reactions on all that can take them. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useGithub } from '../../src/github/testing.js';
+import { useGithub } from './github.helpers.js';
 
 const hub = useGithub(Date.UTC(2025, 0, 15));
 const repo = '/repos/octocat/hello-world';

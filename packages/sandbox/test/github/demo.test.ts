@@ -1,6 +1,6 @@
+import { clientFor } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxToken, startSandbox, type Sandbox } from '../../src/sandbox.js';
-import { clientFor } from '../../src/github/testing.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { branchMatches, createDeploymentsTables, deploymentsHandlers } from '../../src/github/deployments.js';
-import { caller, fakeContext, type Caller, type FakeContext } from '../../src/github/fake/testing.js';
+import { caller, fakeContext, type Caller, type FakeContext } from './fake-context.helpers.js';
 import { gitDataHandlers } from '../../src/github/git-data.js';
 import { statusesHandlers } from '../../src/github/statuses.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { caller, fakeContext, type Caller, type FakeContext } from '../../src/github/fake/testing.js';
+import { caller, fakeContext, type Caller, type FakeContext } from './fake-context.helpers.js';
 import { createGitDataTables, gitDataHandlers, resolveCommit } from '../../src/github/git-data.js';
 
 let ctx: FakeContext;

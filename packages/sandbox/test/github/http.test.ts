@@ -1,6 +1,7 @@
+import { clientFor } from '@quiver/test-support/json-client';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENTATION_URL } from '../../src/github/errors.js';
-import { clientFor, useGithub } from '../../src/github/testing.js';
+import { useGithub } from './github.helpers.js';
 
 const hub = useGithub(Date.UTC(2025, 0, 15));
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useGithub } from '../../src/github/testing.js';
+import { useGithub } from './github.helpers.js';
 
 const hub = useGithub(Date.UTC(2025, 0, 15));
 const repo = '/repos/octocat/hello-world';

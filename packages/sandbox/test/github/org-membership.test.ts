@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { caller, fakeContext, type Caller, type FakeContext } from '../../src/github/fake/testing.js';
+import { caller, fakeContext, type Caller, type FakeContext } from './fake-context.helpers.js';
 import { createOrgMembershipTables, orgMembershipHandlers } from '../../src/github/org-membership.js';
 
 let ctx: FakeContext;

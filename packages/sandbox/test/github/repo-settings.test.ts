@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { caller, fakeContext, type Caller, type FakeContext } from '../../src/github/fake/testing.js';
+import { caller, fakeContext, type Caller, type FakeContext } from './fake-context.helpers.js';
 import { createRepoSettingsTables, repoSettingsHandlers } from '../../src/github/repo-settings.js';
 
 let ctx: FakeContext;

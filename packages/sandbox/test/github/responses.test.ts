@@ -4,6 +4,7 @@
  * status and a body that validates against its response schema, objects closed as the emulator
  * reads them. The checking validator here is independent of the emulator's own.
  */
+import { clientFor } from '@quiver/test-support/json-client';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,6 @@ import { closeObjects } from '../../src/emulator/validation.js';
 import { githubHandlers, startGithubEmulator, type GithubEmulator } from '../../src/github/emulator.js';
 import { createSamples, synthesize } from '../../src/github/samples.js';
 import { githubOperations as operations } from '../../src/github/table.js';
-import { clientFor } from '../../src/github/testing.js';
 
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
 const { table } = operations;

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createOrganizationTables, organization } from '../../src/github/common.js';
-import { caller, fakeContext, type Caller, type FakeContext } from '../../src/github/fake/testing.js';
+import { caller, fakeContext, type Caller, type FakeContext } from './fake-context.helpers.js';
 import { createRunnersTables, registerRunner, runnersHandlers, TOKEN_LIFETIME_MS, unregisterRunner } from '../../src/github/runners.js';
 
 let ctx: FakeContext;

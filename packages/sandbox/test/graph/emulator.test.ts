@@ -2,9 +2,9 @@
  * The Graph mail emulator over HTTP: auth, validation against Graph's published description, and the
  * behaviours the tools do not reach (Bcc privacy, replyTo, SaveToSentItems, $count and next links).
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClock } from '../../src/emulator/clock.js';
-import { clientFor, type Call } from '../../src/emulator/testing.js';
 import { seedGraphDemo } from '../../src/graph/demo.js';
 import { startGraphEmulator, type GraphEmulator } from '../../src/graph/emulator.js';
 

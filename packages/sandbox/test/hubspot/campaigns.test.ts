@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formDefinition } from '../../src/hubspot/samples.js';
-import { DAY, UUID, useEmulator } from '../../src/hubspot/testing.js';
+import { DAY, UUID, useEmulator } from './hubspot.helpers.js';
 
 const hub = useEmulator(Date.UTC(2025, 0, 15));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY, UUID, useEmulator } from '../../src/hubspot/testing.js';
+import { DAY, UUID, useEmulator } from './hubspot.helpers.js';
 
 const JAN_15 = Date.UTC(2025, 0, 15, 12);
 

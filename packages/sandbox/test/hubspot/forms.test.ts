@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HubspotError } from '../../src/hubspot/context.js';
 import { formDefinition } from '../../src/hubspot/samples.js';
-import { UUID, useEmulator } from '../../src/hubspot/testing.js';
+import { UUID, useEmulator } from './hubspot.helpers.js';
 
 const JAN_15 = Date.UTC(2025, 0, 15);
 

@@ -1,8 +1,9 @@
 import { request } from 'node:http';
+import { clientFor } from '@quiver/test-support/json-client';
 import { describe, expect, it } from 'vitest';
 import { hubspotHandlers, startHubspotEmulator } from '../../src/hubspot/emulator.js';
 import { formDefinition } from '../../src/hubspot/samples.js';
-import { clientFor, UUID, useEmulator } from '../../src/hubspot/testing.js';
+import { UUID, useEmulator } from './hubspot.helpers.js';
 
 const hub = useEmulator(Date.UTC(2025, 0, 15));
 

@@ -3,6 +3,7 @@
  * the operation table on the client side: the status is the operation's success status and the body
  * validates against its response schema (objects closed, as the emulator reads requests).
  */
+import { clientFor, TEST_TOKEN, type CallOptions, type Reply } from '@quiver/test-support/json-client';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,6 @@ import { closeObjects } from '../../src/emulator/validation.js';
 import { startHubspotEmulator, type HubspotEmulator } from '../../src/hubspot/emulator.js';
 import { operationTable } from '../../src/hubspot/table.js';
 import { formDefinition } from '../../src/hubspot/samples.js';
-import { clientFor, TEST_TOKEN, type CallOptions, type Reply } from '../../src/hubspot/testing.js';
 
 const addFormats = addFormatsModule as unknown as FormatsPlugin;
 const ajv = new Ajv({ strict: false, allErrors: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useEmulator } from '../../src/hubspot/testing.js';
+import { useEmulator } from './hubspot.helpers.js';
 
 const hub = useEmulator();
 

@@ -7,8 +7,8 @@
  * objects in the query as JSON text per item, and a parameter within a path segment beating a bare one.
  * Each stays as strict as before everywhere else: an unknown field is still refused.
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor, type Call } from '../../src/emulator/testing.js';
 import { startOpenApiEmulator, type OpenApiEmulator } from '../../src/index.js';
 
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });

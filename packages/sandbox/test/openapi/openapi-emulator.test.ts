@@ -4,11 +4,11 @@
  * the document's own error shape, answers from examples or generated from the schemas (and valid against
  * the document's schemas by an independent validator), and create/read/update/delete kept consistent.
  */
+import { clientFor, type Call, type Reply } from '@quiver/test-support/json-client';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientFor, type Call, type Reply } from '../../src/emulator/testing.js';
 import { startOpenApiEmulator, type OpenApiEmulator } from '../../src/index.js';
 import { petstore30, shop31 } from './fixtures.js';
 

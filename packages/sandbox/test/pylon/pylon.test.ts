@@ -3,8 +3,8 @@
  * window and its 30-day limit, keyset paging, issue updates (Pylon's seven states, assignee and
  * team checks), notes, teams, users, contacts and the contact-search filter, and Pylon's error body.
  */
+import { clientFor, TEST_TOKEN, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientFor, TEST_TOKEN, type Call } from '../../src/emulator/testing.js';
 import { startPylonEmulator, type PylonEmulator } from '../../src/pylon/emulator.js';
 import { ISSUE_STATES } from '../../src/pylon/issues.js';
 import { TEAM_PAGE_SIZE } from '../../src/pylon/teams.js';

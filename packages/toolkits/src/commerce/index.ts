@@ -3,9 +3,10 @@
  * data that ships with the toolkit, and CreateUser and CreateOrder keep what they create in the
  * toolkit's own store, so later calls (GetCustomerInfo, CreateOrder for a new user) see it.
  */
-import { defineToolkit, type Tool, type Toolkit } from '@quiver/core';
-import { readCatalog } from '../catalog.js';
-import { getAvailableProducts, getDiscountCodes, getShippingRates } from './catalogue.js';
+import { defineToolkit, type Toolkit } from '@quiver/core';
+import { bindingsOf } from '../bindings.js';
+import { readCatalog } from '../read-catalog.js';
+import { getAvailableProducts, getDiscountCodes, getShippingRates } from './lookups.js';
 import { createUser, getCustomerInfo } from './customers.js';
 import { createOrder } from './orders.js';
 import { openCommerceStore, type CommerceStore } from './store.js';
@@ -23,9 +24,10 @@ export function createCommerceTools(options: CommerceOptions = {}): Toolkit {
   const location = typeof options.store === 'string' ? options.store : ':memory:';
   // Opened on the first call that needs it, so that loading the toolkit (to list tools) creates no file.
   const opened = (): CommerceStore => (store ??= openCommerceStore(location));
-  const tool = (name: string): Tool => toolkit.tools.find((candidate) => candidate.name === name)!;
+  const data = readCatalog(new URL('./catalog.json', import.meta.url));
+  const tool = bindingsOf(data);
 
-  const toolkit = defineToolkit(readCatalog(new URL('./catalog.json', import.meta.url)), {
+  return defineToolkit(data, {
     CreateOrder: (input) => createOrder(tool('CreateOrder'), input, opened()),
     CreateUser: (input) => createUser(tool('CreateUser'), input, opened()),
     GetAvailableProducts: () => getAvailableProducts(),
@@ -33,7 +35,6 @@ export function createCommerceTools(options: CommerceOptions = {}): Toolkit {
     GetDiscountCodes: () => getDiscountCodes(),
     GetShippingRates: (input) => getShippingRates(input),
   });
-  return toolkit;
 }
 
 export const commerceTools = createCommerceTools();

@@ -1,6 +1,7 @@
 /**
  * Where the demo shop keeps what its tools create: users and orders, in a small SQLite database of its
- * own. The static catalogue data never goes here; it ships with the toolkit.
+ * own. The shop's static data (products, discount codes, shipping rates) never goes here; it ships with
+ * the toolkit.
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
 import { defineToolkit, toolError } from '@quiver/core';
-import { readCatalog } from '../catalog.js';
+import { readCatalog } from '../read-catalog.js';
 import { download, rpc } from './dropbox.js';
 
 /** The page size the tools' `limit` documents as its default: Dropbox's own defaults are larger, so the tools always send one. */

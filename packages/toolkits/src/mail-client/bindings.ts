@@ -1,5 +1,5 @@
 import { bindingsOf } from '../bindings.js';
-import { readCatalog } from '../catalog.js';
+import { readCatalog } from '../read-catalog.js';
 
 export { variant } from '../bindings.js';
 

@@ -1,5 +1,5 @@
 import { defineToolkit } from '@quiver/core';
-import { readCatalog } from '../catalog.js';
+import { readCatalog } from '../read-catalog.js';
 import { directoryHandlers } from './directory-tools.js';
 import { issueHandlers } from './issue-tools.js';
 import { ListIssues } from './list-issues.js';

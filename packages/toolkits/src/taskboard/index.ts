@@ -1,13 +1,12 @@
 import { callUpstream, defineToolkit, parseRequestBody, type Tool, type ToolHandler } from '@quiver/core';
-import { readCatalog } from '../catalog.js';
+import { bindingsOf } from '../bindings.js';
+import { readCatalog } from '../read-catalog.js';
 import { createChecklist } from './checklist.js';
 import { missingTeam } from './custom-task-ids.js';
 import { taskFilters } from './filters.js';
 
 const data = readCatalog(new URL('./catalog.json', import.meta.url));
-/** Each tool as a plain binding, for the handlers to call upstream through. */
-const bindings = defineToolkit(data);
-const binding = (name: string): Tool => bindings.tools.find((tool) => tool.name === name)!;
+const binding = bindingsOf(data);
 
 /**
  * A mode-driven ClickUp call. Its query parameters (team id, custom task ids) stay optional in execute,

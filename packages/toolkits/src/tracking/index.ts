@@ -3,11 +3,13 @@
  * key); handlers only rewrite person identifiers from the toolkit's form (trk_<value>) into
  * Customer.io's (cio_) before the request is built.
  */
-import { callUpstream, defineToolkit, parseRequestBody, toolError, type Tool, type ToolHandler, type ToolResult } from '@quiver/core';
-import { readCatalog } from '../catalog.js';
+import { callUpstream, defineToolkit, parseRequestBody, toolError, type ToolHandler, type ToolResult } from '@quiver/core';
+import { bindingsOf } from '../bindings.js';
+import { readCatalog } from '../read-catalog.js';
 import { identifierTypes, pathIdentifier, trkValue, upstreamIdentifiers } from './identifiers.js';
 
-const tool = (name: string): Tool => trackingApi.tools.find((candidate) => candidate.name === name)!;
+const data = readCatalog(new URL('./catalog.json', import.meta.url));
+const tool = bindingsOf(data);
 
 const badInput = (name: string, message: string): ToolResult => toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${name}: ${message}.`);
 
@@ -56,7 +58,7 @@ const segmentPeople =
     return callUpstream(tool(name), typed, context, { body: { ...body, ids } });
   };
 
-export const trackingApi = defineToolkit(readCatalog(new URL('./catalog.json', import.meta.url)), {
+export const trackingApi = defineToolkit(data, {
   AddDeviceToCustomerProfile: pathPerson('AddDeviceToCustomerProfile', 'unique_person_identifier'),
   DeleteCustomer: pathPerson('DeleteCustomer', 'customer_identifier'),
   RemoveCustomerDevice: pathPerson('RemoveCustomerDevice', 'customer_identifier'),

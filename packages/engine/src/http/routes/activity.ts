@@ -7,7 +7,7 @@ import { notFound } from '../../errors.js';
 import { actingUser, anyRole, serviceRoles } from '../access.js';
 import type { Routes } from '../app.js';
 import { errorSchema } from '../errors.js';
-import { pageOf, pageQuery, type PageRequest } from '../page.js';
+import { pageOf, pageQuery, type PageRequest } from '../pagination.js';
 
 const item = {
   type: 'object',

@@ -8,7 +8,7 @@ import type { Routes } from '../app.js';
 import { audited, differences, secretChange } from '../audit.js';
 import { notFound } from '../../errors.js';
 import { errorSchema } from '../errors.js';
-import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
+import { page, pageOf, pageQuery, type PageRequest } from '../pagination.js';
 
 const request = (required: boolean) => ({
   type: 'object',

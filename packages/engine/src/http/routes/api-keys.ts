@@ -15,7 +15,7 @@ import type { Routes } from '../app.js';
 import { audited, differences } from '../audit.js';
 import { invalid, notFound } from '../../errors.js';
 import { MAX_KEY_LIMIT } from '../../limits/settings.js';
-import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
+import { page, pageOf, pageQuery, type PageRequest } from '../pagination.js';
 
 const keyInfo = {
   type: 'object',

@@ -1,7 +1,7 @@
 /** The audit trail (admin): every administrative change, newest first, with filters. */
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, type AuditFilter } from '../../audit.js';
 import type { Routes } from '../app.js';
-import { pageOf, pageQuery, type PageRequest } from '../page.js';
+import { pageOf, pageQuery, type PageRequest } from '../pagination.js';
 
 const nullableString = { type: ['string', 'null'] } as const;
 

@@ -5,7 +5,7 @@
  * console's "Connect a client" page shows it. Keys appear only as placeholders, never as values.
  */
 import { httpClientConfig, stdioClientConfig, type McpClientName } from '@quiver/core';
-import { mcpPaths } from '../../authorization-server/server.js';
+import { mcpPaths } from '../../authorization-server/authorization-server.js';
 import { anyRole } from '../access.js';
 import type { Routes } from '../app.js';
 

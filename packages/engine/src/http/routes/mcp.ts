@@ -32,7 +32,7 @@ import { challenge, mcpAuthentication, readScopeOnly, sessionPolicy, type UserCa
 import type { Engine } from '../../engine.js';
 import { callToolName } from '../../mcp/discovery.js';
 import { askStateCodec } from '../../mcp/elicitation.js';
-import { createMcpServer, toCallToolResult, type McpServerOptions } from '../../mcp/server.js';
+import { createMcpServer, toCallToolResult, type McpServerOptions } from '../../mcp/mcp-server.js';
 import { capabilitiesOf, PendingQuestions, sessionIdFor } from '../../mcp/stateless.js';
 import { ProcessTasks, ScheduledTasks } from '../../mcp/tasks.js';
 import { rateLimited } from '../../limits/limits.js';

@@ -6,7 +6,7 @@ import { endGrant, listGrants } from '../../authorization-server/grants.js';
 import { notFound } from '../../errors.js';
 import type { Routes } from '../app.js';
 import { audited } from '../audit.js';
-import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
+import { page, pageOf, pageQuery, type PageRequest } from '../pagination.js';
 
 const grantInfo = {
   type: 'object',

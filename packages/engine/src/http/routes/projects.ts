@@ -6,7 +6,7 @@
 import { anyRole } from '../access.js';
 import type { Routes } from '../app.js';
 import { notFound } from '../../errors.js';
-import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
+import { page, pageOf, pageQuery, type PageRequest } from '../pagination.js';
 
 const projectSchema = {
   type: 'object',

@@ -2,7 +2,7 @@
 import { serviceRoles } from '../access.js';
 import type { Routes } from '../app.js';
 import { notFound } from '../../errors.js';
-import { pageQuery, type PageRequest } from '../page.js';
+import { pageQuery, type PageRequest } from '../pagination.js';
 
 export const scheduledRoutes: Routes = (app, engine) => {
   app.get<{ Querystring: PageRequest }>(

@@ -17,7 +17,7 @@ import { invalid, notFound } from '../../errors.js';
 import { rfc3339 } from '../../scheduler.js';
 import { actingUser, anyRole, policyFor } from '../access.js';
 import { enforce } from '../limits.js';
-import { page, pageQuery, type PageRequest } from '../page.js';
+import { page, pageQuery, type PageRequest } from '../pagination.js';
 import { sendCompressed } from '../compressed.js';
 import type { Routes } from '../app.js';
 

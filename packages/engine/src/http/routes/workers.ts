@@ -9,7 +9,7 @@ import { toToolDefinition, type Tool } from '@quiver/core';
 import type { Routes } from '../app.js';
 import { audited, differences } from '../audit.js';
 import { conflict, invalid, notFound, Problem } from '../../errors.js';
-import { page, pageOf, pageQuery, type PageRequest } from '../page.js';
+import { page, pageOf, pageQuery, type PageRequest } from '../pagination.js';
 import { workerSource } from '../../workers/registry.js';
 import { defaultRetry, defaultTimeoutSeconds, type WorkerSettings, type WorkerType } from '../../workers/types.js';
 

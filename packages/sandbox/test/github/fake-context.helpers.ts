@@ -2,11 +2,11 @@
  * Helpers for the domain modules' tests, which call handlers directly: an in-memory database, a
  * small fake GithubContext (a tiny repos table, open-ended users, samples from the description's
  * examples), and a check of each answer against the operation's response schema in the generated
- * ghes-3.8 table, with objects closed as the HTTP layer closes them. Test-only: not part of the built package.
+ * ghes-3.8 table, with objects closed as the HTTP layer closes them.
  */
 import Database from 'better-sqlite3';
-import { stillClock } from '../../emulator/clock.js';
-import { createValidator } from '../../emulator/validation.js';
+import { stillClock } from '../../src/emulator/clock.js';
+import { createValidator } from '../../src/emulator/validation.js';
 import {
   GithubError,
   notFound,
@@ -16,8 +16,8 @@ import {
   type GithubUser,
   type Handler,
   type Repository,
-} from '../context.js';
-import { githubOperations } from '../table.js';
+} from '../../src/github/context.js';
+import { githubOperations } from '../../src/github/table.js';
 
 type Json = any;
 

@@ -1,6 +1,6 @@
 /**
- * A client for tests that drive an emulator over HTTP as a tool would: bearer token, JSON bodies,
- * array query values as repeated keys, redirects not followed. Test-only: not part of the built package.
+ * The one HTTP client of the test suites, for the engine's API, workers and emulators alike: a bearer
+ * token, JSON bodies, array query values as repeated keys, redirects not followed.
  */
 
 export interface Reply {
@@ -8,6 +8,8 @@ export interface Reply {
   headers: Headers;
   /** Parsed JSON, the text when it is not JSON, or undefined for an empty body. */
   body: any;
+  /** The body as sent, to search for secrets in. */
+  text: string;
 }
 
 export interface CallOptions {
@@ -24,19 +26,23 @@ export type Call = (method: string, path: string, options?: CallOptions) => Prom
 /** The token clients send unless told otherwise; a test issues it (`emulator.issueToken(TEST_TOKEN)`) before use. */
 export const TEST_TOKEN = 'test-token';
 
-export function clientFor(baseUrl: string, token = TEST_TOKEN): Call {
+/** Calls `baseUrl` + path with `token` as the bearer token (`null`: no authorization header). */
+export function clientFor(baseUrl: string, token: string | null = TEST_TOKEN): Call {
   return async (method, path, { query = {}, body, headers = {}, rawBody } = {}) => {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
       for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
     }
     const sent: Record<string, string> = {};
-    const defaults = { authorization: `Bearer ${token}`, ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}) };
+    const defaults = {
+      ...(token !== null && { authorization: `Bearer ${token}` }),
+      ...((body !== undefined || rawBody !== undefined) && { 'content-type': 'application/json' }),
+    };
     for (const [name, value] of Object.entries({ ...defaults, ...headers })) if (value !== null) sent[name] = value;
     const response = await fetch(`${baseUrl}${path}${search.size ? `?${search}` : ''}`, {
       method,
       headers: sent,
-      // A redirect (archive downloads) is the answer under test, not something to follow.
+      // A redirect (archive downloads, sign-in steps) is the answer under test, not something to follow.
       redirect: 'manual',
       body: rawBody ?? (body === undefined ? undefined : JSON.stringify(body)),
     });
@@ -47,6 +53,6 @@ export function clientFor(baseUrl: string, token = TEST_TOKEN): Call {
     } catch {
       // Not JSON (text/html, text/plain answers): the text itself.
     }
-    return { status: response.status, headers: response.headers, body: parsed };
+    return { status: response.status, headers: response.headers, body: parsed, text };
   };
 }

@@ -1,14 +1,11 @@
 /**
  * Helpers for tests that drive the GitHub emulator over HTTP as a tool would: a client per user
  * (token, JSON bodies, array query values as repeated keys) and one emulator per test file.
- * Test-only: not part of the built package.
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createClock } from '../emulator/clock.js';
-import { startGithubEmulator, type GithubEmulator } from './emulator.js';
-
-export { clientFor, type Call, type CallOptions, type Reply } from '../emulator/testing.js';
-import { clientFor, type Call } from '../emulator/testing.js';
+import { createClock } from '../../src/emulator/clock.js';
+import { startGithubEmulator, type GithubEmulator } from '../../src/github/emulator.js';
 
 export interface Hub {
   emulator: GithubEmulator;

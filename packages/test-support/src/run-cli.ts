@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 
-/** The real entry point, as a user runs it. */
-export const cliPath = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** The real entry point, as a user runs it: the built command of @quiver/cli. */
+export const cliPath = join(dirname(createRequire(import.meta.url).resolve('@quiver/cli/package.json')), 'dist/main.js');
 
 export interface CliRun {
   code: number | null;

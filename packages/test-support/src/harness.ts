@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { createApiKey, engineConfig, sandboxCredentials, startEngine, type EngineConfig, type EngineOptions, type RunningEngine } from '@quiver/engine';
+import { clientFor, TEST_TOKEN } from './json-client.js';
 
 export const postgresUrl = process.env.QUIVER_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -112,23 +113,20 @@ export async function startTestEngine(
   const running = await startEngine({
     logger: { level: 'debug', stream: { write: (line: string) => void logs.push(line) } },
     config: engineConfig({ dataDir, database, host: '127.0.0.1', port: 0, ...config }),
-    credentials: () => sandboxCredentials('test-token'),
+    credentials: () => sandboxCredentials(TEST_TOKEN),
     scheduler: { pollMs: 50 },
     ...options,
   });
   const { key } = await createApiKey(running.engine.store.db, 'test');
+  const call = clientFor(running.url, null);
   return {
     ...running,
     key,
     dataDir,
     logs,
     async api(method, path, body, authorization = `Bearer ${key}`) {
-      const headers: Record<string, string> = {};
-      if (authorization !== null) headers.authorization = authorization;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(running.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+      const { status, body: answer } = await call(method, path, { body, headers: { authorization } });
+      return { status, body: answer };
     },
     async close() {
       await running.close();

@@ -4,6 +4,8 @@
  */
 import { localDispatcher, staticCredentials, toToolDefinition, UpstreamClient, type Tool, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Problem } from '../errors.js';
+import { bearerToken } from '../http/bearer-token.js';
 import { installErrorHandling } from '../http/errors.js';
 import { observeRequests } from '../http/telemetry.js';
 import { checkWorkerToken, type InvokeRequest, type InvokeResponse, type WorkerHealth } from './protocol.js';
@@ -63,11 +65,11 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
   // An invoke's spans continue the engine's trace, from the traceparent it sends.
   observeRequests(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === '/worker/health') return;
-    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    const problem = match ? await checkWorkerToken(match[1]!, secret) : 'Authorization: Bearer <JWT> is required';
-    if (problem) return reply.status(401).send({ name: 'unauthorized', message: problem });
+    const token = bearerToken(request.headers.authorization);
+    const problem = token ? await checkWorkerToken(token, secret) : 'Authorization: Bearer <JWT> is required';
+    if (problem) throw new Problem('unauthorized', problem);
   });
 
   installErrorHandling(app);
@@ -76,7 +78,7 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
 
   app.get('/worker/tools', async () => definitions);
 
-  app.post<{ Body: InvokeRequest }>('/worker/tools/invoke', { schema: { body: invokeBody } }, async (request, reply) => {
+  app.post<{ Body: InvokeRequest }>('/worker/tools/invoke', { schema: { body: invokeBody } }, async (request) => {
     const { execution_id, tool: wanted, inputs, context = {} } = request.body;
     const secrets = Object.fromEntries((context.secrets ?? []).map(({ key, value }) => [key, value]));
     const { result, unknown, durationMs } = await dispatcher.dispatch(`${wanted.toolkit}.${wanted.name}`, inputs, {
@@ -85,11 +87,7 @@ export async function startWorkerServer(options: WorkerServerOptions): Promise<W
       userId: context.user_id,
       credentials: staticCredentials({ token: context.authorization?.token, secrets }),
     });
-    if (unknown) {
-      return reply
-        .status(404)
-        .send({ name: 'not_found', message: `this worker does not serve ${wanted.toolkit}.${wanted.name}${wanted.version ? `@${wanted.version}` : ''}` });
-    }
+    if (unknown) throw new Problem('not_found', `this worker does not serve ${wanted.toolkit}.${wanted.name}${wanted.version ? `@${wanted.version}` : ''}`);
     const response: InvokeResponse = {
       execution_id,
       finished_at: new Date().toISOString(),

@@ -1,12 +1,11 @@
 /**
  * Helpers for tests that drive the Customer.io emulator over HTTP as a tool would: a client with HTTP
  * Basic credentials, and one emulator per test file with a fresh state before each test.
- * Test-only: not part of the built package.
  */
+import { clientFor, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createClock } from '../emulator/clock.js';
-import { clientFor, type Call } from '../emulator/testing.js';
-import { startCustomerioEmulator, type CustomerioEmulator } from './emulator.js';
+import { startCustomerioEmulator, type CustomerioEmulator } from '../../src/customerio/emulator.js';
+import { createClock } from '../../src/emulator/clock.js';
 
 export const basic = (siteId: string, apiKey: string): string => `Basic ${Buffer.from(`${siteId}:${apiKey}`).toString('base64')}`;
 

@@ -1,16 +1,14 @@
 /**
  * Helpers for tests that drive the emulator over HTTP as a tool would: a client (an issued bearer token,
  * JSON bodies, array query values as repeated keys) and one emulator per test file.
- * Test-only: not part of the built package.
  */
+import { clientFor, TEST_TOKEN, type Call } from '@quiver/test-support/json-client';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createClock } from '../emulator/clock.js';
-import { startHubspotEmulator, type HubspotEmulator } from './emulator.js';
+import { createClock } from '../../src/emulator/clock.js';
+import { startHubspotEmulator, type HubspotEmulator } from '../../src/hubspot/emulator.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const DAY = 86_400_000;
-export { clientFor, TEST_TOKEN, type Call, type CallOptions, type Reply } from '../emulator/testing.js';
-import { clientFor, TEST_TOKEN, type Call } from '../emulator/testing.js';
 
 /**
  * One emulator for the test file, with a fresh state and the clock at `start` before each test.
