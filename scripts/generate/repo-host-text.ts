@@ -104,3 +104,15 @@ export function restates(summary: string, sentence: string): boolean {
   const said = stems(sentence);
   return words.length > 0 && words[0] === said[0] && words.every((word) => said.includes(word));
 }
+
+/**
+ * True when `sentence` says again what `first` says, in other words ("Get a repository webhook." / "Returns a
+ * webhook configured in a repository."): their words after the verb are mostly the same.
+ */
+export function repeats(first: string, sentence: string): boolean {
+  const a = new Set(stems(first).slice(1));
+  const b = new Set(stems(sentence).slice(1));
+  if (!a.size || !b.size) return false;
+  const shared = [...a].filter((word) => b.has(word)).length;
+  return shared / (a.size + b.size - shared) >= 0.6;
+}

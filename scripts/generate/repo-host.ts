@@ -8,9 +8,9 @@
 import { resolve } from 'node:path';
 import type { Annotations, JsonSchema, Parameter, ParameterLocation, ToolData, ToolkitData } from '../../packages/core/src/tool.js';
 import type { GeneratedFile } from '../generate.js';
-import { joinWithin, restates, sentencesOf, terminated } from './repo-host-text.js';
+import { cut, joinWithin, repeats, restates, sentencesOf, terminated } from './repo-host-text.js';
 import { descriptionFile } from './descriptions.js';
-import { catalogFile, mapSchema, modeParameters, readJson, simplify, type CatalogTool } from './shared.js';
+import { catalogFile, mapSchema, modeParameters, neededToExecute, readJson, simplify, type CatalogTool } from './shared.js';
 
 const toolkitDir = 'packages/toolkits/src/repo-host';
 const baseUrlSecret = 'GIT_SERVER_URL';
@@ -247,7 +247,8 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
     // The summary is the tool's title as GitHub words it ("Create an issue"), and its description's first sentence.
     const title = titleOverrides[tool.name] ?? plainSummary(operation.summary) + (shared ? ` (${areaNames[area] ?? area})` : '');
     const summary = terminated(plainSummary(operation.summary) + (shared ? ` (${areaNames[area] ?? area})` : ''));
-    const description = toolDescriptions[tool.name] ?? withContext(toolDescription(summary, operation.description, shared), tool.path);
+    const scopes = scopesOf(operation.description);
+    const description = toolDescriptions[tool.name] ?? describedTool(tool.name, summary, operation.description, shared, tool.path, scopes);
 
     const parameters = tool.params.map((param): Parameter => {
       if (tool.mode_driven && modeParameters[param.name] && !param.in) return { ...modeParameters[param.name]!, required: param.required };
@@ -258,7 +259,8 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
       const upstreamSchema = (placement.in === 'body' ? upstream : upstream?.schema) as Node | undefined;
       const text = parameterDescriptions[`${tool.name}.${param.name}`] ?? (upstream && parameterDescription(upstream, upstreamSchema, param));
       if (!text) throw new Error(`${where}: parameter ${param.name} (${placement.in} ${placement.upstream}) is not in the description`);
-      return { name: param.name, description: text, required: param.required, schema: parameterSchema(param, upstreamSchema, where), ...placement };
+      const description = neededToExecute(tool, param.required, placement.in, text) ? `${text} Required for execute.` : text;
+      return { name: param.name, description, required: param.required, schema: parameterSchema(param, upstreamSchema, where), ...placement };
     });
 
     const path = pathOverrides[tool.name] ?? tool.path;
@@ -272,7 +274,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
       description,
       parameters,
       output: { description: outputDescription(operation, shallow) },
-      requirements: { oauth2: { provider: 'github', scopes: scopesOf(operation.description) }, secrets: [{ key: baseUrlSecret, optional: true }] },
+      requirements: { oauth2: { provider: 'github', scopes }, secrets: [{ key: baseUrlSecret, optional: true }] },
       http: {
         method: tool.method,
         path,
@@ -293,7 +295,7 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
 
   // Hand-written data that names no tool or parameter is a typo, or outlived a catalog change.
   const known = new Set(catalog.tools.flatMap((tool) => [tool.name, ...tool.params.map((p) => `${tool.name}.${p.name}`)]));
-  const keys = [annotationOverrides, pathOverrides, placementFixes, parameterDescriptions, toolDescriptions, titleOverrides].flatMap(Object.keys);
+  const keys = [annotationOverrides, pathOverrides, placementFixes, parameterDescriptions, toolDescriptions, titleOverrides, moreWords].flatMap(Object.keys);
   for (const key of keys) if (!known.has(key)) throw new Error(`RepoHostApi: hand-written data for unknown ${key}`);
 
   // Tools a model cannot tell apart by their descriptions would be chosen by chance.
@@ -488,42 +490,174 @@ function withDefault(text: string, fallback: unknown): string {
 /** The summary as text: links and emphasis out, and no trailing full stop (we add our own). */
 const plainSummary = (summary: string) => (sentencesOf(summary)[0] ?? summary).replace(/\.$/, '');
 
+const administrationPath = /^\/(admin|enterprise|setup|manage)\//;
+const administratorsOnly = ' Enterprise Server site administrators only.';
+
 /**
  * What a model must know to pick the tool that the summary leaves unsaid: that an Enterprise Server
- * administration endpoint is for site administrators only, and, for a summary of a few words ("Create
- * a blob."), what the tool works on, from its path.
+ * administration endpoint is for site administrators only, and, where GitHub says no more than a summary of
+ * a few words ("Create a blob."), our sentence on what the tool acts on, changes or answers (moreWords).
  */
-function withContext(text: string, path: string): string {
-  const admin = /^\/(admin|enterprise|setup|manage)\//.test(path) && !/administrator/i.test(text) ? ' Enterprise Server site administrators only.' : '';
-  const scope = wordCount(text) < 6 && !admin ? ` ${scopeOf(path)}` : '';
-  return `${text}${scope}${admin}`;
+function withContext(name: string, text: string, path: string): string {
+  const admin = administrationPath.test(path) && !/administrator/i.test(text) ? administratorsOnly : '';
+  const more = moreWords[name];
+  if (more && (admin || wordCount(text) >= 6)) throw new Error(`RepoHostApi.${name}: reaches six words without its moreWords entry`);
+  if (!more && !admin && wordCount(text) < 6) throw new Error(`RepoHostApi.${name}: "${text}" is under six words; say more in moreWords`);
+  return `${text}${more ? ` ${more}` : ''}${admin}`;
 }
 
-function scopeOf(path: string): string {
-  const scopes: Array<[RegExp, string]> = [
-    [/^\/repos\/\{owner\}\/\{repo\}/, 'Works on one repository.'],
-    [/^\/orgs\/\{org\}/, 'Works on one organization.'],
-    [/^\/user(\/|$)/, 'Works for the authenticated user.'],
-    [/^\/users\/\{username\}/, 'Works on the given user account.'],
-    [/^\/gists/, 'Works on GitHub gists.'],
-    [/^\/projects/, 'Works on classic project boards.'],
-    [/^\/teams/, 'Works on one team.'],
-    [/^\/enterprises/, 'Works on one enterprise account.'],
-    [/^\/app(\/|$)/, 'Authenticated as the GitHub App itself.'],
-    [/^\/applications/, "Works on an OAuth app's grants and tokens."],
-    [/^\/notifications/, "Works on the authenticated user's notifications."],
-  ];
-  return scopes.find(([pattern]) => pattern.test(path))?.[1] ?? 'Works on the whole GitHub server.';
-}
+/**
+ * Our second sentence where GitHub says no more than a summary of a few words ("Star a gist."). The summary
+ * stays first and as GitHub words it: search weighs it.
+ */
+const moreWords: Record<string, string> = {
+  AcceptRepohostRepoInvitation: 'The authenticated user becomes a collaborator.',
+  AddStatusCheckContextsToBranch: 'They must pass before merging into the protected branch.',
+  CheckOrgMigrationStatus: 'Its state: pending, exporting, exported or failed.',
+  CreateGistComment: 'The comment is Markdown text on the gist.',
+  CreateProjectColumn: 'Adds a column to a classic project board.',
+  CreateRepohostBlob: "Stores file content in the repository's git database.",
+  CreateRepohostMilestone: 'It groups issues and pull requests, with an optional due date.',
+  CreateRepohostOrgWebhook: "It posts the organization's events to a URL.",
+  CreateRepohostProjectCard: 'A note or an issue in a column of a classic project board.',
+  DeclineRepoInvitation: 'The invitation to collaborate is turned down.',
+  DeleteBranchProtection: "The branch's rules and required checks are removed.",
+  DeleteGistComment: 'The deletion is permanent.',
+  DeleteGitReference: 'Removes a branch or tag ref from the repository.',
+  DeleteOrgWebhook: 'Its deliveries stop.',
+  DeleteProjectCard: 'Removes the card from its classic project board column.',
+  DeleteReleaseAsset: 'Removes an uploaded file from a release.',
+  DeleteRepoEnvironment: 'Removes a deployment environment from the repository.',
+  DeleteRepoInvitation: 'Withdraws an invitation to collaborate before it is accepted.',
+  DeleteRepoWebhook: 'Its deliveries stop.',
+  DeleteRepohostCommitComment: 'Takes the owner, repository and comment id.',
+  DeleteRepohostGist: 'Removes the gist with all its files and comments.',
+  DeleteRepohostProjectColumn: 'Removes a column from a classic project board.',
+  FetchDeploymentStatusRepohost: 'One state reported for a deployment.',
+  FollowRepohostUser: 'The authenticated user follows them.',
+  ForkGist: 'Copies the gist to the authenticated user.',
+  GetAdminBranchProtectionStatus: "Whether the branch's rules also bind administrators.",
+  GetAllRepohostCodesOfConduct: 'The codes a repository can adopt.',
+  GetBranchProtectionStatusChecks: 'The checks a protected branch requires before merging.',
+  GetCodeOfConduct: 'Its text, by its key.',
+  GetCommonlyUsedLicenses: 'Open source licenses with their keys.',
+  GetDependabotAlert: 'It reports a vulnerable dependency of the repository.',
+  GetGistComment: 'Answers with its body, author and dates.',
+  GetGistRevision: 'The gist as it was at one commit.',
+  GetOrgWebhookDetails: 'Its URL, events, active state and configuration.',
+  GetPullRequestReviewProtection: 'The reviews a protected branch requires before merging.',
+  GetRepoSubscription: 'Whether the authenticated user watches the repository.',
+  GetRepoTopics: 'The labels that classify the repository.',
+  GetRepoWebhook: 'Its URL, events, active state and last response.',
+  GetRepohostBranchProtection: 'All the rules of a protected branch.',
+  GetRepohostCommitComment: 'Answers with its body, author, path and line.',
+  GetRepohostDeployKey: 'An SSH key with access to one repository.',
+  GetRepohostDeploymentStatus: 'Its ref, environment and payload.',
+  GetRepohostGist: 'Its files with their content.',
+  GetRepohostLicense: 'Its text, by its key.',
+  GetRepohostRepoBranch: 'Its latest commit and protection.',
+  GetRepohostStatusCheckContexts: 'The checks a protected branch requires before merging.',
+  GetRepohostUserProfile: 'The account the token belongs to.',
+  GetUserGists: 'Their public gists, newest first.',
+  ListGistComments: 'The comments on one gist.',
+  ListGistCommits: 'The revisions of one gist.',
+  ListGistForks: 'The copies made of one gist.',
+  ListOrgVariables: 'Paginated, with names, values and update times.',
+  ListOrganizationWebhooks: 'The webhooks of one organization.',
+  ListPublicOrgEvents: 'Recent activity in the organization.',
+  ListPullRequests: 'Open ones by default, in one repository.',
+  ListRepohostDeployKeys: 'The SSH keys with access to one repository.',
+  ListRepohostDeploymentStatuses: 'The states reported for one deployment.',
+  ListRepohostDeployments: 'Filtered by ref, environment or task.',
+  ListRepohostEnvironmentVariables: 'The GitHub Actions variables of one deployment environment.',
+  ListRepohostMilestones: 'Open ones by default.',
+  ListRepohostReleaseAssets: 'The uploaded files of one release.',
+  ListRepohostRepoBranches: 'The branches of one repository.',
+  ListRepohostRepoForks: 'The copies made of one repository.',
+  ListRepohostRepoTags: 'Each with its name and commit SHA, paginated.',
+  ListRepohostRepoVariables: 'The GitHub Actions variables of one repository.',
+  ListStarredGists: 'The gists the authenticated user has starred.',
+  ListUserProjects: 'The classic project boards of one user.',
+  MarkRepohostThreadAsRead: 'One notification thread of the authenticated user.',
+  MergeRepohostBranch: 'Merges a branch or commit into another branch.',
+  MoveProjectCard: 'To another position or column of a classic project board.',
+  MoveRepohostProjectColumn: 'To another position in its classic project board.',
+  RemoveBranchStatusCheckContexts: 'The protected branch no longer requires them.',
+  RemovePullRequestReviewProtection: 'The protected branch no longer requires reviews.',
+  RemoveStatusCheckProtection: 'The protected branch no longer requires checks to pass.',
+  RenderMarkdown: 'The answer is the rendered HTML.',
+  SetBranchStatusCheckContexts: 'Replaces the checks a protected branch requires.',
+  StarRepohostGist: 'The gist is starred for the authenticated user.',
+  UnfollowRepohostUser: 'The authenticated user stops following them.',
+  UnstarRepohostGist: 'The authenticated user no longer stars the gist.',
+  UpdateCommitComment: 'Takes the new Markdown body.',
+  UpdateGistComment: 'Takes the new Markdown body of the comment.',
+  UpdateGitReference: 'Points a branch or tag ref at another commit.',
+  UpdateProjectColumn: 'Renames a column of a classic project board.',
+  UpdateRepoInvitation: 'Changes the permission it grants.',
+  UpdateRepohostMilestone: 'Its title, state, description or due date.',
+  UpdateRepohostProjectCard: 'Its note or archived state.',
+  UpdateRepohostRepoTopics: 'The labels that classify the repository.',
+  UpdateRepohostTeam: 'Its name, description, privacy or parent.',
+};
 
 /**
  * The summary, then the description's sentences up to the limit; the summary is left out when the
  * description's first sentence says the same (unless the summary is what sets the tool apart).
  */
-function toolDescription(summary: string, markdown: string | undefined, keepSummary: boolean): string {
+function toolDescription(summary: string, markdown: string | undefined, keepSummary: boolean, limit: number): string {
   const sentences = sentencesOf(markdown);
-  if (!keepSummary && sentences[0] && restates(summary, sentences[0])) return joinWithin(sentences, toolLimit, 3);
-  return joinWithin([summary, ...sentences], toolLimit, 3);
+  if (!keepSummary && sentences[0] && restates(summary, sentences[0])) return joinWithin(withoutRepeats(sentences), limit, 3);
+  return joinWithin(withoutRepeats([summary, ...sentences]), limit, 3);
+}
+
+/** The tool's description: what it does, then who may call it (the role and token scope it needs), within the limit. */
+function describedTool(name: string, summary: string, markdown: string | undefined, keepSummary: boolean, path: string, scopes: string[]): string {
+  // Room for what comes after the text: the requirement, and the site-administrator note of the administration endpoints.
+  const reserve = needsSentence(rolesOf(markdown, ''), scopes).length + (administrationPath.test(path) ? administratorsOnly.length : 0);
+  const room = toolLimit - reserve;
+  let described = toolDescription(summary, markdown, keepSummary, room);
+  // A second sentence too long for the room left is cut rather than left out, where the first alone is too short.
+  const full = toolDescription(summary, markdown, keepSummary, toolLimit);
+  if (wordCount(described) < 6 && full.length > described.length) described = full.length > room ? cut(full, room) : full;
+  const text = withContext(name, described, path);
+  return `${text}${needsSentence(
+    rolesOf(markdown, text),
+    scopes.filter((scope) => !text.includes(scope)),
+  )}`;
+}
+
+/** " Needs organization owner, and the admin:org scope.", or nothing. */
+function needsSentence(roles: string[], scopes: string[]): string {
+  const needed = [roles.join(' or '), scopes.length ? `the ${scopes.join(' or ')} scope` : ''].filter(Boolean);
+  return needed.length ? ` Needs ${needed.join(', and ')}.` : '';
+}
+
+/**
+ * The roles GitHub's description says a caller must have, in the sentences that require something of a person (a
+ * GitHub App's permissions are no role of the user's), as short names; none where the text names them all already.
+ */
+function rolesOf(markdown: string | undefined, text: string): string[] {
+  const roles: Array<[RegExp, string]> = [
+    [/\borganization owners?\b/i, 'organization owner'],
+    [/\benterprise (owners?|administrators?)\b/i, 'enterprise owner'],
+    [/\brepository administrators?\b|\badmin (access|permissions?|rights)\b/i, 'admin access'],
+    [/\bteam maintainers?\b/i, 'team maintainer'],
+    [/\b(push|write) access\b/i, 'push access'],
+  ];
+  const requirements = (markdown ?? '')
+    .split(/(?<=[.!?])\s+/)
+    // "In order to see the X block, you must ..." asks for a role to see part of the answer, not to call.
+    .filter((sentence) => /\b(must|requires?|required|only available to)\b/i.test(sentence) && !/GitHub Apps?\b|installation|\bto see\b/i.test(sentence));
+  const required = roles.filter(([pattern]) => requirements.some((sentence) => pattern.test(sentence)));
+  // Alternatives stay together ("organization owner or team maintainer") unless the text names them all.
+  return required.every(([pattern]) => pattern.test(text)) ? [] : required.map(([, role]) => role);
+}
+
+/** The sentences without those that say the first one again; the first stays, as search weighs it. */
+function withoutRepeats(sentences: string[]): string[] {
+  const [first, ...rest] = sentences;
+  return first === undefined ? sentences : [first, ...rest.filter((sentence) => !repeats(first, sentence))];
 }
 
 /**
@@ -587,6 +721,14 @@ function describeSchema(raw: Node, shallow: (node: unknown) => Node): string | u
   const name = refName(raw);
   if (name === 'empty object') return undefined;
   if (name) return `the ${name}`;
+  // Alternatives (the private or the public user) are told as such; an allOf is its first, named part.
+  const branches = (raw.oneOf ?? raw.anyOf) as Node[] | undefined;
+  if (Array.isArray(branches)) {
+    const told = [...new Set(branches.map((branch) => describeSchema(branch, shallow)).filter(Boolean))];
+    return told.length ? told.join(' or ') : undefined;
+  }
+  if (Array.isArray(raw.allOf)) return describeSchema((raw.allOf as Node[])[0]!, shallow);
+  if (raw.type === 'object' && raw.additionalProperties && !raw.properties) return 'an object of names to values';
   if (raw.type === 'array') {
     const item = refName(raw.items as Node);
     const type = (raw.items as Node | undefined)?.type;

@@ -138,9 +138,17 @@ export function parametersOf(
         ? { type: param.type, ...refined, ...(param.enum && { items: { ...(refined.items as JsonSchema), enum: param.enum } }) }
         : { type: param.type, ...(param.enum && { enum: param.enum }), ...refined };
     const placement = placed ? placed[param.name] : { in: param.in, upstream: param.upstream };
-    return { name: param.name, description, required: param.required, schema, ...placement };
+    const told = neededToExecute(tool, param.required, placement?.in, description) ? `${description} Required for execute.` : description;
+    return { name: param.name, description: told, required: param.required, schema, ...placement };
   });
 }
+
+/**
+ * A mode-driven tool's path parameters are optional so that mode "get_request_schema" runs without them, and
+ * execute needs them: their descriptions say so, unless they do already.
+ */
+export const neededToExecute = (tool: { mode_driven?: boolean }, required: boolean, location: ParameterLocation | undefined, description: string): boolean =>
+  Boolean(tool.mode_driven) && !required && location === 'path' && !/\b(Required for execute|Needed)\b/.test(description);
 
 const isModeParameter = (tool: { mode_driven?: boolean }, param: CatalogParam): boolean =>
   Boolean(tool.mode_driven) && Object.hasOwn(modeParameters, param.name);

@@ -40,7 +40,6 @@ import { logStream } from './log-format.js';
 import { runningSandbox } from './sandbox-session.js';
 import type { TokenFormat } from './tokens.js';
 import { addServingOptions, servingOptions, unmatchedNames, type ServingFlags } from './serving.js';
-import { loadToolkits, withToolkitProviders } from './toolkit-paths.js';
 import { UsageError } from './usage-error.js';
 
 const program = new Command('quiver')
@@ -77,6 +76,8 @@ const settingsFor = (flags: SettingFlags): Settings => loadSettings(flags, liste
 async function settingsWithToolkits(flags: SettingFlags): Promise<Settings> {
   const settings = settingsFor(flags);
   if (!settings.toolkitPaths.length) return settings;
+  // The loader, and the OpenAPI checks it runs, only when a toolkit path is given.
+  const { loadToolkits } = await import('./toolkit-paths.js');
   const loaded = await loadToolkits(settings.toolkitPaths, listedToolkits, process.cwd());
   return { ...loadSettings(flags, [...listedToolkits, ...loaded.map(({ toolkit }) => toolkit)]), loadedToolkits: loaded };
 }
@@ -182,6 +183,7 @@ addServingOptions(program.command('serve'))
     // Metrics are always collected for GET /metrics; traces and OTLP export when the settings ask for them.
     const telemetry = await openTelemetry(settings, { prometheus: true });
     // A loaded toolkit's OAuth providers (its toolkit.json) fill in the endpoints of the configured entries that name them.
+    const { withToolkitProviders } = await import('./toolkit-paths.js');
     const { providers, unconfigured } = withToolkitProviders(settings.authProviders, settings.loadedToolkits);
     const authProviders = parseAuthProviders(providers, settings.configFile ?? 'config file');
     for (const id of unconfigured) {

@@ -175,5 +175,16 @@ function noneSelected(fields: string[], value: unknown): string {
 
 const lastSegment = (path: string) => path.slice(path.lastIndexOf('.') + 1);
 
-/** The server adds `fields` where the result is JSON, unless the tool has a parameter of that name itself. */
-const takesFields = (tool: Tool): boolean => tool.output.schema?.type !== 'string' && !tool.parameters.some((parameter) => parameter.name === fieldsName);
+/**
+ * The server adds `fields` where the answer has fields to pick, unless the tool has a parameter of that name itself.
+ * An answer declared as a string, number or boolean has none, nor one its output describes as nothing: an empty
+ * body or `{}` (the model gets `{success, status}`), an accepted 202, a redirect. The catalogs word those answers
+ * one of these ways.
+ */
+const takesFields = (tool: Tool): boolean => answerHasFields(tool.output) && !tool.parameters.some((parameter) => parameter.name === fieldsName);
+
+const scalarTypes = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+const answerWithoutFields =
+  /^(Nothing: |No (content|body)( on success)?\.$|An empty JSON object|Accepted \(202\)|A redirect \(302\)|Confirmation \(success and HTTP status|success and the HTTP status)/;
+
+const answerHasFields = (output: Tool['output']): boolean => !scalarTypes.has(output.schema?.type as string) && !answerWithoutFields.test(output.description);

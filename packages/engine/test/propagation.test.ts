@@ -236,6 +236,13 @@ describe.skipIf(!havePostgres)('the change watcher on PostgreSQL', () => {
 });
 
 describe('the change watcher on SQLite', () => {
+  it('keeps its default interval for an option given as undefined, as the engine gives an unset one', () => {
+    // Without a connection to listen on, the watcher says how often it polls instead.
+    const unheard = { db: {} as Store['db'], dedicatedConnection: async () => Promise.reject(new Error('no connection')) };
+    expect(new ChangeWatcher(unheard, { pollMs: undefined }).degraded()).toMatch(/polled every 0\.5 s$/);
+    expect(new ChangeWatcher(unheard, { pollMs: 2_000 }).degraded()).toMatch(/polled every 2 s$/);
+  });
+
   it('polls: a change through another connection to the file is heard within a poll, and nothing is degraded', async () => {
     const db = await database('sqlite');
     const [writer, reader] = [await openStore(db.url), await openStore(db.url)];

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { existsSync, readFileSync } from 'node:fs';
 import type { ToolkitData } from '@quiver/core';
 
@@ -23,4 +24,11 @@ export function readCatalog(url: URL): ToolkitData {
   };
 }
 
-const readJson = (url: URL): unknown => JSON.parse(readFileSync(url, 'utf8'));
+/**
+ * A catalog in ASCII throughout (all but a few are) is decoded as Latin-1, the same text: V8 makes that string
+ * several times faster than it decodes UTF-8, and the catalogs are read at every start.
+ */
+function readJson(url: URL): unknown {
+  const bytes = readFileSync(url);
+  return JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'));
+}

@@ -87,8 +87,9 @@ describe('RepoHostApi catalog', () => {
     }
     for (const t of repoHost.tools) {
       expect(t.description.length, t.name).toBeLessThanOrEqual(400);
-      // Authentication boilerplate: the scopes are data (requirements.oauth2.scopes).
-      expect(t.description, t.name).not.toMatch(/must (authenticate|use) .*token|OAuth app tokens|\bscopes?\b|GitHub Apps must have/i);
+      // Authentication boilerplate: the scopes are data (requirements.oauth2.scopes), named once in our closing "Needs ..." sentence.
+      expect(t.description, t.name).not.toMatch(/must (authenticate|use) .*token|OAuth app tokens|GitHub Apps must have/i);
+      expect(t.description.replace(/ Needs [^.]*\bscopes?\.$/, ''), t.name).not.toMatch(/\bscopes?\b/i);
       for (const p of t.parameters.filter((p) => p.in)) expect(p.description.length, `${t.name}.${p.name}`).toBeLessThanOrEqual(200);
     }
     expect(new Set(repoHost.tools.map((t) => t.description)).size, 'distinct tool descriptions').toBe(818);

@@ -113,7 +113,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const asksToDelete = askedFor.has(deleteTerm);
       const asksWhether = isYesNoQuestion(query);
       // After a negation, the clause that says what to do instead says whether the request reads or changes.
-      const changing = changeOdds.get(openerOf(intent.instead ?? query));
+      const changing = oddsOf(changeOdds, openerOf(intent.instead ?? query));
       const asksToChange = (changing ?? 0) > 0.5 || intent.reversed.length > 0 || endsAState.test(query) || [...askedFor].some((term) => changeTerms.has(term));
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !askedFor.has(actions[id]!)) score *= asksToChange ? weights.destructive : weights.destructiveInRead;
@@ -199,6 +199,18 @@ function openers(phrases: readonly (readonly string[])[], changes: readonly bool
   return new Map([...counts].filter(([, count]) => count.all >= openerMinimum).map(([opener, count]) => [opener, count.changing / count.all]));
 }
 const openerMinimum = 8;
+
+/**
+ * Whether a request that begins with `opener` asks for a change: as the phrases that begin with it say, or
+ * where too few do, as those that begin with the API word it stands for ("bookmark" as "star").
+ */
+function oddsOf(changeOdds: ReadonlyMap<string, number>, opener: string): number | undefined {
+  const odds = changeOdds.get(opener);
+  if (odds !== undefined) return odds;
+  const api = everydayWords.get(opener);
+  const apiWord = api === undefined ? undefined : words(api.replace(/^=/, ''))[0];
+  return apiWord === undefined ? undefined : changeOdds.get(apiWord);
+}
 
 /** The first word of a request after the words that only ask politely ("please", "can you", "I want to"). */
 const openerOf = (request: string): string =>

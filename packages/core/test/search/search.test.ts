@@ -172,6 +172,23 @@ describe('what a request asks for', () => {
     expect(told.indexOf('FollowingCodehost')).toBeLessThan(told.indexOf('FollowingsCodehost'));
   });
 
+  it('reads a first word too rare in the phrases as the API word it stands for', async () => {
+    // "bookmark" begins no phrase; it stands for "star", which begins only phrases of a tool that changes.
+    const starring = defineToolkit({
+      ...codeHost,
+      tools: [
+        { ...tool('StarredWidgets', 'Starred blue widgets.'), http: { method: 'GET', path: '/widgets/starred' } },
+        { ...tool('StarWidget', 'Starred widgets.'), http: { method: 'PUT', path: '/widgets/starred/{widget}' } },
+      ],
+      phrases: () => ({
+        StarredWidgets: ['which widgets did I star', 'which widgets have stars', 'which stars', 'which starred ones'],
+        StarWidget: ['star widget x', 'star my widget', 'star a widget', 'star the new widget', 'star it', 'star that', 'star one', 'star widget y'],
+      }),
+    });
+    const index = await createToolIndex(starring.tools);
+    expect(index.search('bookmark the blue widget')[0]!.tool.name).toBe('StarWidget');
+  });
+
   it('reads a yes/no question as asking whether, and a request worded as a question as a request', async () => {
     expect((await ranked('am I following sam'))[0]).toBe('CheckFollowingCodehost');
     expect((await ranked('can you follow sam'))[0]).toBe('FollowingCodehost');

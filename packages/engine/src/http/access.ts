@@ -29,10 +29,10 @@ export const serviceRoles = { roles: ['admin', 'service'] } as const;
 /** The toolkits that administer the engine itself. */
 export const ADMINISTRATION_TOOLKITS = ['ToolEngineApi'];
 
-/** 403 unless the route serves the caller's role. */
-export function checkRole(request: FastifyRequest): void {
+/** 403 unless the route serves the caller's role; `config`, the route's, where the caller has read it already. */
+export function checkRole(request: FastifyRequest, config = request.routeOptions.config): void {
   const caller = request.caller!;
-  const allowed = request.routeOptions.config?.roles ?? ['admin'];
+  const allowed = config?.roles ?? ['admin'];
   if (!allowed.includes(caller.role)) {
     throw forbidden(`This route is for ${allowed.join(' and ')} keys; this key (${caller.prefix}…) is a ${caller.role} key.`);
   }
@@ -51,8 +51,16 @@ export function actingUser(request: FastifyRequest, named: string | undefined): 
   return caller.user_id!;
 }
 
+/** Each engine policy without the administration toolkits, made once rather than on every request of a non-admin key. */
+const withoutAdministration = new WeakMap<ServingPolicy, ServingPolicy>();
+
 /** What the caller is offered: the engine's policy, without the administration toolkits unless the key is an admin key. */
 export function policyFor(engine: Engine, role: Role): ServingPolicy {
   if (role === 'admin') return engine.policy;
-  return engine.policy.narrowed({ excludeToolkits: [...(engine.policy.options.excludeToolkits ?? []), ...ADMINISTRATION_TOOLKITS] });
+  let policy = withoutAdministration.get(engine.policy);
+  if (!policy) {
+    policy = engine.policy.narrowed({ excludeToolkits: [...(engine.policy.options.excludeToolkits ?? []), ...ADMINISTRATION_TOOLKITS] });
+    withoutAdministration.set(engine.policy, policy);
+  }
+  return policy;
 }

@@ -63,30 +63,33 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   // Then the drain: a stopping engine refuses new requests (503) while those in flight finish (http-server.ts).
   installInFlight(app);
 
-  // Before anything else, public routes included: a page of another site gets nothing from the engine.
   const origins = new OriginPolicy(engine.config);
-  app.addHook('onRequest', async (request) => origins.check(request));
-
-  // Limits (http/limits.ts): a request without a valid key counts against its client address, one with a
-  // key against the key; a route that says `limits: false` is not counted here.
+  // One hook for the origin, the key and the limits: each hook more is a promise more on every request.
   app.addHook('onRequest', async (request, reply) => {
+    // Before anything else, public routes included: a page of another site gets nothing from the engine.
+    origins.check(request);
+    // Read once: Fastify builds `routeOptions` anew on every read.
     const config = request.routeOptions.config;
+    // Limits (http/limits.ts): a request without a valid key counts against its client address, one with a
+    // key against the key; a route that says `limits: false` is not counted here. A quota of 0 counts nothing
+    // (WindowLimit.take), so it is not asked at all.
     const counted = config?.limits !== false;
     if (config?.public) {
-      if (counted) await enforce(reply, [engine.limits.address(request.ip)]);
+      if (counted && engine.limits.settings.addressRpm > 0) await enforce(reply, [engine.limits.address(request.ip)]);
       return;
     }
     const key = apiKeyOf(request.headers.authorization);
-    const caller = key ? await engine.apiKeys.verify(key) : undefined;
+    // A key this process knows is answered without a promise; only a key's first request reads the database.
+    const caller = key ? (engine.apiKeys.knownIdentity(key) ?? (await engine.apiKeys.verify(key))) : undefined;
     if (!caller) {
       // Keys tried one after another from one address are refused with 429 past its limit.
-      if (counted) await enforce(reply, [engine.limits.address(request.ip)]);
+      if (counted && engine.limits.settings.addressRpm > 0) await enforce(reply, [engine.limits.address(request.ip)]);
       throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
     }
     request.apiKeyId = caller.id;
     request.caller = caller;
-    checkRole(request);
-    if (counted) await enforce(reply, [engine.limits.key(caller)]);
+    checkRole(request, config);
+    if (counted && engine.limits.keyRpm(caller) > 0) await enforce(reply, [engine.limits.key(caller)]);
   });
 
   installErrorHandling(app);

@@ -26,15 +26,25 @@ export class InFlight {
     return this.open.size;
   }
 
-  /** Whether a new request is refused. */
-  refuses(url: string | undefined): boolean {
-    return this.refusing && !PROBES.has(url ?? '');
+  /** Whether a new request is refused; its route (`url`) is asked for only while the engine drains. */
+  refuses(url: () => string | undefined): boolean {
+    return this.refusing && !PROBES.has(url() ?? '');
   }
 
   /** A request taken: in flight until its answer is sent, or its connection closes first. */
   track(response: ServerResponse): void {
     this.open.add(response);
-    response.once('close', () => this.open.delete(response));
+    response.on('close', this.forget);
+  }
+
+  /** Called on a response as it closes (`this`; a response closes once): one listener for them all, none made per request. */
+  private readonly forget: (this: ServerResponse) => void;
+
+  constructor() {
+    const open = this.open;
+    this.forget = function (this: ServerResponse) {
+      open.delete(this);
+    };
   }
 
   /**
@@ -62,7 +72,7 @@ export function installInFlight(app: FastifyInstance): void {
   const inFlight = new InFlight();
   app.decorate('inFlight', inFlight);
   app.server.on('request', (_request, response: ServerResponse) => inFlight.track(response));
-  app.addHook('onRequest', async (request) => {
-    if (inFlight.refuses(request.routeOptions.url)) throw shuttingDown();
-  });
+  // Called back rather than async: a running engine's requests pay no promise for a check that passes.
+  // The route is asked for only while draining (Fastify builds `routeOptions` anew on every read).
+  app.addHook('onRequest', (request, _reply, done) => done(inFlight.refuses(() => request.routeOptions.url) ? shuttingDown() : undefined));
 }

@@ -31,7 +31,7 @@ import {
   type Tool,
   type ToolResult,
 } from '@quiver/core';
-import { rfc3339 } from '../scheduler.js';
+import { rfc3339 } from '../rfc3339.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** How long a call answers as itself before it becomes a task. */

@@ -198,24 +198,36 @@ export class ApiKeyVerifier {
     revocations.on('revoked', (of: Kysely<Database>) => of === db && this.known.clear());
   }
 
+  /**
+   * Who the key is, when this process knows it already (verified since the last revocation): answered
+   * without a promise, which is every request but a key's first. Undefined says only that it must be verified.
+   */
+  knownIdentity(key: string): ApiKeyIdentity | undefined {
+    // Known by the key itself, which every request carries anyway: a hit costs no hashing.
+    const identity = this.known.get(key);
+    if (identity) this.used.note(identity.id);
+    return identity;
+  }
+
   /** Who the key is, when it is valid and not revoked. */
   async verify(key: string): Promise<ApiKeyIdentity | undefined> {
-    // Known by the key itself, which every request carries anyway: a hit costs no hashing.
-    let identity = this.known.get(key);
-    if (!identity) {
-      const row = await this.db
-        .selectFrom('api_keys')
-        .select([...identityColumns, 'last_used_at'])
-        .where('key_hash', '=', hash(key))
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      if (this.known.size >= this.maxKnown) this.known.clear();
-      const { last_used_at: _lastUse, ...identityRow } = row;
-      identity = identityOf(identityRow);
-      this.known.set(key, identity);
-      this.used.known(row.id, row.last_used_at);
-    }
+    return this.knownIdentity(key) ?? this.lookUp(key);
+  }
+
+  /** A key this process does not know (yet), read from the database by its hash, then known. */
+  private async lookUp(key: string): Promise<ApiKeyIdentity | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select([...identityColumns, 'last_used_at'])
+      .where('key_hash', '=', hash(key))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    if (this.known.size >= this.maxKnown) this.known.clear();
+    const { last_used_at: _lastUse, ...identityRow } = row;
+    const identity = identityOf(identityRow);
+    this.known.set(key, identity);
+    this.used.known(row.id, row.last_used_at);
     this.used.note(identity.id);
     return identity;
   }

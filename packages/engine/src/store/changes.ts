@@ -71,7 +71,9 @@ export class ChangeWatcher {
     private readonly store: Pick<Store, 'db' | 'dedicatedConnection'>,
     options: ChangeWatcherOptions = {},
   ) {
-    this.options = { pollMs: 500, reconnectMs: 250, maxReconnectMs: 5_000, heartbeatMs: 10_000, heartbeatTimeoutMs: 5_000, ...options };
+    // An option given as undefined keeps its default: spread as it is, it would set the interval to none.
+    const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+    this.options = { pollMs: 500, reconnectMs: 250, maxReconnectMs: 5_000, heartbeatMs: 10_000, heartbeatTimeoutMs: 5_000, ...given };
     this.log = options.log ?? (() => undefined);
     this.reconnectMs = this.options.reconnectMs;
   }

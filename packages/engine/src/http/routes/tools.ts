@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Engine } from '../../engine.js';
 import { executeResponse } from '../../executions.js';
 import { invalid, notFound } from '../../errors.js';
-import { rfc3339 } from '../../scheduler.js';
+import { rfc3339 } from '../../rfc3339.js';
 import { actingUser, anyRole, policyFor } from '../access.js';
 import { enforce } from '../limits.js';
 import { page, pageQuery, type PageRequest } from '../pagination.js';
@@ -225,8 +225,9 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
     async (request, reply) => {
       const body = request.body;
       const userId = actingUser(request, body.user_id);
-      // The key was counted on the way in; an execution counts against its user too, whichever key acts for them.
-      if (userId !== undefined) await enforce(reply, [engine.limits.user(userId)]);
+      // The key was counted on the way in; an execution counts against its user too, whichever key acts for
+      // them (unless no quota is set: then nothing is counted, and nothing is awaited).
+      if (userId !== undefined && engine.limits.settings.userRpm > 0) await enforce(reply, [engine.limits.user(userId)]);
       const policy = policyFor(engine, request.caller!.role);
       if (body.run_at !== undefined) {
         if (rfc3339(body.run_at) === undefined) {
