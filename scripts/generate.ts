@@ -7,10 +7,12 @@
  * Development only: the reference material sits in ../shared beside the checkout (or QUIVER_SHARED_DIR).
  * Nothing at build, run or test time reads it; the generated files are what ships.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generators } from './generate/index.js';
+import { associationsPath } from './generate/search-associations.js';
 import { repoRoot } from './generate/shared.js';
 
 export const sharedDir = resolve(process.env.QUIVER_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'));
@@ -45,11 +47,20 @@ function main(): void {
     for (const path of stale) console.error(`stale: ${path}`);
     process.exit(stale.length ? 1 : 0);
   }
+  const changed: string[] = [];
   for (const file of generateAll()) {
     const target = resolve(repoRoot, file.path);
+    if (!existsSync(target) || readFileSync(target, 'utf8') !== file.content) changed.push(file.path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, file.content);
     console.log(`wrote ${file.path} (${(file.content.length / 1024).toFixed(1)} KiB)`);
+  }
+  // The search associations are learned from the catalogs this process loaded when it started, so a run that
+  // changed a catalog runs once more, in a new process that reads the catalogs just written.
+  if (changed.some((path) => path !== associationsPath) && !process.argv.includes('--settled')) {
+    console.log('generate: catalogs changed; learning the search associations again from the new ones');
+    const again = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, ...process.argv.slice(2), '--settled'], { stdio: 'inherit' });
+    process.exit(again.status ?? 1);
   }
 }
 

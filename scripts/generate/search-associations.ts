@@ -38,6 +38,8 @@ const firstStage: RankingWeights = {
   opener: 0.25,
   associations: 0,
 };
+/** Where the associations are written, and what a run of the generators learns last. */
+export const associationsPath = 'packages/core/src/search/associations.json';
 const quarters = 4;
 const epochs = 12;
 const learningRate = 0.05;
@@ -63,7 +65,7 @@ export function generateSearchAssociations(): GeneratedFile[] {
     const [term, toolTerm] = feature.split('|') as [string, string];
     table[term] = { ...table[term], [toolTerm]: Math.round((weight / model.alpha) * 1000) / 1000 };
   }
-  return [{ path: 'packages/core/src/search/associations.json', content: `${JSON.stringify(table)}\n` }];
+  return [{ path: associationsPath, content: `${JSON.stringify(table)}\n` }];
 }
 
 /** Every phrase as a request searched in an index that lacks its quarter of the phrases. */
