@@ -1,3 +1,5 @@
+import { words } from './words.js';
+
 /**
  * Everyday words for API things. People ask for tools in their own words ("bookmark a project",
  * "the newsletter", "a code snippet"), not in the API's ("star a repository", "marketing email",
@@ -287,3 +289,9 @@ export const everydayWords: ReadonlyMap<string, string> = new Map([
   ['cloud storage', 'file'],
   ['to my computer', 'download'],
 ]);
+
+/** The API words an everyday word stands for ("bookmark" → star), none for a word that is not one; a leading `=` is no word. */
+export function apiWordsOf(everyday: string): string[] {
+  const api = everydayWords.get(everyday);
+  return api === undefined ? [] : words(api);
+}

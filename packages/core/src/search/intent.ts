@@ -3,9 +3,8 @@
  * webhooks, just show them") and an earlier action it asks to reverse ("we suspended her by mistake, let her
  * log in again"). Both name a verb the request does not want done, and a reversal wants its inverse done.
  */
-import { everydayWords } from './everyday.js';
+import { apiWordsOf } from './everyday.js';
 import { terms } from './terms.js';
-import { words } from './words.js';
 
 export interface Intent {
   /** Terms of the actions the request says not to do ("delete" in "don't delete ..."). */
@@ -105,8 +104,8 @@ const term = (word: string): string | undefined => terms([word])[0];
 /** The terms of the API verbs an everyday verb in the past tense stands for: blocked → suspend, banned → suspend. */
 function apiVerbsOf(word: string): string[] {
   for (const base of [word, word.replace(/ed$/, ''), word.replace(/d$/, ''), word.replace(/(\w)\1ed$/, '$1')]) {
-    const api = everydayWords.get(base);
-    if (api !== undefined) return terms(words(api.replace(/^=/, '')));
+    const api = apiWordsOf(base);
+    if (api.length) return terms(api);
   }
   return [];
 }

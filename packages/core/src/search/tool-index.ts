@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { Bm25Index } from './bm25.js';
-import { everydayWords } from './everyday.js';
+import { apiWordsOf, everydayWords } from './everyday.js';
 import type { SearchHit, SearchOptions, ToolIndex } from './types.js';
 import { intentOf, inversesOf } from './intent.js';
 import { terms } from './terms.js';
@@ -207,8 +207,7 @@ const openerMinimum = 8;
 function oddsOf(changeOdds: ReadonlyMap<string, number>, opener: string): number | undefined {
   const odds = changeOdds.get(opener);
   if (odds !== undefined) return odds;
-  const api = everydayWords.get(opener);
-  const apiWord = api === undefined ? undefined : words(api.replace(/^=/, ''))[0];
+  const [apiWord] = apiWordsOf(opener);
   return apiWord === undefined ? undefined : changeOdds.get(apiWord);
 }
 
