@@ -17,8 +17,8 @@ COPY packages/cli/package.json packages/cli/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json README.md LICENSE ./
 COPY packages packages
-COPY scripts/pack.mjs scripts/
-RUN npx tsc -b && node scripts/pack.mjs
+COPY scripts/pack.mjs scripts/build-dist.mjs scripts/
+RUN npx tsc -b && node scripts/build-dist.mjs && node scripts/pack.mjs
 
 # 2. Install the package with production dependencies only; better-sqlite3 compiles here when no prebuilt binary is reachable.
 FROM node:20-bookworm-slim AS install

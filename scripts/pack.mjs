@@ -6,7 +6,7 @@
  * at run time as ordinary dependencies: `npm install -g pack/quiver-engine-<version>.tgz` (or
  * `npm install --omit=dev` of it into any folder) gives a working `quiver`; its main module is the authoring API of
  * toolkits (`import { defineToolkit, defineTool } from 'quiver-engine'`), with its declarations. Development packages,
- * sources, other declarations and source maps stay out. Run `tsc -b` first (`npm run pack` does).
+ * sources, other declarations and source maps stay out. Run `tsc -b` and scripts/build-dist.mjs first (`npm run pack` does).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,11 +43,17 @@ export function pack(destination = join(root, 'pack')) {
     for (const name of bundled) {
       const source = join(root, 'packages', name);
       const target = join(stage, 'node_modules/@quiver', name);
-      const { version, type, main, types, exports } = readJson(join(source, 'package.json'));
+      const { version, type, main, types, exports, imports: typedImports } = readJson(join(source, 'package.json'));
+      // The engine's `imports` name the MCP SDK it bundles into its dist (scripts/build-dist.mjs), made after tsc; they
+      // ship without their types, as the engine's declarations do.
+      const imports = typedImports && Object.fromEntries(Object.entries(typedImports).map(([specifier, { default: file }]) => [specifier, file]));
+      for (const file of Object.values(imports ?? {})) {
+        if (!existsSync(join(source, file))) throw new Error(`packages/${name}/${file} is not built: run node scripts/build-dist.mjs`);
+      }
       // Their third-party dependencies are the package's own, installed beside it: listed once, at the top.
       mkdirSync(target, { recursive: true });
       const declarations = authoringDeclarations[name];
-      const bundledManifest = { name: `@quiver/${name}`, version, license: 'MIT', type, main, ...(declarations && { types }), exports };
+      const bundledManifest = { name: `@quiver/${name}`, version, license: 'MIT', type, main, ...(declarations && { types }), exports, imports };
       writeFileSync(join(target, 'package.json'), `${JSON.stringify(bundledManifest, null, 2)}\n`);
       copyBuild(source, target, declarations);
     }

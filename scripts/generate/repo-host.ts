@@ -466,7 +466,7 @@ const thinParameters: Record<string, string> = {
  */
 const sentenceRewrites: ReadonlyMap<string, string> = new Map([
   ['The name is not case sensitive.', ''],
-  ['The name of the repository without the `.git` extension.', 'Name of the repository, without `.git`.'],
+  ['The name of the repository without the `.git` extension.', 'Repository name, without .git.'],
   ['The account owner of the repository.', 'Owner of the repository.'],
   ['The number of results per page (max 100).', 'Results per page (max 100).'],
   ['Page number of the results to fetch.', 'Page number to fetch.'],
@@ -741,7 +741,7 @@ function describeSchema(raw: Node, shallow: (node: unknown) => Node): string | u
     const item = refName(shallow(fields[listed]).items as Node | undefined);
     return `a page of ${item ? plural(item) : listed.replace(/_/g, ' ')} with the total count`;
   }
-  if (properties.length) return `an object with ${properties.slice(0, 3).join(', ')}${properties.length > 3 ? ', …' : ''}`;
+  if (properties.length) return `an object with ${properties.slice(0, 3).join(', ')}${properties.length > 3 ? ', ...' : ''}`;
   return undefined;
 }
 

@@ -108,8 +108,8 @@ addServingOptions(program.command('mcp'))
       return;
     }
     checkDataDir(settings, { required: false });
-    const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
+    const { createMcpServer, ProcessTasks, serveStdio, StdioServerTransport } = await import('@quiver/engine/mcp');
     const telemetry = await openTelemetry(settings);
     const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
     // The connection's first message picks the era (`initialize` for the 2025 revisions, else 2026-07-28).
@@ -118,7 +118,6 @@ addServingOptions(program.command('mcp'))
     // the client gets a JSON-RPC error naming the limit, and the process ends with status 1.
     let oversized: string | undefined;
     // Tasks live in this process: a scheduled call waits here, and says it is lost if the process stops.
-    const { createMcpServer, ProcessTasks } = await import('@quiver/engine/mcp');
     const tasks = { process: new ProcessTasks() };
     const connection = serveStdio(() => createMcpServer(app.dispatcher, { discovery: options.discovery, network: 'pipe', tasks }), {
       transport,

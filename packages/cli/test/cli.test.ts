@@ -44,7 +44,7 @@ describe('quiver tools', () => {
     ['arcade', { qualified_name: 'CrmMarketingApi.AddCampaignBudgetItem', fully_qualified_name: 'CrmMarketingApi.AddCampaignBudgetItem@1.0.0' }],
     ['openai', { type: 'function', function: { name: 'CrmMarketingApi_AddCampaignBudgetItem' } }],
     ['anthropic', { name: 'CrmMarketingApi_AddCampaignBudgetItem', input_schema: { type: 'object' } }],
-    ['mcp', { name: 'CrmMarketingApi_AddCampaignBudgetItem', annotations: { readOnlyHint: false } }],
+    ['mcp', { name: 'CrmMarketingApi_AddCampaignBudgetItem', annotations: { destructiveHint: false } }],
   ])('shows a tool in the %s format', async (format, expected) => {
     const run = await runCli(['tools', 'show', 'CrmMarketingApi.AddCampaignBudgetItem', '--format', format]);
     expect(run.code).toBe(0);

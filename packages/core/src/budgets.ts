@@ -111,8 +111,9 @@ export class UpstreamBudgets {
     return typeof taken === 'number' ? Math.max(0, taken - now) : taken.then((until) => Math.max(0, until - now));
   }
 
-  async record(budget: RequestBudget, reading: BudgetReading): Promise<void> {
-    await this.store.record(this.keyOf(budget), budget.origin, reading, this.now());
+  /** Synchronous while the store is (in memory): a call's answer waits for no promise to note what it said of its budget. */
+  record(budget: RequestBudget, reading: BudgetReading): void | Promise<void> {
+    return this.store.record(this.keyOf(budget), budget.origin, reading, this.now());
   }
 
   private keyOf(budget: RequestBudget): string {

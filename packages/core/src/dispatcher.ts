@@ -184,7 +184,8 @@ export class Dispatcher {
     return (await this.dispatch(name, input, options)).result;
   }
 
-  async dispatch(name: string, input: unknown, options: CallOptions = {}): Promise<Dispatched> {
+  // Not async: the call's own promise is answered, not one more around it (two microtask turns more on every call).
+  dispatch(name: string, input: unknown, options: CallOptions = {}): Promise<Dispatched> {
     const tracer = telemetry.tracer;
     if (!tracer) return this.run(name, input, options, undefined);
     // OpenTelemetry's `execute_tool` span, active while the tool runs so that upstream attempts nest under it.

@@ -58,14 +58,15 @@ export function withoutDisplayFields<T extends { title?: unknown; icons?: unknow
 }
 
 /**
- * The annotations that say something: `readOnlyHint` always; `destructiveHint` and `idempotentHint`
- * only for tools that write (MCP gives them meaning only there), the latter when true; `openWorldHint`
- * only when false (true is MCP's default).
+ * The annotations that say something, against MCP's defaults (not read-only, destructive, not idempotent,
+ * open world): `readOnlyHint` when true; `destructiveHint` and `idempotentHint` only for tools that write
+ * (MCP gives them meaning only there), the former always, since a client assumes destructive without it,
+ * the latter when true; `openWorldHint` only when false.
  */
 function servedAnnotations(tool: Tool): Partial<Annotations> {
   const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = annotationsOf(tool);
   return {
-    readOnlyHint,
+    ...(readOnlyHint && { readOnlyHint }),
     ...(!readOnlyHint && { destructiveHint }),
     ...(!readOnlyHint && idempotentHint && { idempotentHint }),
     ...(!openWorldHint && { openWorldHint }),

@@ -12,13 +12,46 @@ export function inputSchema(tool: ToolData): JsonSchema {
   if (!schema) {
     schema = {
       type: 'object',
-      properties: Object.fromEntries(tool.parameters.map((p) => [p.name, { ...p.schema, description: p.description }])),
+      properties: Object.fromEntries(
+        tool.parameters.map((p) => {
+          const description = beyondName(p.name, p.description);
+          return [p.name, description ? { ...p.schema, description } : p.schema];
+        }),
+      ),
       required: tool.parameters.filter((p) => p.required).map((p) => p.name),
       additionalProperties: false,
     };
     schemas.set(tool, schema);
   }
   return schema;
+}
+
+// Words a description may add to a parameter's name and still say nothing more ("The unique identifier of
+// the comment." for comment_id): articles, and the ways of saying what an id is.
+const sayNothingMore = new Set(['the', 'a', 'an', 'of', 'that', 'identifies', 'unique']);
+const rootOf = (word: string) => (word === 'identifier' || word === 'identifiers' ? 'id' : word.endsWith('s') ? word.slice(0, -1) : word);
+const wordsOf = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+// Every listing asks again, and most pairs recur (repository_owner is on 300 tools): each is worked out once.
+const served = new Map<string, string>();
+
+/**
+ * A parameter's description without the sentences that only say its name again ("Owner of the repository."
+ * for repository_owner): every model reads the name, so they cost tokens in every listing and tell nothing.
+ * The tool's own record keeps them.
+ */
+export function beyondName(name: string, description: string): string {
+  const key = `${name}\n${description}`;
+  let kept = served.get(key);
+  if (kept === undefined) {
+    const named = new Set(wordsOf(name.replace(/([a-z])([A-Z])/g, '$1 $2')).map(rootOf));
+    const saysMore = (sentence: string) => wordsOf(sentence).some((word) => !sayNothingMore.has(word) && !named.has(rootOf(word)));
+    kept = description
+      .split(/(?<=\.)\s+/)
+      .filter(saysMore)
+      .join(' ');
+    served.set(key, kept);
+  }
+  return kept;
 }
 
 /**

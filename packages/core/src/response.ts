@@ -13,7 +13,7 @@ export const fieldsSchema: JsonSchema = {
   type: 'array',
   items: { type: 'string' },
   // Short: every tool with a JSON result carries it.
-  description: 'Result fields to keep, as dotted paths.',
+  description: 'Dotted result paths to keep.',
 };
 
 /** Under the 25,000-token limit of common clients, with room for the client's own framing. */

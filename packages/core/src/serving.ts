@@ -181,7 +181,17 @@ const lastSegment = (path: string) => path.slice(path.lastIndexOf('.') + 1);
  * body or `{}` (the model gets `{success, status}`), an accepted 202, a redirect. The catalogs word those answers
  * one of these ways.
  */
-const takesFields = (tool: Tool): boolean => answerHasFields(tool.output) && !tool.parameters.some((parameter) => parameter.name === fieldsName);
+const takesFields = (tool: Tool): boolean => {
+  // Asked several times a call: answered once per tool (its description is matched against a pattern).
+  let takes = fieldsTaken.get(tool);
+  if (takes === undefined) {
+    takes = answerHasFields(tool.output) && !tool.parameters.some((parameter) => parameter.name === fieldsName);
+    fieldsTaken.set(tool, takes);
+  }
+  return takes;
+};
+
+const fieldsTaken = new WeakMap<Tool, boolean>();
 
 const scalarTypes = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 const answerWithoutFields =

@@ -182,7 +182,8 @@ export class UpstreamClient {
       if (observed) observeAttempt(request, outcome, { toolkit, attempt, retryReason, startedAt });
       if ('response' in outcome && outcome.response.status < 400) {
         const reading = readBudget(outcome.response.headers, false, budget?.resource ?? 'core', this.budgets.now());
-        if (reading && budget) await this.budgets.record(budget, reading);
+        const recorded = reading && budget && this.budgets.record(budget, reading);
+        if (recorded) await recorded;
         return outcome;
       }
       let error: ToolError;

@@ -321,15 +321,37 @@ describe('formats', () => {
   it('derives annotations from the method and names from toolkit and tool', () => {
     expect(formatTool(createThing, 'mcp')).toMatchObject({
       name: 'Example_CreateThing',
-      // Only the hints that say something, no MCP defaults; no title, since the data gives none (none is made from the name).
-      annotations: { readOnlyHint: false, destructiveHint: false },
+      // Only the hints that say something, no MCP defaults (readOnlyHint false is one); no title, since the data
+      // gives none (none is made from the name).
+      annotations: { destructiveHint: false },
       inputSchema: { type: 'object', required: ['owner', 'title'], additionalProperties: false },
     });
     const served = formatTool(createThing, 'mcp') as { title?: string; annotations: object };
     expect(served.title).toBeUndefined();
-    expect(served.annotations).toEqual({ readOnlyHint: false, destructiveHint: false });
+    expect(served.annotations).toEqual({ destructiveHint: false });
     expect(formatTool(createThing, 'openai')).toMatchObject({ type: 'function', function: { name: 'Example_CreateThing', parameters: { type: 'object' } } });
     expect(formatTool(createThing, 'anthropic')).toMatchObject({ name: 'Example_CreateThing', input_schema: { type: 'object' } });
+  });
+
+  it("leaves out of a parameter's served description the sentences that only say its name again", () => {
+    const described = (name: string, description: string): ToolData => ({
+      ...tools[1]!,
+      parameters: [{ name, description, required: true, schema: { type: 'string' }, in: 'body', upstream: name }],
+    });
+    const servedDescription = (tool: ToolData) => {
+      const [only] = defineToolkit({ name: 'Example', version: '1', description: 'Example.', baseUrl: 'unused', tools: [tool] }).tools;
+      const { inputSchema } = formatTool(only!, 'mcp') as { inputSchema: { properties: Record<string, { description?: string }> } };
+      return Object.values(inputSchema.properties)[0]!.description;
+    };
+    expect(servedDescription(described('repository_owner', 'Owner of the repository.'))).toBeUndefined();
+    expect(servedDescription(described('comment_id', 'The unique identifier of the comment.'))).toBeUndefined();
+    expect(servedDescription(described('pull_request_number', 'The number that identifies the pull request.'))).toBeUndefined();
+    expect(servedDescription(described('branch_name', 'The name of the branch. Cannot contain wildcard characters.'))).toBe(
+      'Cannot contain wildcard characters.',
+    );
+    // A word the name lacks is news: a secret's name is not its value.
+    expect(servedDescription(described('secret', 'The name of the secret.'))).toBe('The name of the secret.');
+    expect(servedDescription(described('owner', 'Owner of the repository.'))).toBe('Owner of the repository.');
   });
 
   it('builds the engine ToolDefinition with requirements evaluated', () => {

@@ -77,6 +77,15 @@ describe('redactResult', () => {
     expect(scrubbed).toMatchObject({ next_page: { page: REDACTED, cursor: { at: REDACTED } } });
   });
 
+  it('answers a value that holds no credential as it is, and still finds one that JSON writes escaped', () => {
+    const value = { items: [{ name: 'tok-secret-12', body: 'S3cretPW9' }], total: 1 };
+    expect(redactResult({ value }, forms)).toEqual({ value });
+    expect((redactResult({ value }, forms) as { value: unknown }).value).toBe(value);
+    const quoted = credentialForms(noAuth, { token: 'tok"en\\12\n34', secrets: {} });
+    const scrubbed = redactResult({ value: { a: ['x tok"en\\12\n34 y'], 'tok"en\\12\n34': 1 } }, quoted);
+    expect(scrubbed).toEqual({ value: { a: [`x ${REDACTED} y`], [REDACTED]: 1 } });
+  });
+
   it('leaves a result alone when the call had no credential worth the name', () => {
     const result = { value: { id: 'abc' } };
     expect(redactResult(result, ['abc'])).toBe(result);

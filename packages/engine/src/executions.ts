@@ -24,11 +24,8 @@ const maxKept = 10_000;
 /** The most JSON kept of a call's input, and of its result: past it, a note of what was left out. */
 const maxDataBytes = 64 * 1024;
 
-/** A row to write, and the call's data to keep in it, made JSON when the row is written. */
-interface PendingRecord {
-  row: ExecutionTable;
-  data?: CallData;
-}
+/** A call to write, as the dispatcher told it (made a row when written), or a row back from a write; and the call's data to keep, made JSON then too. */
+type PendingRecord = ({ call: CallRecord; row?: undefined } | { row: ExecutionTable; call?: undefined }) & { data?: CallData };
 
 export class ExecutionLog {
   private pending: PendingRecord[] = [];
@@ -55,28 +52,8 @@ export class ExecutionLog {
   record(call: CallRecord, data?: CallData): void {
     // A name no tool has is the caller's mistake, logged but not an execution.
     if (!call.toolkit) return;
-    const finished = new Date(Date.parse(call.started_at) + call.duration_ms).toISOString();
-    const row: ExecutionTable = {
-      id: call.execution_id,
-      tool_name: call.tool,
-      toolkit_name: call.toolkit ?? '',
-      toolkit_version: call.version ?? '',
-      user_id: call.user_id ?? null,
-      execution_type: 'immediate',
-      status: call.success ? 'success' : 'failed',
-      input: '{}',
-      output: null,
-      run_at: call.started_at,
-      started_at: call.started_at,
-      finished_at: finished,
-      claimed_by: null,
-      claimed_until: null,
-      duration_ms: call.duration_ms,
-      error_kind: call.kind ?? null,
-      created_at: call.started_at,
-      updated_at: finished,
-    };
-    this.pending.push(data && !this.retrying ? { row, data } : { row });
+    // The row is made when it is written: nothing of it is needed before.
+    this.pending.push(data && !this.retrying ? { call, data } : { call });
     // A full batch goes as soon as the answer has, unless the database is away: then the retry's timer decides.
     if (this.pending.length >= this.maxBatch && !this.retrying) {
       this.fullBatch ??= setImmediate(() => {
@@ -136,8 +113,34 @@ export class ExecutionLog {
   }
 }
 
+/** The row of a finished call, as the dispatcher told it. */
+function rowOf(call: CallRecord): ExecutionTable {
+  const finished = new Date(Date.parse(call.started_at) + call.duration_ms).toISOString();
+  return {
+    id: call.execution_id,
+    tool_name: call.tool,
+    toolkit_name: call.toolkit ?? '',
+    toolkit_version: call.version ?? '',
+    user_id: call.user_id ?? null,
+    execution_type: 'immediate',
+    status: call.success ? 'success' : 'failed',
+    input: '{}',
+    output: null,
+    run_at: call.started_at,
+    started_at: call.started_at,
+    finished_at: finished,
+    claimed_by: null,
+    claimed_until: null,
+    duration_ms: call.duration_ms,
+    error_kind: call.kind ?? null,
+    created_at: call.started_at,
+    updated_at: finished,
+  };
+}
+
 /** The row with the JSON kept of its call: its input, and its value or error (without the stack the caller may have had). */
-function withData({ row, data }: PendingRecord): ExecutionTable {
+function withData({ call, row: written, data }: PendingRecord): ExecutionTable {
+  const row = written ?? rowOf(call!);
   if (!data) return row;
   const { input, result } = data;
   const kept = 'error' in result ? { error: publicError(result.error, false) } : { value: result.value };

@@ -25,7 +25,7 @@ export function readCatalog(url: URL): ToolkitData {
 }
 
 /**
- * A catalog in ASCII throughout (all but a few are) is decoded as Latin-1, the same text: V8 makes that string
+ * A catalog in ASCII throughout (every built-in one is, which a test holds) is decoded as Latin-1, the same text: V8 makes that string
  * several times faster than it decodes UTF-8, and the catalogs are read at every start.
  */
 function readJson(url: URL): unknown {

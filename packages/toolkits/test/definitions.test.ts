@@ -3,6 +3,8 @@
  * pick, mode-driven tools' URL parameters marked as needed for execute, and descriptions that neither say their
  * first sentence twice nor reach their length through a stock sentence.
  */
+import { isAscii } from 'node:buffer';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ServingPolicy, type JsonSchema, type Tool } from '@quiver/core';
 import { toolkits } from '@quiver/toolkits';
 import { describe, expect, it } from 'vitest';
@@ -105,5 +107,19 @@ describe('RepoHostApi descriptions', () => {
     expect(description('SetCheckSuitePreferences')).toMatch(/Needs admin access\.$/);
     // A role asked for to see part of the answer is no requirement of the call.
     expect(description('GetRepohostRepositoryDetails')).not.toMatch(/Needs admin access/);
+  });
+});
+
+describe('the catalogs', () => {
+  // Typographic quotes and ellipses become plain ones at generation: a catalog in ASCII is decoded as Latin-1 at
+  // every start, and a listing in ASCII is a one-byte string, half the memory of one with a single curly quote.
+  it('are ASCII throughout, and so is the listing', () => {
+    const folder = new URL('../src/', import.meta.url);
+    const catalogs = readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(catalogs.length).toBe(10);
+    const wide = catalogs.filter((entry) => !isAscii(readFileSync(new URL(`${entry.name}/catalog.json`, folder)))).map((entry) => entry.name);
+    expect(wide).toEqual([]);
+    const listing = JSON.stringify(tools.map(({ tool }) => policy.toMcpTool(tool)));
+    expect(isAscii(Buffer.from(listing))).toBe(true);
   });
 });

@@ -20,19 +20,37 @@ export const newState = () => oauth.generateRandomState();
 export const newCodeVerifier = () => oauth.generateRandomCodeVerifier();
 
 /** Where the person grants access. */
-export async function authorizationUrl(
+export function authorizationUrl(
   provider: AuthProvider,
   request: { state: string; codeVerifier: string; scopes: string[]; redirectUri: string },
 ): Promise<string> {
   const settings = provider.oauth2;
-  const url = new URL(settings.authorize_request.endpoint);
-  for (const [name, value] of Object.entries(settings.authorize_request.params ?? {})) url.searchParams.set(name, value);
+  return codeFlowUrl(settings.authorize_request.endpoint, {
+    params: settings.authorize_request.params,
+    clientId: settings.client_id,
+    redirectUri: request.redirectUri,
+    scope: request.scopes.join(settings.scope_delimiter),
+    state: request.state,
+    codeVerifier: settings.pkce.enabled ? request.codeVerifier : undefined,
+  });
+}
+
+/**
+ * An authorization request of the code flow (RFC 6749, section 4.1.1) at `endpoint`, after the server's own
+ * `params`, with a PKCE challenge (RFC 7636, S256) when a verifier is given; an empty scope is left out.
+ */
+export async function codeFlowUrl(
+  endpoint: string,
+  request: { clientId: string; redirectUri: string; scope: string; state: string; codeVerifier?: string; params?: Record<string, string> },
+): Promise<string> {
+  const url = new URL(endpoint);
+  for (const [name, value] of Object.entries(request.params ?? {})) url.searchParams.set(name, value);
   url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', settings.client_id);
+  url.searchParams.set('client_id', request.clientId);
   url.searchParams.set('redirect_uri', request.redirectUri);
-  if (request.scopes.length) url.searchParams.set('scope', request.scopes.join(settings.scope_delimiter));
+  if (request.scope) url.searchParams.set('scope', request.scope);
   url.searchParams.set('state', request.state);
-  if (settings.pkce.enabled) {
+  if (request.codeVerifier !== undefined) {
     url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(request.codeVerifier));
     url.searchParams.set('code_challenge_method', 'S256');
   }

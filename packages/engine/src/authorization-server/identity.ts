@@ -9,7 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import * as oauth from 'oauth4webapi';
-import { requestOptions } from '../auth/oauth-client.js';
+import { codeFlowUrl, requestOptions } from '../auth/oauth-client.js';
 import type { ApiKeyVerifier } from '../security/api-keys.js';
 import type { Vault } from '../security/vault.js';
 import type { Database } from '../store/schema.js';
@@ -53,16 +53,15 @@ export class IdentityProvider {
     const verifier = oauth.generateRandomCodeVerifier();
     const signIn: PendingSignIn = { uid, nonce, verifierCiphertext: this.vault.seal(verifier) };
     await this.pending.upsert(state, { ...signIn }, SIGN_IN_TTL_S);
-    const url = new URL(as.authorization_endpoint!);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', this.client.client_id);
-    url.searchParams.set('redirect_uri', this.redirectUri());
-    url.searchParams.set('scope', this.settings.scopes.join(' '));
-    url.searchParams.set('state', state);
-    url.searchParams.set('nonce', nonce);
-    url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
-    url.searchParams.set('code_challenge_method', 'S256');
-    return { url: url.href, state };
+    const url = await codeFlowUrl(as.authorization_endpoint!, {
+      params: { nonce },
+      clientId: this.client.client_id,
+      redirectUri: this.redirectUri(),
+      scope: this.settings.scopes.join(' '),
+      state,
+      codeVerifier: verifier,
+    });
+    return { url, state };
   }
 
   /**

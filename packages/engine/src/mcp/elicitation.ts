@@ -22,7 +22,7 @@ import {
   type InputRequiredResult,
   type RequestStateCodec,
   type ServerContext,
-} from '@modelcontextprotocol/server';
+} from '#mcp-server';
 import {
   confirmationMessage,
   confirmName,

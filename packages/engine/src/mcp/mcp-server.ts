@@ -14,7 +14,7 @@ import {
   type ServerCapabilities,
   type RequestStateCodec,
   type Transport,
-} from '@modelcontextprotocol/server';
+} from '#mcp-server';
 import {
   annotationsOf,
   confirmName,
@@ -46,6 +46,8 @@ import { observeMcp, type McpNetwork } from './telemetry.js';
 
 export { metaTools } from './discovery.js';
 export { ProcessTasks } from './tasks.js';
+// `quiver mcp` serves over stdio with the same copy of the SDK its servers are made with.
+export { serveStdio, StdioServerTransport } from '#mcp-server';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
 

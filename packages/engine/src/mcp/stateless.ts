@@ -19,7 +19,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
   type Transport,
-} from '@modelcontextprotocol/server';
+} from '#mcp-server';
 import { elicitationModes } from './elicitation.js';
 
 /** A session id for a client that declared elicitation at `initialize`; undefined for any other message or client. */

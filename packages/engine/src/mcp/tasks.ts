@@ -19,7 +19,7 @@ import {
   type CallToolResult,
   type Server,
   type ServerContext,
-} from '@modelcontextprotocol/server';
+} from '#mcp-server';
 import {
   confirmName,
   needsConfirmation,

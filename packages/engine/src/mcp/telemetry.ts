@@ -5,7 +5,7 @@
  * span), and `mcp.server.operation.duration` by method. Seen at the transport, so that `initialize`, which
  * the SDK answers itself, counts like any other method.
  */
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '#mcp-server';
 import { DURATION_BUCKETS, failed, instrumentSet, telemetry } from '@quiver/core';
 import type { Span } from '@opentelemetry/api';
 

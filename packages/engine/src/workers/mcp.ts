@@ -20,7 +20,7 @@ import {
   StreamableHTTPClientTransport,
   type CallToolResult,
   type Tool as McpTool,
-} from '@modelcontextprotocol/client';
+} from '#mcp-client';
 import {
   backoffMs,
   failed,

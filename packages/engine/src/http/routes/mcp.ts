@@ -25,7 +25,7 @@
  * its messages are answered as streams, on which the server asks the person, and the answers it posts are
  * handed to the server that asked (see mcp/stateless.ts). Any other client is served as before.
  */
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '#mcp-server';
 import { annotationsOf, functionName } from '@quiver/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { challenge, mcpAuthentication, readScopeOnly, sessionPolicy, type UserCaller } from '../../authorization-server/bearer.js';
