@@ -11,14 +11,17 @@ COPY package.json package-lock.json ./
 COPY packages/core/package.json packages/core/
 COPY packages/toolkits/package.json packages/toolkits/
 COPY packages/sandbox/package.json packages/sandbox/
+COPY packages/openapi/package.json packages/openapi/
 COPY packages/engine/package.json packages/engine/
 COPY packages/cli/package.json packages/cli/
+COPY packages/console/package.json packages/console/
+COPY packages/test-support/package.json packages/test-support/
 # No install scripts: the compiler needs no native module, and the build happens below once the sources are in.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json README.md LICENSE ./
 COPY packages packages
 COPY scripts/pack.mjs scripts/build-dist.mjs scripts/
-RUN npx tsc -b && node scripts/build-dist.mjs && node scripts/pack.mjs
+RUN npm run build && node scripts/pack.mjs
 
 # 2. Install the package with production dependencies only; better-sqlite3 compiles here when no prebuilt binary is reachable.
 FROM node:20-bookworm-slim AS install

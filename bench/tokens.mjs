@@ -10,14 +10,13 @@ import { median, quantile } from './stats.mjs';
 export async function tokensBench() {
   const tools = toolkits.flatMap((toolkit) => toolkit.tools);
   const report = await tokenReport(tools, new ServingPolicy(), 'mcp');
-  const perTool = report.tools.map((tool) => tool.tokens);
   const formats = {};
   for (const format of tokenFormats) formats[format] = (await tokenReport(tools, new ServingPolicy(), format)).listing.all;
   return {
     tools: report.tools.length,
     toolsList: report.listing.all,
     discoveryToolsList: report.listing.discovery,
-    perTool: { median: median(perTool), p90: quantile(perTool, 0.9) },
+    perTool: report.perTool,
     formats,
     perToolkit: Object.fromEntries(report.toolkits.map((toolkit) => [toolkit.name, toolkit.tokens])),
   };

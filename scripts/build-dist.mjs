@@ -6,7 +6,7 @@
  *   dist/vendor, which the engine imports as `#mcp-server` and `#mcp-client` (packages/engine/package.json "imports",
  *   their types those of the SDK's own packages). From node_modules it is over a hundred ES modules (zod's entry
  *   alone loads 96), each resolved, read and compiled on its own, and Node 20 has no compile cache for ES modules:
- *   one file each way takes half the time and less memory. The server and the client share one chunk (the SDK's
+ *   one file each way takes half the time and less memory. The server and the client share their common chunks (the SDK's
  *   core and zod), so a process that runs both holds one copy of each. The server's JSON Schema validator (Ajv,
  *   200 KB) is a file of its own, loaded the first time it validates a schema: the engine's servers validate only
  *   a form elicitation's answer with it, which most processes never receive.

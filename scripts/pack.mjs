@@ -30,7 +30,7 @@ export function pack(destination = join(root, 'pack')) {
     const dependencies = {};
     for (const name of ['cli', ...bundled]) {
       const manifest = readJson(join(root, 'packages', name, 'package.json'));
-      if (!existsSync(join(root, 'packages', name, 'dist'))) throw new Error(`packages/${name} is not built: run tsc -b`);
+      if (!existsSync(join(root, 'packages', name, 'dist'))) throw new Error(`packages/${name} is not built: run npm run build`);
       for (const [dependency, version] of Object.entries(manifest.dependencies ?? {})) {
         if (dependencies[dependency] && dependencies[dependency] !== version) {
           throw new Error(`${dependency}: packages ask for ${dependencies[dependency]} and ${version}; align them`);

@@ -295,7 +295,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   {
     setting:
       'more toolkits: folders (a `catalog.json`, or a module exporting a toolkit) or npm package names; the three lists add up (see [Adding a toolkit](#adding-a-toolkit))',
-    flag: '`--toolkit-path PATH` (repeatable; `serve`, `mcp`, `call`, `worker`, `tools`)',
+    flag: '`--toolkit-path PATH` (repeatable; `serve`, `mcp`, `call`, `worker`, `tools`, `sandbox`)',
     env: 'QUIVER_TOOLKIT_PATHS',
     file: 'toolkitPaths',
     default: 'none (comma-separated; a folder is relative to the working directory, or in the config file to that file)',

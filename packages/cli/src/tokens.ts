@@ -20,6 +20,8 @@ export const tokenFormats: TokenFormat[] = ['mcp', 'openai', 'openai-strict', 'a
 export interface TokenReport {
   format: TokenFormat;
   tools: Array<{ name: string; toolkit: string; tokens: number }>;
+  /** One tool's definition at the median and at the 90th percentile (nearest rank). */
+  perTool: { median: number; p90: number };
   toolkits: Array<{ name: string; tools: number; tokens: number }>;
   /** The whole listing: MCP's `tools/list` result, or the provider's `tools` array. */
   listing: { all: number; discovery: number };
@@ -54,22 +56,25 @@ export async function tokenReport(tools: readonly Tool[], policy: ServingPolicy,
   const offered = tools.filter((tool) => policy.offers(tool));
   const served = offered.map((tool) => policy.toMcpTool(tool));
   const definitions = served.map((definition) => shaped(definition, format));
-  const perTool = offered.map((tool, i) => ({
+  const rows = offered.map((tool, i) => ({
     name: `${tool.toolkit.name}.${tool.name}`,
     toolkit: tool.toolkit.name,
     tokens: countTokens(JSON.stringify(definitions[i])),
   }));
   const toolkits = new Map<string, { name: string; tools: number; tokens: number }>();
-  for (const row of perTool) {
+  for (const row of rows) {
     const sum = toolkits.get(row.toolkit) ?? { name: row.toolkit, tools: 0, tokens: 0 };
     sum.tools++;
     sum.tokens += row.tokens;
     toolkits.set(row.toolkit, sum);
   }
   const meta = metaTools(offered, policy.options.readOnly === true).map((definition) => shaped(definition, format));
+  const sorted = rows.map((row) => row.tokens).sort((x, y) => x - y);
+  const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return {
     format,
-    tools: perTool,
+    tools: rows,
+    perTool: { median: rank(0.5), p90: rank(0.9) },
     toolkits: [...toolkits.values()],
     listing: { all: countTokens(listing(definitions, format)), discovery: countTokens(listing(meta, format)) },
     ...(format === 'mcp' && { display: displayCost(served, policy, countTokens) }),
@@ -112,6 +117,7 @@ export function formatTokenReport(report: TokenReport): string {
   lines.push(
     '',
     `${name}, every tool (${n(report.tools.length)}): ${n(report.listing.all)} tokens`,
+    `one tool's definition: ${n(report.perTool.median)} tokens at the median, ${n(report.perTool.p90)} at the 90th percentile`,
     `${name}, discovery mode (3 meta-tools): ${n(report.listing.discovery)} tokens`,
     `(o200k_base tokens of the compact JSON, ${report.format} format, as the model reads it${report.format === 'mcp' ? ': name, description, inputSchema, annotations; the display fields title and icons are left out' : ''})`,
   );

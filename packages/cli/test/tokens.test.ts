@@ -18,6 +18,8 @@ describe('served definitions', () => {
     const sorted = report.tools.map((tool) => tool.tokens).sort((a, b) => a - b);
     expect(sorted).toHaveLength(1007);
     expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThanOrEqual(150);
+    expect(report.perTool).toEqual({ median: sorted[503], p90: sorted[906] });
+    expect(formatTokenReport(report)).toContain(`one tool's definition: ${sorted[503]} tokens at the median, ${sorted[906]} at the 90th percentile`);
     // Every tool has a title, whose cost is reported: a few tokens each.
     expect(report.display!.titles.tools).toBe(1007);
     expect(report.display!.titles.median).toBeGreaterThanOrEqual(3);

@@ -67,50 +67,23 @@ function userInformation(address: string): string[] {
  * alone: they would scrub ordinary words and carry no secret worth the name.
  */
 export function redactor(credentials: readonly string[]): ((text: string) => string) | undefined {
-  const values = redactedValues(credentials);
+  const values = [...new Set(credentials.filter((value) => value.length >= 4))].sort((a, b) => b.length - a.length);
   if (!values.length) return undefined;
-  return scrubber(values);
+  return (text) => (values.some((value) => text.includes(value)) ? values.reduce((out, value) => out.split(value).join(REDACTED), text) : text);
 }
-
-const redactedValues = (credentials: readonly string[]) => [...new Set(credentials.filter((value) => value.length >= 4))].sort((a, b) => b.length - a.length);
-
-const scrubber =
-  (values: readonly string[]) =>
-  (text: string): string =>
-    values.some((value) => text.includes(value)) ? values.reduce((out, value) => out.split(value).join(REDACTED), text) : text;
 
 /** The result with every credential replaced: in the value's strings and keys, and in every text of an error. */
 export function redactResult(result: ToolResult, credentials: readonly string[]): ToolResult {
-  const values = redactedValues(credentials);
-  if (!values.length) return result;
-  const scrub = scrubber(values);
+  const scrub = redactor(credentials);
+  if (!scrub) return result;
   if ('error' in result) return { error: redactError(result.error, scrub) };
   return {
     ...result,
-    value: showsNone(result.value, values) ? result.value : walk(result.value, scrub),
+    value: walk(result.value, scrub),
     ...(result.note !== undefined && { note: scrub(result.note) }),
     // The next page's arguments come from the upstream too (a Link header may carry a token).
     ...(result.next_page !== undefined && { next_page: walk(result.next_page, scrub) as NextPage }),
   };
-}
-
-/** Whether JSON writes `text` as it is, with no character escaped: only then is it found as it is in a value's JSON. */
-const writtenAsIs = (text: string) => JSON.stringify(text).length === text.length + 2;
-
-/**
- * Whether an object or array holds none of `values` in any string or key, told by its JSON, which is
- * quicker to write and search than the value is to copy: a value holding none is answered as it is.
- * A credential JSON writes escaped, or a value that is not JSON, is left to the walk.
- */
-function showsNone(value: unknown, values: readonly string[]): boolean {
-  if (value === null || typeof value !== 'object' || !values.every(writtenAsIs)) return false;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    return false;
-  }
-  return text !== undefined && !values.some((credential) => text.includes(credential));
 }
 
 /**

@@ -77,13 +77,14 @@ describe('redactResult', () => {
     expect(scrubbed).toMatchObject({ next_page: { page: REDACTED, cursor: { at: REDACTED } } });
   });
 
-  it('answers a value that holds no credential as it is, and still finds one that JSON writes escaped', () => {
-    const value = { items: [{ name: 'tok-secret-12', body: 'S3cretPW9' }], total: 1 };
-    expect(redactResult({ value }, forms)).toEqual({ value });
-    expect((redactResult({ value }, forms) as { value: unknown }).value).toBe(value);
+  it('scrubs every string of a value, even one its JSON would not show', () => {
+    // A handler's object may write itself as something else (toJSON), while a field selection still reads the
+    // property itself: a credential is looked for in the value, not in what its JSON shows.
+    const hidden = { toJSON: () => 'nothing to see', token: 'tok-secret-123' };
+    const scrubbed = redactResult({ value: { hidden } }, forms) as { value: { hidden: { token: string } } };
+    expect(scrubbed.value.hidden.token).toBe(REDACTED);
     const quoted = credentialForms(noAuth, { token: 'tok"en\\12\n34', secrets: {} });
-    const scrubbed = redactResult({ value: { a: ['x tok"en\\12\n34 y'], 'tok"en\\12\n34': 1 } }, quoted);
-    expect(scrubbed).toEqual({ value: { a: [`x ${REDACTED} y`], [REDACTED]: 1 } });
+    expect(redactResult({ value: { a: ['x tok"en\\12\n34 y'], 'tok"en\\12\n34': 1 } }, quoted)).toEqual({ value: { a: [`x ${REDACTED} y`], [REDACTED]: 1 } });
   });
 
   it('leaves a result alone when the call had no credential worth the name', () => {

@@ -191,8 +191,8 @@ interface Library {
 }
 
 const libraries: Library[] = [
-  // Over stdio it waits 1 s for the answer to server/discover, then sends initialize: `quiver mcp` takes
-  // longer than that to start, so the 2025 revision is the one it settles on (both answers are correct).
+  // Over stdio it waits 1 s for the answer to server/discover, then sends initialize: `quiver mcp --sandbox`
+  // starts in about that time, so either revision may be the one it settles on (both answers are correct).
   {
     client: 'ai-sdk',
     title: 'Vercel AI SDK @ai-sdk/mcp 2.x',
