@@ -31,8 +31,10 @@ export function inputSchema(tool: ToolData): JsonSchema {
 const sayNothingMore = new Set(['the', 'a', 'an', 'of', 'that', 'identifies', 'unique']);
 const rootOf = (word: string) => (word === 'identifier' || word === 'identifiers' ? 'id' : word.endsWith('s') ? word.slice(0, -1) : word);
 const wordsOf = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-// Every listing asks again, and most pairs recur (repository_owner is on 300 tools): each is worked out once.
+// Most pairs recur from tool to tool (repository_owner is on 300): each is worked out once. Bounded, since a
+// long-running engine also sees every description its workers ever list.
 const served = new Map<string, string>();
+const maxServed = 20_000;
 
 /**
  * A parameter's description without the sentences that only say its name again ("Owner of the repository."
@@ -49,6 +51,7 @@ export function beyondName(name: string, description: string): string {
       .split(/(?<=\.)\s+/)
       .filter(saysMore)
       .join(' ');
+    if (served.size >= maxServed) served.clear();
     served.set(key, kept);
   }
   return kept;
