@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { median, round } from './stats.mjs';
 
-export const cli = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+export const cli = fileURLToPath(new URL('../packages/cli/bin/quiver.js', import.meta.url));
 
 /**
  * An MCP server on stdio that `coldStart` can start: Node's arguments (its script first), extra environment

@@ -2,6 +2,13 @@
  * The build's steps after `tsc -b` (`npm run build` runs both): what makes `quiver mcp` start sooner and smaller.
  * An MCP client starts it on every launch, and waits for it.
  *
+ * - Each workspace's entry points (its package.json exports, and the command for the CLI) are bundled from tsc's
+ *   output into its dist/bundle: one file an entry, and chunks the entries share, so a module runs once however many
+ *   entries import it. The other workspaces and third-party packages stay imports, so every workspace, and a
+ *   toolkit written against the package, loads one copy of @quiver/core. The exports name the bundle, with tsc's
+ *   declarations as their types. Node 20 resolves, reads and compiles every ES module on its own (it has no compile
+ *   cache for them): `quiver mcp` loaded about a hundred of ours. In a bundled module `import.meta.url` is that of
+ *   the file tsc wrote, so what a module reads beside it (a catalog, its data) is found where it always was.
  * - The MCP SDK the engine runs on (server, its stdio transport, and client) is bundled with zod into the engine's
  *   dist/vendor, which the engine imports as `#mcp-server` and `#mcp-client` (packages/engine/package.json "imports",
  *   their types those of the SDK's own packages). From node_modules it is over a hundred ES modules (zod's entry
@@ -13,8 +20,8 @@
  * - The built-in catalogs tsc copies into packages/toolkits/dist, indented, are written compact: every start reads
  *   and parses them all, and a third of the size is fewer bytes to decode and a smaller string to hold meanwhile.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -54,6 +61,15 @@ export class DefaultJsonSchemaValidator {
 export { process };
 `;
 
+/**
+ * Zod compiles a parser of its own (`new Function`) for every object schema the first time it parses with it, which
+ * costs more than the few messages a process parses with each; set before any schema is made, since each reads
+ * it then. Imported first by each entry, so it runs before the SDK's modules.
+ */
+const zodJitless = `import { config } from 'zod/v4/core';
+config({ jitless: true });
+`;
+
 /** Esbuild's options for a module made of `contents`, resolved from the engine. */
 const virtualModule = (contents) => ({ contents, resolveDir: engine, loader: 'js' });
 
@@ -69,35 +85,51 @@ const common = {
   logLevel: 'warning',
 };
 
+/**
+ * Writes a folder anew beside it and then puts it in place, so that a process started meanwhile (a test, the
+ * engine) finds the old files or the new ones, never a folder half written.
+ */
+async function replaceFolder(folder, write) {
+  const next = `${folder}.next`;
+  rmSync(next, { recursive: true, force: true });
+  await write(next);
+  rmSync(folder, { recursive: true, force: true });
+  renameSync(next, folder);
+}
+
 export async function bundleMcp() {
-  const outdir = join(engine, 'dist/vendor');
-  rmSync(outdir, { recursive: true, force: true });
-  await build({
-    ...common,
-    entryPoints: Object.keys(entries).map((name) => ({ in: `${virtual}${name}`, out: name })),
-    outdir,
-    splitting: true,
-    format: 'esm',
-    chunkNames: 'mcp-shared-[hash]',
-    plugins: [
-      {
-        name: 'mcp-entries',
-        setup(bundler) {
-          bundler.onResolve({ filter: /^mcp-entry:/ }, ({ path }) => ({ path: path.slice(virtual.length), namespace: 'mcp-entry' }));
-          bundler.onLoad({ filter: /.*/, namespace: 'mcp-entry' }, ({ path }) =>
-            virtualModule(entries[path].map((module) => `export * from '${module}';`).join('\n')),
-          );
-          bundler.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: 'shims', namespace: 'mcp-lazy' }));
-          bundler.onLoad({ filter: /.*/, namespace: 'mcp-lazy' }, () => virtualModule(lazyShims));
+  await replaceFolder(join(engine, 'dist/vendor'), async (outdir) => {
+    await build({
+      ...common,
+      entryPoints: Object.keys(entries).map((name) => ({ in: `${virtual}${name}`, out: name })),
+      outdir,
+      splitting: true,
+      format: 'esm',
+      chunkNames: 'mcp-shared-[hash]',
+      plugins: [
+        {
+          name: 'mcp-entries',
+          setup(bundler) {
+            bundler.onResolve({ filter: /^mcp-entry:/ }, ({ path }) => ({ path: path.slice(virtual.length), namespace: 'mcp-entry' }));
+            bundler.onLoad({ filter: /.*/, namespace: 'mcp-entry' }, ({ path }) =>
+              virtualModule(
+                path === 'zod-jitless'
+                  ? zodJitless
+                  : [`import 'mcp-entry:zod-jitless';`, ...entries[path].map((module) => `export * from '${module}';`)].join('\n'),
+              ),
+            );
+            bundler.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: 'shims', namespace: 'mcp-lazy' }));
+            bundler.onLoad({ filter: /.*/, namespace: 'mcp-lazy' }, () => virtualModule(lazyShims));
+          },
         },
-      },
-    ],
-  });
-  await build({
-    ...common,
-    stdin: virtualModule("export { DefaultJsonSchemaValidator } from '@modelcontextprotocol/server/_shims';"),
-    outfile: join(outdir, validatorFile),
-    format: 'cjs',
+      ],
+    });
+    await build({
+      ...common,
+      stdin: virtualModule("export { DefaultJsonSchemaValidator } from '@modelcontextprotocol/server/_shims';"),
+      outfile: join(outdir, validatorFile),
+      format: 'cjs',
+    });
   });
 }
 
@@ -114,7 +146,99 @@ export function compactCatalogs(dir = join(packages, 'toolkits/dist')) {
   }
 }
 
+/**
+ * The bundled workspaces: the entries each package.json does not name (the CLI's command), and the third-party
+ * packages bundled with them rather than installed beside them: the CLI's argument parser, eight CommonJS modules
+ * that Node would otherwise read and scan one by one at every start.
+ */
+const bundledWorkspaces = {
+  core: {},
+  toolkits: {},
+  sandbox: {},
+  openapi: {},
+  engine: {},
+  cli: { entries: { main: 'main.js' }, inline: ['commander'] },
+};
+
+/**
+ * A workspace's entries, by the name of the bundle's file: each export's is `./dist/bundle/<name>.js` and its
+ * module the one its `types` declare. The bundle is flat, so that every module in it lies equally deep.
+ */
+export function bundleEntries(manifest, extra = {}) {
+  const entries = { ...extra };
+  for (const [subpath, target] of Object.entries(manifest.exports)) {
+    if (typeof target === 'string') continue;
+    const name = /^\.\/dist\/bundle\/([\w-]+)\.js$/.exec(target.default)?.[1];
+    const module = /^\.\/dist\/(.+)\.d\.ts$/.exec(target.types ?? '')?.[1];
+    if (!name || !module)
+      throw new Error(
+        `${manifest.name} exports ${subpath} as ${JSON.stringify(target)}: want { types: ./dist/<module>.d.ts, default: ./dist/bundle/<name>.js }`,
+      );
+    entries[name] = `${module}.js`;
+  }
+  return entries;
+}
+
+/** The URL of a file of dist relative to the bundle's folder, dist/bundle. */
+const fromBundle = (dist, path) => `../${relative(dist, path).split(sep).join('/')}`;
+
+/**
+ * Within a bundle, `import.meta.url` of a module is the URL of the file tsc wrote for it, one folder up; and a JSON
+ * module stays the file beside it (JSON.parse reads it faster than a JavaScript object literal compiles).
+ */
+const ownUrl = (dist) => ({
+  name: 'own-url',
+  setup(bundler) {
+    bundler.onLoad({ filter: /\.json$/ }, ({ path }) => ({
+      contents: `import { readFileSync } from 'node:fs';
+export default JSON.parse(readFileSync(new URL(${JSON.stringify(fromBundle(dist, path))}, import.meta.url), 'utf8'));`,
+      loader: 'js',
+    }));
+    bundler.onLoad({ filter: /\.js$/ }, ({ path }) => {
+      const contents = readFileSync(path, 'utf8');
+      if (!contents.includes('import.meta.url')) return undefined;
+      const url = `new URL(${JSON.stringify(fromBundle(dist, path))}, import.meta.url).href`;
+      return { contents: contents.replaceAll('import.meta.url', url), loader: 'js' };
+    });
+  },
+});
+
+/** Other workspaces, third-party packages but those named, and the engine's vendored SDK are imported, not copied. */
+const importedPackages = (inline) => ({
+  name: 'imported-packages',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^[^./]/ }, ({ path }) => {
+      const name = path.startsWith('@') ? path.split('/', 2).join('/') : path.split('/', 1)[0];
+      return inline.includes(name) ? undefined : { path, external: true };
+    });
+  },
+});
+
+export async function bundleWorkspace(name) {
+  const { entries = {}, inline = [] } = bundledWorkspaces[name];
+  const dir = join(packages, name);
+  const dist = join(dir, 'dist');
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  await replaceFolder(join(dist, 'bundle'), (outdir) =>
+    build({
+      ...common,
+      absWorkingDir: dir,
+      entryPoints: Object.entries(bundleEntries(manifest, entries)).map(([out, module]) => ({ in: join(dist, module), out })),
+      outdir,
+      splitting: true,
+      format: 'esm',
+      chunkNames: 'shared-[hash]',
+      // A CommonJS package bundled into an ES module requires Node's own modules through a `require` of its own.
+      ...(inline.length && {
+        banner: { js: "import { createRequire as requireOfBundle } from 'node:module'; const require = requireOfBundle(import.meta.url);" },
+      }),
+      plugins: [importedPackages(inline), ownUrl(dist)],
+    }),
+  );
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await bundleMcp();
+  await Promise.all(Object.keys(bundledWorkspaces).map(bundleWorkspace));
   compactCatalogs();
 }

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const packageName = 'quiver-engine';
@@ -99,10 +99,17 @@ const authoringDeclarations = {
   core: () => true,
 };
 
-/** A workspace's compiled JavaScript and data: no source maps or tests, and declarations only where `declarations` says. */
+/**
+ * A workspace's compiled JavaScript and data: no source maps or tests, and declarations only where `declarations`
+ * says. Of a bundled workspace (scripts/build-dist.mjs), its bundle and vendored files, not the modules tsc wrote,
+ * which nothing imports: its data stays where they read it from.
+ */
 function copyBuild(source, target, declarations = () => false) {
-  const shipped = (path) => (/\.d\.ts$/.test(path) ? declarations(path) : !/\.(map|tsbuildinfo)$/.test(path)) && !/\.test\.js$/.test(path);
-  cpSync(join(source, 'dist'), join(target, 'dist'), { recursive: true, filter: shipped });
+  const dist = join(source, 'dist');
+  const bundled = existsSync(join(dist, 'bundle'));
+  const tscModule = (path) => bundled && path.endsWith('.js') && !/^(bundle|vendor)[\\/]/.test(relative(dist, path));
+  const shipped = (path) => (/\.d\.ts$/.test(path) ? declarations(path) : !/\.(map|tsbuildinfo)$/.test(path)) && !/\.test\.js$/.test(path) && !tscModule(path);
+  cpSync(dist, join(target, 'dist'), { recursive: true, filter: shipped });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

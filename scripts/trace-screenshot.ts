@@ -35,7 +35,7 @@ const SHOWN = [
 ];
 const KINDS: Record<number, string> = { 1: 'internal', 2: 'server', 3: 'client' };
 
-const cli = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../packages/cli/bin/quiver.js', import.meta.url));
 const output = process.argv[2] ?? fileURLToPath(new URL('../docs/trace-waterfall.png', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'quiver-trace-'));
 const env = { ...process.env, QUIVER_DATA_DIR: dataDir, QUIVER_LOG_LEVEL: 'warn' };

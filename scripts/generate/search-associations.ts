@@ -36,6 +36,7 @@ const firstStage: RankingWeights = {
   check: 2,
   pair: 0.25,
   opener: 0.25,
+  listed: 0.3,
   associations: 0,
 };
 /** Where the associations are written, and what a run of the generators learns last. */

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The installed command. It exists before the build does, so npm can link it at install time.
-import '../dist/main.js';
+import '../dist/bundle/main.js';

@@ -4,7 +4,7 @@
  *   import { defineToolkit, defineTool } from 'quiver-engine';
  *   export default defineToolkit({ name: 'Greeter', description: '...', tools: [defineTool({ ... })] });
  *
- * (The command itself is `quiver`, dist/main.js.)
+ * (The command itself is `quiver`, bin/quiver.js.)
  */
 export {
   defineTool,

@@ -285,7 +285,9 @@ let offered = false;
 function offerAuthoringApi(): void {
   if (offered) return;
   offered = true;
-  const api = new URL('./index.js', import.meta.url).href;
+  // This package's own main module, by its own name: '@quiver/cli' in a checkout, the published name installed.
+  const self = createRequire(import.meta.url)('../package.json') as { name: string };
+  const api = import.meta.resolve(self.name);
   const hooks = `export async function resolve(specifier, context, next) {
   try { return await next(specifier, context); }
   catch (error) { if (specifier === 'quiver-engine') return { url: ${JSON.stringify(api)}, shortCircuit: true }; throw error; }

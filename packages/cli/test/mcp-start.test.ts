@@ -48,12 +48,16 @@ async function modulesLoadedByMcp(): Promise<string[]> {
 }
 
 describe('quiver mcp at start', () => {
-  it("loads the MCP SDK and the engine's MCP server, and none of the engine's store, HTTP stack or telemetry, nor the OpenAPI importer", async () => {
+  it("loads the bundles of the MCP SDK, the engine's MCP server, and none of the engine's store, HTTP stack or telemetry, nor the OpenAPI importer", async () => {
     const modules = await modulesLoadedByMcp();
     // The SDK as the engine bundles it (scripts/build-dist.mjs): a few files with zod, not the packages' hundred modules.
     expect(modules.some((url) => /\/engine\/dist\/vendor\/mcp-server\.js$/.test(url))).toBe(true);
     expect(modules.filter((url) => /\/node_modules\/(@modelcontextprotocol|zod)\//.test(url))).toEqual([]);
-    expect(modules.some((url) => /\/engine\/dist\/mcp\/mcp-server\.js$/.test(url))).toBe(true);
+    // The workspaces as bundled: one file an entry point, and the chunks they share.
+    expect(modules.some((url) => /\/engine\/dist\/bundle\/mcp\.js$/.test(url))).toBe(true);
+    const ours = modules.filter((url) => /\/packages\/[^/]+\/dist\//.test(url));
+    expect(ours.filter((url) => !/\/dist\/(bundle|vendor)\/[^/]+\.(js|cjs)$/.test(url))).toEqual([]);
+    expect(ours.length).toBeLessThan(40);
     const unused = /\/node_modules\/(kysely|fastify|@fastify|better-sqlite3|pg|ioredis|undici|@opentelemetry|oidc-provider)\/|\/packages\/(openapi|sandbox)\//;
     expect(modules.filter((url) => unused.test(url))).toEqual([]);
   }, 30_000);

@@ -18,8 +18,10 @@
  *     its documentation asks).
  *
  * The key never holds the credential: it is an HMAC-SHA256 of the Authorization value under a secret of
- * the engine's (random per process when none is given), so neither memory, logs, metrics nor a shared
- * store ever hold a token. A request without an Authorization header has no budget.
+ * the engine's (random per process when none is given), so neither the budgets, logs, metrics nor a shared
+ * store ever hold a token. A request without an Authorization header has no budget. The keys of the
+ * credentials last used are remembered beside them (this process only, bounded, as the engine's own
+ * caches of tokens are), so that a credential is hashed once and not on every call.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { UpstreamRequest } from './request.js';
@@ -79,8 +81,13 @@ export class UpstreamBudgets {
   readonly store: BudgetStore;
   readonly now: () => number;
   private readonly secret: Uint8Array;
+  /** The key of each credential recently used, by its Authorization value: an HMAC costs more than the rest of a call's budget. */
+  private readonly keys = new Map<string, string>();
 
-  constructor(options: UpstreamBudgetsOptions = {}) {
+  constructor(
+    options: UpstreamBudgetsOptions = {},
+    private readonly maxKeys = 1_000,
+  ) {
     this.store = options.store ?? new MemoryBudgetStore();
     this.secret = options.secret ?? randomBytes(32);
     this.now = options.now ?? Date.now;
@@ -117,8 +124,19 @@ export class UpstreamBudgets {
   }
 
   private keyOf(budget: RequestBudget): string {
-    budget.key ??= `${budget.origin}|${createHmac('sha256', this.secret).update(budget.authorization).digest('base64url')}`;
+    budget.key ??= `${budget.origin}|${this.hashOf(budget.authorization)}`;
     return budget.key;
+  }
+
+  private hashOf(authorization: string): string {
+    let hash = this.keys.get(authorization);
+    if (hash === undefined) {
+      hash = createHmac('sha256', this.secret).update(authorization).digest('base64url');
+      // Bounded: past it, every credential is hashed again once (clearing costs less than keeping an order).
+      if (this.keys.size >= this.maxKeys) this.keys.clear();
+      this.keys.set(authorization, hash);
+    }
+    return hash;
   }
 }
 
@@ -285,8 +303,12 @@ export class MemoryBudgetStore implements BudgetStore {
       this.budgets.set(key, held);
     }
     if (reading.blockedUntil !== undefined && reading.blockedUntil > held.blockedUntil) held.blockedUntil = reading.blockedUntil;
-    for (const { name, ...window } of reading.windows) held.windows.set(name, mergeWindow(held.windows.get(name), window, now));
-    held.expiresAt = Math.max(held.blockedUntil, ...[...held.windows.values()].map((window) => window.resetAt));
+    // Every answer of a budgeted upstream comes through here: plain loops, and one small object per window (the
+    // reading's own is not kept: `take` changes what is kept).
+    for (const { name, remaining, resetAt } of reading.windows) held.windows.set(name, mergeWindow(held.windows.get(name), { remaining, resetAt }, now));
+    let expiresAt = held.blockedUntil;
+    for (const window of held.windows.values()) if (window.resetAt > expiresAt) expiresAt = window.resetAt;
+    held.expiresAt = expiresAt;
   }
 
   private sweep(now: number): void {

@@ -223,7 +223,8 @@ export class Dispatcher {
         tool = found.tool;
         source = found.source.id;
         const run = async (args: Record<string, unknown>): Promise<ToolResult> => {
-          const admission = await options.admit?.();
+          // No admission asked for (no limit applies): no await either.
+          const admission = options.admit ? await options.admit() : undefined;
           if (admission && 'refused' in admission) return { error: admission.refused };
           try {
             const resolved = await (options.credentials ?? this.options.credentials).resolve(found.tool, options.userId, {
@@ -249,22 +250,40 @@ export class Dispatcher {
       result = redactResult(unexpectedFailure(`${tool?.name ?? name} failed unexpectedly.`, cause), credentials);
     }
     const durationMs = performance.now() - started;
-    const record: CallRecord = {
-      execution_id: executionId,
-      tool: tool ? qualifiedName(tool) : name,
-      ...(tool && { toolkit: tool.toolkit.name, version: tool.toolkit.version }),
-      ...(options.userId && { user_id: options.userId }),
-      success: !('error' in result),
-      ...('error' in result && { kind: result.error.kind }),
-      started_at: startedAt.toISOString(),
-      duration_ms: Math.round(durationMs * 10) / 10,
-      ...(options.requestId && { request_id: options.requestId }),
-      ...(options.keyId && { key_id: options.keyId }),
-    };
+    const record = callRecord(executionId, tool, name, options, result, startedAt, durationMs);
     if (span || telemetry.meter) observeCall(record, durationMs, source, span);
     this.options.record?.(record, callData(input, credentials, result));
     return { executionId, result, tool, authorization, durationMs, ...(unknown && { unknown }) };
   }
+}
+
+/**
+ * What is logged of a finished call. Its fields are set one after the other, absent ones left out, in the
+ * order a log line shows them: no object is made and copied for each optional field.
+ */
+function callRecord(
+  executionId: string,
+  tool: Tool | undefined,
+  name: string,
+  options: CallOptions,
+  result: ToolResult,
+  startedAt: Date,
+  durationMs: number,
+): CallRecord {
+  const record = { execution_id: executionId } as CallRecord;
+  record.tool = tool ? qualifiedName(tool) : name;
+  if (tool) {
+    record.toolkit = tool.toolkit.name;
+    record.version = tool.toolkit.version;
+  }
+  if (options.userId) record.user_id = options.userId;
+  record.success = !('error' in result);
+  if ('error' in result) record.kind = result.error.kind;
+  record.started_at = startedAt.toISOString();
+  record.duration_ms = Math.round(durationMs * 10) / 10;
+  if (options.requestId) record.request_id = options.requestId;
+  if (options.keyId) record.key_id = options.keyId;
+  return record;
 }
 
 /** The call's data, its input redacted on first read with the credentials this call ran with. */

@@ -7,19 +7,25 @@ import { buildRequest, placeCredentials } from './request.js';
 import { isModeDriven, qualifiedName, type Tool } from './tool.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
-export async function executeTool(tool: Tool, given: unknown, context: ToolContext): Promise<ToolResult> {
-  const input = withoutNulls(inputSchema(tool), given);
-  const invalid = checkInput(tool, input);
-  if (invalid) return invalid;
-  const args = input as Record<string, unknown>;
+// Not async: the handler's or the upstream call's own promise is answered, not one more around it (every call
+// comes through here). A throw still comes back as a rejected promise, as from an async function.
+export function executeTool(tool: Tool, given: unknown, context: ToolContext): Promise<ToolResult> {
+  try {
+    const input = withoutNulls(inputSchema(tool), given);
+    const invalid = checkInput(tool, input);
+    if (invalid) return Promise.resolve(invalid);
+    const args = input as Record<string, unknown>;
 
-  if (isModeDriven(tool) && args.mode === 'get_request_schema') return { value: requestSchemaAnswer(tool) };
+    if (isModeDriven(tool) && args.mode === 'get_request_schema') return Promise.resolve({ value: requestSchemaAnswer(tool) });
 
-  const unmet = unmetRequirements(tool, context);
-  if (unmet) return unmet;
-  const scoped: ToolContext = { ...context, secrets: declaredSecrets(tool, context.secrets) };
-  // The dispatcher keeps the credentials out of the result (redaction.ts), whichever source ran the tool.
-  return tool.handler ? tool.handler(args, scoped) : callUpstream(tool, args, scoped);
+    const unmet = unmetRequirements(tool, context);
+    if (unmet) return Promise.resolve(unmet);
+    const scoped: ToolContext = { ...context, secrets: declaredSecrets(tool, context.secrets) };
+    // The dispatcher keeps the credentials out of the result (redaction.ts), whichever source ran the tool.
+    return tool.handler ? Promise.resolve(tool.handler(args, scoped)) : callUpstream(tool, args, scoped);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /**

@@ -96,9 +96,12 @@ export function buildRequest(
   const brokenBody = requestBody === undefined ? undefined : loneSurrogateAt(requestBody);
   if (brokenBody !== undefined) problems.push(`parameter '${pointerToPath(`/request_body${brokenBody}`)}' ${loneSurrogateProblem}`);
 
-  for (const [, placeholder] of path.matchAll(/\{([^}]+)\}/g)) {
-    const parameter = tool.parameters.find((p) => p.in === 'path' && (p.upstream ?? p.name) === placeholder);
-    problems.push(`parameter '${parameter?.name ?? placeholder}' is required: it fills {${placeholder}} in the URL path`);
+  // Most paths are filled by now: the search for a placeholder left unfilled is only made where a brace is left.
+  if (path.includes('{')) {
+    for (const [, placeholder] of path.matchAll(/\{([^}]+)\}/g)) {
+      const parameter = tool.parameters.find((p) => p.in === 'path' && (p.upstream ?? p.name) === placeholder);
+      problems.push(`parameter '${parameter?.name ?? placeholder}' is required: it fills {${placeholder}} in the URL path`);
+    }
   }
   if (problems.length) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
 

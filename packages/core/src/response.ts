@@ -173,6 +173,8 @@ export interface PagedCall {
  * says where to resume (paging.ts) so that following it skips nothing.
  */
 export function capResult(value: unknown, tool: Tool, maxTokens: number, canSelectFields: boolean, call: PagedCall = { args: {} }): Capped {
+  // Most results are far under the budget: a bound of their JSON's length says so without writing it out.
+  if (maxTokens && jsonLengthBound(value, maxTokens) <= maxTokens) return { value };
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   if (!maxTokens || text.length <= maxTokens) return { value };
   const tokens = estimateTokens(text);
@@ -220,6 +222,54 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
 }
 
 const round = (n: number) => (Math.round(n / 100) * 100).toLocaleString('en');
+
+/** Characters a string needs escaping for in JSON (lone surrogates included); without them its JSON is itself in quotes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes.
+const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
+/** The longest JSON of a finite number (`-1.2345678901234567e-308`). */
+const NUMBER_MAX = 25;
+/** Deeper than this, the bound gives up (and JSON.stringify says what it says of the value). */
+const BOUND_DEPTH = 64;
+
+/**
+ * A number no smaller than the length of `JSON.stringify(value)`, found without writing the JSON; Infinity
+ * once it passes `limit`, or when it cannot tell cheaply (a value with its own toJSON, anything but plain
+ * objects, arrays and JSON's scalars, nesting past BOUND_DEPTH).
+ */
+export function jsonLengthBound(value: unknown, limit: number, depth = 0): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2 + (ESCAPED.test(value) ? 5 * value.length : 0);
+    case 'number':
+      return NUMBER_MAX;
+    case 'boolean':
+      return 5;
+    case 'undefined':
+      return 4;
+    case 'object':
+      break;
+    default:
+      return Number.POSITIVE_INFINITY;
+  }
+  if (value === null) return 4;
+  if (depth >= BOUND_DEPTH) return Number.POSITIVE_INFINITY;
+  let length = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      length += jsonLengthBound(item, limit - length, depth + 1) + 1;
+      if (length > limit) return Number.POSITIVE_INFINITY;
+    }
+    return length;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Number.POSITIVE_INFINITY;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    length += jsonLengthBound(key, limit) + 1 + jsonLengthBound((value as Record<string, unknown>)[key], limit - length, depth + 1) + 1;
+    if (length > limit) return Number.POSITIVE_INFINITY;
+  }
+  return length;
+}
 
 function suggestion(value: unknown): string {
   const names = fieldNamesOf(Array.isArray(value) ? value : (largestList(value)?.items ?? value)).slice(0, 12);

@@ -85,8 +85,11 @@ export function runLater(): void {
   for (const work of later.splice(0)) work();
 }
 
+/** When this process's performance clock started: fixed for its life, and each read of `performance.timeOrigin` asks the runtime again. */
+const timeOrigin = performance.timeOrigin;
+
 /** Wall-clock milliseconds with a fraction: a span's start time, taken before its span is made. */
-export const spanClock = (): number => performance.timeOrigin + performance.now();
+export const spanClock = (): number => timeOrigin + performance.now();
 
 /** A span's options, its kind by name: the API's enum is not loaded while telemetry is off. */
 export type SpanOptions = Omit<Api.SpanOptions, 'kind'> & { kind?: keyof typeof Api.SpanKind };

@@ -110,9 +110,52 @@ type Undici = Awaited<ReturnType<typeof importUndici>>;
 let undici: Undici | undefined;
 const loadUndici = async (): Promise<Undici> => (undici ??= await importUndici());
 
+/** Characters a request target may hold that WHATWG URL parsing leaves as they are, in a path and in a query. */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*$/;
+/** What URL parsing would rewrite even among those: dot segments, and percent-encoded dots it reads as dots. */
+const DOT_SEGMENT = /\/\.|%2e/i;
+/** Where URL parsing ends an http(s) URL's authority, besides a slash. */
+const AUTHORITY_END = /[?#\\]/;
+/** Origins kept as URL parsing writes them (lowercased host, no default port, no credentials). */
+const MAX_ORIGINS = 1_000;
+
+/**
+ * Request URLs as undici would send them, without parsing each: its `request(url)` parses every URL (the
+ * better part of a request's own cost) to take its origin and its path. A URL whose path and query are
+ * already as parsing would leave them is split by hand, its origin parsed once; any other is left to undici.
+ */
+export class RequestTargets {
+  private readonly origins = new Map<string, string>();
+
+  /** The origin and path undici would send `url` to; undefined where only parsing the URL can tell. */
+  of(url: string): { origin: string; path: string } | undefined {
+    const after = url.startsWith('https://') ? 8 : url.startsWith('http://') ? 7 : -1;
+    if (after === -1) return undefined;
+    const slash = url.indexOf('/', after);
+    if (slash === -1) return undefined;
+    const path = url.slice(slash);
+    const raw = url.slice(0, slash);
+    // The authority ends at the first of these for URL parsing: where one comes before the first slash, parsing decides.
+    if (AUTHORITY_END.test(raw) || !PLAIN_TARGET.test(path) || DOT_SEGMENT.test(path)) return undefined;
+    let origin = this.origins.get(raw);
+    if (origin === undefined) {
+      try {
+        origin = new URL(raw).origin;
+      } catch {
+        return undefined;
+      }
+      if (origin === 'null') return undefined;
+      if (this.origins.size >= MAX_ORIGINS) this.origins.clear();
+      this.origins.set(raw, origin);
+    }
+    return { origin, path };
+  }
+}
+
 export class UpstreamClient {
   // Made with the first request, once undici is loaded, and held as it is: later requests wait for nothing.
   private agent: Agent | undefined;
+  private readonly targets = new RequestTargets();
   private readonly options: Required<Omit<UpstreamClientOptions, 'budgets'>>;
   readonly budgets: UpstreamBudgets;
 
@@ -248,22 +291,41 @@ export class UpstreamClient {
     const loaded = undici ?? (await loadUndici());
     const deadline = attemptDeadline(Math.max(1, timeoutMs), cancelled);
     try {
-      const response = await loaded.request(request.url, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        dispatcher: this.pool(loaded),
-        signal: deadline.signal,
-      });
+      const answer = await this.exchange(loaded, request, deadline.signal);
+      if (!answer) return { error: tooLarge(request, this.options.maxResponseBytes) };
       // Bytes, not text: only the content type can tell whether decoding them as UTF-8 is safe.
-      const bytes = await readBounded(response.body, this.options.maxResponseBytes);
-      if (!bytes) return { error: tooLarge(request, this.options.maxResponseBytes) };
-      return { response: { status: response.statusCode, headers: response.headers, body: parseBody(bytes, response.headers['content-type']) } };
+      return { response: { status: answer.status, headers: answer.headers, body: parseBody(answer.bytes, answer.headers['content-type']) } };
     } catch (cause) {
       return { error: transportError(request, cause) };
     } finally {
       deadline.clear();
     }
+  }
+
+  /**
+   * Sends the request and reads its answer, up to maxResponseBytes (undefined past them). A URL already in the
+   * form URL parsing gives goes to the pool as its origin and path, unparsed, and its answer is read as it
+   * arrives (AnswerReader); any other takes undici's request API, which parses it, and its response stream.
+   */
+  private async exchange(loaded: Undici, request: UpstreamRequest, signal: AttemptSignal): Promise<Answer | undefined> {
+    const target = this.targets.of(request.url);
+    const max = this.options.maxResponseBytes;
+    if (target) {
+      return new Promise((resolve, reject) => {
+        const reader = new AnswerReader(max, loaded.util.parseHeaders, resolve, reject);
+        signal.once('abort', () => reader.abort(signal.reason!));
+        this.pool(loaded).dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, reader);
+      });
+    }
+    const response = await loaded.request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      dispatcher: this.pool(loaded),
+      signal,
+    });
+    const bytes = await readBounded(response.body, max);
+    return bytes && { status: response.statusCode, headers: response.headers, bytes };
   }
 
   /** Milliseconds to wait before the next attempt, or undefined when this failure is not retried. */
@@ -395,13 +457,94 @@ function recordAttempt(request: UpstreamRequest, { toolkit, attempt, retryReason
   if (attempt > 0) instruments.retries.add(1, { 'quiver.toolkit': labels['quiver.toolkit'], 'quiver.retry.reason': retryReason });
 }
 
+/** An answer read whole: its status, its headers as undici parses them, and the body's bytes. */
+interface Answer {
+  status: number;
+  headers: UpstreamResponse['headers'];
+  bytes: Buffer;
+}
+
+type AttemptSignal = EventEmitter & { reason?: Error };
+
+/**
+ * One attempt's answer as undici's dispatcher hands it over (its handler interface, as its own request API
+ * implements it): the status and headers, then the body's chunks, kept until the last or until they pass
+ * `max` bytes (then the request is aborted and the answer is undefined). It stands in for the request API's
+ * response stream and the reading of it, which cost a request more than the rest of its reading. An abort
+ * (the attempt's deadline, the caller's cancellation) before the connection is made ends the request as
+ * soon as it is, as undici's request API does.
+ */
+class AnswerReader {
+  private stop: ((reason: Error) => void) | undefined;
+  private reason: Error | undefined;
+  private settled = false;
+  private status = 0;
+  private headers: UpstreamResponse['headers'] = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly parseHeaders: (raw: Buffer[]) => UpstreamResponse['headers'],
+    private readonly resolve: (answer: Answer | undefined) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  abort(reason: Error): void {
+    if (this.settled) return;
+    this.reason = reason;
+    this.stop?.(reason);
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    if (this.reason) abort(this.reason);
+    else this.stop = abort;
+  }
+
+  onHeaders(status: number, raw: Buffer[]): boolean {
+    // An informational answer (1xx) is not the answer.
+    if (status < 200) return true;
+    this.status = status;
+    this.headers = this.parseHeaders(raw);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.size > this.max) {
+      // The rest is not read: the connection is dropped, and the answer is too large.
+      this.settle();
+      this.resolve(undefined);
+      this.stop?.(new Error('The answer is larger than the response size limit.'));
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settle()) this.resolve({ status: this.status, headers: this.headers, bytes: Buffer.concat(this.chunks, this.size) });
+  }
+
+  onError(error: Error): void {
+    if (this.settle()) this.reject(error);
+  }
+
+  /** Whether this is the first end of the exchange (an abort that follows a cut answer ends nothing more). */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    return true;
+  }
+}
+
 /**
  * Aborts one attempt, from sending to the last byte of the answer, once `ms` have passed. undici takes an
  * EventEmitter as its signal as well as an AbortSignal; measured on a loopback request, an AbortSignal's
  * bookkeeping added 4 to 15 % to its time, the EventEmitter under 4 %.
  */
-function attemptDeadline(ms: number, cancelled?: AbortSignal): { signal: EventEmitter; clear(): void } {
-  const signal = new EventEmitter() as EventEmitter & { reason?: Error };
+function attemptDeadline(ms: number, cancelled?: AbortSignal): { signal: AttemptSignal; clear(): void } {
+  const signal: AttemptSignal = new EventEmitter();
   const abort = (reason: Error) => {
     // undici rejects with the signal's reason: the same TimeoutError an AbortSignal.timeout gives.
     signal.reason = reason;

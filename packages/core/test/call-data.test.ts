@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import * as redaction from '../src/redaction.js';
-import { defineToolkit, localDispatcher, REDACTED, UpstreamClient, type CallData, type CredentialResolver } from '../src/index.js';
+import { defineToolkit, localDispatcher, REDACTED, UpstreamClient, type CallData, type CallRecord, type CredentialResolver } from '../src/index.js';
 
 vi.mock('../src/redaction.js', async (original) => {
   const actual = await original<typeof import('../src/redaction.js')>();
@@ -61,5 +61,38 @@ describe("a call's data", () => {
     expect(first.result).toEqual({ value: { user: `ada ${REDACTED}` } });
     expect(second.input).toEqual({ user: `grace ${REDACTED}` });
     expect(redaction.redactInput).toHaveBeenCalledTimes(2);
+  });
+
+  it('shows only the redacted input to whatever walks or serializes it', async () => {
+    const { kept, call } = recording(() => 'tok-third-789');
+    await call({ user: 'ada tok-third-789' });
+    const [data] = kept as [CallData];
+    expect(JSON.parse(JSON.stringify(data))).toEqual({ input: { user: `ada ${REDACTED}` }, result: { value: { user: `ada ${REDACTED}` } } });
+    expect(JSON.stringify({ ...data })).not.toContain('tok-third-789');
+    expect(Object.values(data).flat().join()).not.toContain('tok-third-789');
+  });
+
+  it('comes with a record of names and outcome, its fields in a fixed order and none left undefined', async () => {
+    const records: CallRecord[] = [];
+    const credentials: CredentialResolver = { resolve: async () => ({ token: 'tok-fourth', secrets: {} }) };
+    const dispatcher = localDispatcher([toolkit], { client: new UpstreamClient(), record: (record) => records.push(record) });
+    await dispatcher.call('Sign.In', { user: 'ada' }, { credentials, userId: 'u1', requestId: 'req-1', keyId: 'k1' });
+    await dispatcher.call('Sign.Out', {}, { credentials });
+    const [done, unknown] = records as [CallRecord, CallRecord];
+    expect(Object.keys(done)).toEqual([
+      'execution_id',
+      'tool',
+      'toolkit',
+      'version',
+      'user_id',
+      'success',
+      'started_at',
+      'duration_ms',
+      'request_id',
+      'key_id',
+    ]);
+    expect(done).toMatchObject({ tool: 'Sign.In', toolkit: 'Sign', version: '1', user_id: 'u1', success: true, request_id: 'req-1', key_id: 'k1' });
+    expect(Object.keys(unknown)).toEqual(['execution_id', 'tool', 'success', 'kind', 'started_at', 'duration_ms']);
+    expect(unknown).toMatchObject({ tool: 'Sign.Out', success: false, kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' });
   });
 });

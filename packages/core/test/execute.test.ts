@@ -135,6 +135,28 @@ describe('request building', () => {
     expect(received[0]!.body).toBe('# Title');
   });
 
+  it('answers a handler that throws, even before it returns a promise, with a rejected promise', async () => {
+    const [throwing] = defineToolkit(
+      {
+        name: 'T',
+        version: '1',
+        description: '',
+        baseUrl,
+        tools: [{ name: 'Boom', description: 'Throws.', parameters: [], output: { description: 'Nothing.' }, requirements: {} }],
+      },
+      {
+        Boom: () => {
+          throw new Error('boom');
+        },
+      },
+    ).tools;
+    let called: Promise<unknown> | undefined;
+    expect(() => {
+      called = executeTool(throwing!, {}, context);
+    }).not.toThrow();
+    await expect(called).rejects.toThrow('boom');
+  });
+
   it('describes an empty success instead of returning nothing', async () => {
     answer = { status: 204, body: '' };
     expect(await executeTool(createThing, { owner: 'o', title: 't' }, context)).toEqual({ value: { success: true, status: 204 } });

@@ -151,6 +151,33 @@ describe('upstream client', () => {
     expect('error' in outcome && outcome.error.message).toBe(`The upstream service answered 400: ${message}`);
   });
 
+  it('reads an answer alike whether its URL goes out as it is or parsed first (dot segments, spaces)', async () => {
+    const answer = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json', 'x-many': ['a', 'b'] }).end('{"ok":1}');
+    script = [answer, answer];
+    const plain = await send('GET', '/thing?x=1');
+    const parsed = await send('GET', '/a/../thing?x=a b');
+    expect(received.map((request) => request.url)).toEqual(['/thing?x=1', '/thing?x=a%20b']);
+    for (const outcome of [plain, parsed]) {
+      expect(outcome).toMatchObject({ response: { status: 200, body: { ok: 1 }, headers: { 'content-type': 'application/json', 'x-many': ['a', 'b'] } } });
+    }
+  });
+
+  it('cuts an answer over the size limit whichever way its URL goes out, and times out a slow one', async () => {
+    const small = new UpstreamClient({ maxRetries: 0, maxResponseBytes: 10, timeoutMs: 200 });
+    const large = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(`"${'x'.repeat(100)}"`);
+    script = [large, large];
+    for (const path of ['/thing', '/a/../thing']) {
+      const outcome = await small.send({ method: 'GET', url: baseUrl + path, headers: {} });
+      expect('error' in outcome && outcome.error.message).toContain('larger than');
+    }
+    script = [(res) => setTimeout(() => res.writeHead(200).end('late'), 1_000), (res) => setTimeout(() => res.writeHead(200).end('late'), 1_000)];
+    for (const path of ['/thing', '/a/../thing']) {
+      const outcome = await small.send({ method: 'GET', url: baseUrl + path, headers: {} });
+      expect('error' in outcome && outcome.error.kind).toBe('NETWORK_TRANSPORT_RUNTIME_TIMEOUT');
+    }
+    await small.close();
+  });
+
   it('times out a slow upstream as a retryable timeout', async () => {
     script = [() => {}, () => {}, () => {}];
     const outcome = await send('GET');

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineToolkit, type CallData, type CallRecord } from '@quiver/core';
 import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
-import type { Kysely } from 'kysely';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExecutionLog } from '../src/executions.js';
 import { DatabaseAvailability } from '../src/store/outage.js';
@@ -164,11 +164,28 @@ describe('the execution log', () => {
   });
 });
 
-/** A database that hands the rows of each insert to `insert`, and takes every delete. */
+/** A database that hands the rows of each insert to `insert` (as objects of its columns), and takes every delete. */
 function fakeDatabase(insert: (rows: unknown[]) => Promise<void>): Kysely<Database> {
   const deleting = { where: () => deleting, execute: async () => [] };
+  // Compiles as SQLite does, and runs nothing.
+  const compiler = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
   return {
-    insertInto: () => ({ values: (rows: unknown[]) => ({ onConflict: () => ({ execute: () => insert(rows) }) }) }),
+    getExecutor: () => compiler.getExecutor(),
+    executeQuery: (query: CompiledQuery) => {
+      const columns = [.../^insert into "executions" \(([^)]*)\)/.exec(query.sql)![1]!.matchAll(/"(\w+)"/g)].map((match) => match[1]!);
+      const rows: Record<string, unknown>[] = [];
+      for (let at = 0; at < query.parameters.length; at += columns.length) {
+        rows.push(Object.fromEntries(columns.map((column, i) => [column, query.parameters[at + i]])));
+      }
+      return insert(rows);
+    },
     deleteFrom: () => deleting,
   } as unknown as Kysely<Database>;
 }

@@ -17,6 +17,7 @@ import {
   createApiKey,
   defaultLimits,
   engineConfig,
+  Limits,
   limitSettings,
   noLimits,
   sandboxCredentials,
@@ -112,6 +113,20 @@ describe('the limits settings', () => {
     expect(() => limitSettings({ QUIVER_LIMIT_KEY_RPM: 'root:5' })).toThrow(/QUIVER_LIMIT_KEY_RPM must be a whole number, or look like admin:1200/);
     expect(() => limitSettings({ QUIVER_LIMIT_USER_RPM: '-1' })).toThrow(/QUIVER_LIMIT_USER_RPM must be a whole number/);
     expect(() => limitSettings({ QUIVER_LIMIT_ADDRESS_RPM: '1.5' })).toThrow(/QUIVER_LIMIT_ADDRESS_RPM/);
+  });
+
+  it('asks for slots of calls in flight only where a limit of them applies to the key or the user', async () => {
+    const key = { id: 'k1', role: 'user' as const, rpm: null, concurrency: null };
+    const off = await Limits.open(noLimits, { holdMs: 1000 });
+    expect(off.admits(key, 'ada')).toBe(false);
+    expect(off.admits({ ...key, concurrency: 2 }, undefined)).toBe(true);
+    const perUser = await Limits.open({ ...noLimits, userConcurrency: 3 }, { holdMs: 1000 });
+    expect(perUser.admits(key, 'ada')).toBe(true);
+    expect(perUser.admits(key, undefined)).toBe(false);
+    expect(perUser.admits(key, '')).toBe(false);
+    const perKey = await Limits.open({ ...noLimits, keyConcurrency: { ...noLimits.keyConcurrency, user: 4 } }, { holdMs: 1000 });
+    expect(perKey.admits(key, undefined)).toBe(true);
+    expect(perKey.admits({ ...key, role: 'admin' }, undefined)).toBe(false);
   });
 
   it('counts an IPv4 address as it is and an IPv6 address by its /64', () => {

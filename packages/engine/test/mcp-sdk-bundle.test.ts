@@ -31,3 +31,26 @@ describe("the engine's bundle of the MCP SDK", () => {
     expect(bad.issues).toHaveLength(1);
   });
 });
+
+// zod, bundled with the SDK, is set to parse without compiling a parser of its own for each object schema: a
+// count of the functions constructed from text while the SDK reads and answers a client's first request.
+const compiled = `
+let made = 0;
+globalThis.Function = new Proxy(Function, { construct: (target, args) => (made++, Reflect.construct(target, args)) });
+const { McpServer } = await import('#mcp-server');
+const { Client, InMemoryTransport } = await import('#mcp-client');
+const server = new McpServer({ name: 'bundle-test', version: '1' });
+const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+await server.connect(serverSide);
+const client = new Client({ name: 'bundle-test', version: '1' });
+await client.connect(clientSide);
+await client.ping();
+console.log(JSON.stringify({ made }));
+`;
+
+describe("the engine's bundle of zod", () => {
+  it('parses messages without compiling parsers from text', async () => {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', compiled], { cwd: engineDir });
+    expect(JSON.parse(stdout)).toEqual({ made: 0 });
+  });
+});

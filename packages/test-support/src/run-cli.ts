@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** The real entry point, as a user runs it: the built command of @quiver/cli. */
-export const cliPath = join(dirname(createRequire(import.meta.url).resolve('@quiver/cli/package.json')), 'dist/main.js');
+/** The real entry point, as a user runs it: the command of @quiver/cli (its bin). */
+export const cliPath = join(dirname(createRequire(import.meta.url).resolve('@quiver/cli/package.json')), 'bin/quiver.js');
 
 export interface CliRun {
   code: number | null;

@@ -15,6 +15,8 @@ export interface Intent {
   inverses: string[];
   /** The clause after a negation, where the request says what to do instead ("just show them to me"). */
   instead?: string;
+  /** Whether the request asks to put something back as it was ("by mistake", "again", "restore"). */
+  restores: boolean;
 }
 
 /** Action term → the terms of the actions that undo it (suspend → unsuspend, and back). */
@@ -41,7 +43,7 @@ const inversePrefixes = ['un', 'dis', 'de'];
 /**
  * The inverse pairs among the verbs that begin the catalog's tool names (`actions`, lower-case words): a
  * verb and the same verb with an inverting prefix, or a pair of `antonyms`, both present. Returned by term,
- * both ways, so that a request's words meet them after stemming and synonyms (archived → archive → delete).
+ * both ways, so that a request's words meet them after stemming and synonyms (removed → remove → delete).
  */
 export function inversesOf(actions: Iterable<string>): Inverses {
   const verbs = new Set(actions);
@@ -91,12 +93,13 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
   // "Stop following sam" and "it shouldn't be locked anymore" ask for the inverse, as a reversal does.
   for (const [, verb] of text.matchAll(stopDoing)) reverse(verb!, true);
   for (const [, verb] of text.matchAll(noLonger)) reverse(verb!, false);
+  for (const [, word] of text.matchAll(undoVerb)) reverse(word!, false);
   if (reversal.test(text)) {
     const strong = mistake.test(text);
     for (const [word] of text.matchAll(pastTense)) reverse(word, strong);
   }
   const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
-  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }) };
+  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }), restores: reversal.test(text) };
 }
 
 const term = (word: string): string | undefined => terms([word])[0];
@@ -112,7 +115,7 @@ function apiVerbsOf(word: string): string[] {
 
 /** A negating phrase and the verb it negates: "don't delete", "no need to archive", "without deleting", "instead of removing". */
 const negation =
-  /\b(?:don'?t|do not|does not|doesn'?t|never|no need to|never mind|nevermind|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
+  /\b(?:don'?t|do not|does not|doesn'?t|never mind|nevermind|never|no need to|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
 /** Words that say an earlier action was a mistake. */
 const mistake = /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|shouldn'?t have|should not have)\b/;
 /** Words that ask to put something back as it was. */
@@ -125,6 +128,8 @@ const leaveAlone = /\bleave\s+(?:[\w'@.-]+\s+){1,5}?alone\b/g;
 const insteadClause = /(?:[,;:]|\s(?:just|but|only|instead|rather))\s+(.*)/;
 /** Keeping someone from an action negates it, as a request: "prevent anyone from deleting the tags". */
 const preventFrom = /\b(?:prevent|keep|stop|block|forbid|protect)\s+(?:[\w'@.-]+\s+){0,4}?from\s+([a-z]+ing)\b/g;
+/** A verb of undoing and the action it undoes, as a verb or a noun: "withdraw the approving review", "retract my approval". */
+const undoVerb = /\b(?:undo|revert|reverse|withdraw|retract|take back|roll back)\s+(?:(?:the|my|our|your|his|her|their|this|that|its|a|an)\s+)?([a-z]{3,})/g;
 /** "Stop" and the verb it stops: "stop following", "stop sending". */
 const stopDoing = /\bstop\s+([a-z]{3,}ing)\b/g;
 /** A past-tense verb: "suspended", "unpublished", "locked". */

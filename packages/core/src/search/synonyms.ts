@@ -6,7 +6,7 @@
  */
 export const synonyms: readonly (readonly string[])[] = [
   ['create', 'add', 'new', 'make', 'insert', 'start', 'begin', 'initiate'],
-  ['delete', 'remove', 'destroy', 'archive', 'erase', 'drop', 'trash'],
+  ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash'],
   ['list', 'enumerate', 'browse'],
   ['get', 'fetch', 'retrieve', 'read', 'show', 'view', 'see', 'display', 'lookup'],
   ['update', 'edit', 'change', 'modify', 'patch', 'alter', 'amend'],

@@ -32,17 +32,22 @@ export interface RankingWeights {
   everyday: number;
   /**
    * A destructive tool's score is multiplied by this unless the request itself asks to delete or asks for
-   * the tool's own action ("revoke the token"), neither negated nor reversed, so that it never outranks a
-   * harmless tool that fits as well ("take the newsletter offline" is not "delete it").
+   * the tool's own action on the tool's own object ("revoke the token" for `RevokeToken`), neither negated
+   * nor reversed, so that it never outranks a harmless tool that fits as well ("take the newsletter offline"
+   * is not "delete it").
    */
   destructive: number;
   /**
    * The same factor where the request asks to change nothing at all (no verb of a tool that changes, no
-   * opener that asks for a change, nothing to reverse or end): "companies I belong to" lists, it never leaves.
+   * opener that asks for a change, nothing to reverse or end): "companies I belong to" lists, it never
+   * leaves. A request that puts something back ("by mistake", "again") counts so too: it repairs, and a
+   * destructive tool it does not name would do more harm.
    */
   destructiveInRead: number;
   /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
   check: number;
+  /** Weight of the terms of a list that ends a request after a colon (`splitList`), mostly values. */
+  listed: number;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
   pair: number;
   /**
@@ -65,6 +70,7 @@ export const rankingWeights: RankingWeights = {
   destructiveInRead: 0.3,
   check: 2,
   pair: 0.13,
+  listed: 0.3,
   opener: 0.5,
   associations: 0.25,
 };
@@ -85,6 +91,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const actionTerms = new Set(actions.filter((action) => action !== undefined));
   const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
+  const objects = tools.map(objectTermsOf);
   const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
   const sides = learned ? tools.map(toolTerms) : [];
 
@@ -98,7 +105,11 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const intent = intentOf(query, actionTerms, inverses);
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
       const own = typed.own.filter((term) => !unwanted.has(term));
-      const added = typed.added.filter((term) => !unwanted.has(term));
+      // A reversal names the action wanted more precisely than an everyday verb does ("withdraw" stands for
+      // deleting, but "withdraw the approving review" asks to dismiss it): the verb's other actions are dropped.
+      const added = typed.added.filter(
+        (term) => !unwanted.has(term) && !(intent.inverses.length > 0 && actionTerms.has(term) && !intent.inverses.includes(term)),
+      );
       const inverse = intent.inverses.filter((term) => !own.includes(term));
       // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at a reduced weight.
       const prefix = (term: string) => term.length >= 4 && !isPair(term);
@@ -107,16 +118,24 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
         ...pairsOf(own).map((term) => ({ term, boost: weights.pair, prefix: false })),
+        ...typed.listed.map((term) => ({ term, boost: weights.listed, prefix: false })),
       ];
       const results = index.search(asked).filter(({ id }) => wanted === undefined || tools[id]!.toolkit.name.toLowerCase() === wanted);
       const askedFor = new Set([...own, ...added, ...intent.inverses]);
       const asksToDelete = askedFor.has(deleteTerm);
       const asksWhether = isYesNoQuestion(query);
       // After a negation, the clause that says what to do instead says whether the request reads or changes.
-      const changing = oddsOf(changeOdds, openerOf(intent.instead ?? query));
-      const asksToChange = (changing ?? 0) > 0.5 || intent.reversed.length > 0 || endsAState.test(query) || [...askedFor].some((term) => changeTerms.has(term));
+      const opener = verbOpenerOf(intent.instead ?? query, changeOdds);
+      // A request that reverses an earlier action asks for a change, whatever word it begins with.
+      const changing = intent.reversed.length > 0 ? 1 : oddsOf(changeOdds, opener);
+      const asksToChange =
+        ((changing ?? 0) > 0.5 && !determiners.has(opener)) ||
+        intent.reversed.length > 0 ||
+        endsAState.test(query) ||
+        [...askedFor].some((term) => changeTerms.has(term));
       const hits = results.map(({ id, score }) => {
-        if (destructive[id] && !asksToDelete && !askedFor.has(actions[id]!)) score *= asksToChange ? weights.destructive : weights.destructiveInRead;
+        if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
+          score *= asksToChange && !intent.restores ? weights.destructive : weights.destructiveInRead;
         if (unwanted.has(actions[id]!)) score *= unwantedAction;
         if (asksWhether && checks[id]) score *= weights.check;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
@@ -220,6 +239,23 @@ const openerOf = (request: string): string =>
 const politeLead =
   /^\s*(?:(?:please|pls|hey|ok|so|now|then|just|quickly|also)\s+|(?:can|could|would|will)\s+(?:you|u)\s+|i\s+(?:want|need|would like|wanna|have)\s+to\s+|i'd\s+like\s+to\s+|let's\s+|help\s+me\s+|go\s+ahead\s+and\s+)+/;
 
+/**
+ * The opener of a request, or the verb after it where it is a noun followed by "to" and a verb that
+ * begins phrases ("link to download the logs" asks to download).
+ */
+function verbOpenerOf(request: string, changeOdds: ReadonlyMap<string, number>): string {
+  const opener = openerOf(request);
+  const [, after] =
+    request
+      .toLowerCase()
+      .replace(politeLead, '')
+      .match(/^[\p{L}\p{N}']+\s+to\s+([\p{L}']+)/u) ?? [];
+  return after !== undefined && changeOdds.has(after) ? after : opener;
+}
+
+/** Words that begin a noun, not a verb: a request that opens with one says by its first word nothing of what it asks done. */
+const determiners = new Set(['the', 'a', 'an', 'my', 'our', 'your', 'his', 'her', 'their', 'its', 'this', 'that', 'these', 'those']);
+
 /** Whether a request asks whether something is so: "is frank a collaborator", "do I follow sam", but not "can you add ...". */
 function isYesNoQuestion(request: string): boolean {
   const [first, second] = request.toLowerCase().match(/[\p{L}']+/gu) ?? [];
@@ -229,20 +265,26 @@ const yesNoOpeners = new Set(['is', 'are', 'am', 'was', 'were', 'do', 'does', 'd
 
 const analyse = (text: string): string => terms(words(text)).join(' ');
 
-/** A request's own terms (less the everyday words that another term replaces) and the API terms its everyday words add. */
-function requestTerms(request: string): { own: string[]; added: string[] } {
-  const typed = words(withoutNames(request));
-  const everyday = everydayTerms(typed);
+/**
+ * A request's own terms (less the everyday words that another term replaces), the API terms its everyday
+ * words add, and the terms of a list that ends it after a colon (`splitList`).
+ */
+function requestTerms(request: string, compounds = true): { own: string[]; added: string[]; listed: string[] } {
+  const [head, list] = splitList(withoutNames(request));
+  const { typed, compound } = wordsOfCompounds(head, compounds);
+  const everyday = everydayTerms(typed, compound);
   const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
-  return { own, added: everyday.terms.filter((term) => !own.includes(term)) };
+  const added = everyday.terms.filter((term) => !own.includes(term));
+  return { own, added, listed: terms(words(list)).filter((term) => !own.includes(term) && !added.includes(term)) };
 }
 
 /** A tool's phrases are requests, so they are analysed as a query is, and the same words meet on the same terms. */
 const analyseRequests = (requests: readonly string[]): string =>
   requests
     .flatMap((request) => {
-      const { own, added } = requestTerms(request);
-      return [...own, ...added, ...pairsOf(own)];
+      // A phrase's hyphenated words are the catalog's own (self-hosted, sign-in), not names a user gives.
+      const { own, added, listed } = requestTerms(request, false);
+      return [...own, ...added, ...listed, ...pairsOf(own)];
     })
     .join(' ');
 
@@ -259,6 +301,23 @@ const isPair = (term: string) => term.startsWith('+');
  * "called" or "named" (a branch called release-2) are values, not what the tool does, as numbers are.
  */
 const withoutNames = (query: string): string => query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
+
+/**
+ * A request and the list that ends it after a colon ("split the task into: research, draft, review"): the
+ * list is mostly values (items, names, addresses), though it may name what is asked ("facts: size, visibility").
+ */
+function splitList(request: string): [string, string] {
+  const colon = request.lastIndexOf(':');
+  const tail = request.slice(colon + 1);
+  return colon >= 0 && isList(tail) ? [request.slice(0, colon), tail] : [request, ''];
+}
+
+/** Whether a text is a list of short items: two or more, each of a few words, between commas or "and". */
+function isList(text: string): boolean {
+  const items = text.split(/,|\band\b/).map((item) => item.trim().split(/\s+/).filter(Boolean).length);
+  return items.length >= 2 && items.every((length) => length >= 1 && length <= maxListItemWords);
+}
+const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
 const endsAState = /\b(?:no longer|anymore|any more)\b/i;
 
@@ -272,12 +331,40 @@ for (const [phrase, api] of everydayWords) {
   everydayByFirstWord.set(key[0]!, entries);
 }
 
+/**
+ * The words of a text, each with the hyphenated compound it is part of (its first word's index), or -1 for
+ * none or where `compounds` is false: a request's compounds are mostly names (octo/app-installer, machine-learning).
+ */
+function wordsOfCompounds(text: string, compounds: boolean): { typed: string[]; compound: number[] } {
+  const typed: string[] = [];
+  const compound: number[] = [];
+  for (const [token] of text.matchAll(/\S+/g)) {
+    const parts = words(token);
+    const id = compounds && parts.length > 1 && /\p{L}-\p{L}/u.test(token) ? typed.length : -1;
+    for (const part of parts) {
+      typed.push(part);
+      compound.push(id);
+    }
+  }
+  return { typed, compound };
+}
+
 /** The API terms that the everyday words and phrases of a request stand for, and the positions of the words they replace. */
-function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: Set<number> } {
+function everydayTerms(typed: readonly string[], compound: readonly number[]): { terms: string[]; replaced: Set<number> } {
   const out: string[] = [];
   const replaced = new Set<number>();
+  // An everyday word that is only part of a compound is not meant ("machine" in machine-learning).
+  const cuts = (start: number, length: number) =>
+    (compound[start] !== -1 && compound[start - 1] === compound[start]) ||
+    (compound[start + length - 1] !== -1 && compound[start + length] === compound[start + length - 1]);
   for (let i = 0; i < typed.length; i++) {
-    const match = everydayByFirstWord.get(typed[i]!)?.find(({ phrase }) => phrase.every((word, j) => typed[i + j] === word));
+    const match = everydayByFirstWord.get(typed[i]!)?.find(({ phrase }) => phrase.every((word, j) => typed[i + j] === word) && !cuts(i, phrase.length));
+    // A verb whose particle comes later says more than the verb alone ("hand my project over" is no "hand").
+    const separated = match === undefined || match.phrase.length === 1 ? separatedVerbTerms(typed, i) : [];
+    if (separated.length) {
+      for (const term of separated) if (!out.includes(term)) out.push(term);
+      continue;
+    }
     if (!match) continue;
     for (const term of match.adds) if (!out.includes(term)) out.push(term);
     if (match.replaces) for (let j = 0; j < match.phrase.length; j++) replaced.add(i + j);
@@ -287,10 +374,45 @@ function everydayTerms(typed: readonly string[]): { terms: string[]; replaced: S
 }
 
 /**
+ * The API terms of a phrasal verb whose particle comes after its object ("take the label off", "turn them
+ * back on", "hand my project over"), as its unbroken form ("take off") has them; the nearest particle wins.
+ */
+function separatedVerbTerms(typed: readonly string[], at: number): string[] {
+  const phrasal = (everydayByFirstWord.get(typed[at]!) ?? []).filter(({ phrase }) => phrase.length === 2 && particles.has(phrase[1]!));
+  for (let j = at + 2; j < Math.min(typed.length, at + 2 + maxObjectWords); j++) {
+    const match = phrasal.find(({ phrase }) => phrase[1] === typed[j]);
+    if (match) return match.adds;
+  }
+  return [];
+}
+const particles = new Set(['off', 'out', 'back', 'down', 'over', 'on', 'up', 'away', 'in']);
+/** How many words may stand between a phrasal verb and its particle. */
+const maxObjectWords = 5;
+
+/**
  * A tool that does what the request says not to do, or what it asks to reverse, counts this much: "don't
  * delete the webhooks, just show them" still names deleting, and the deleting tools must not come first.
  */
 const unwantedAction = 0.5;
+
+/**
+ * Whether a request asks for a tool's own action on the tool's own object: "revoke the token" for
+ * `RevokeToken`, but not "turn off the issues" for `DisableLfs`, whose action it names on another object.
+ */
+const asksForActionOn = (asked: ReadonlySet<string>, action: string | undefined, objects: readonly string[]): boolean =>
+  action !== undefined && asked.has(action) && (objects.length === 0 || objects.some((term) => asked.has(term)));
+
+/**
+ * The terms of what a tool's name says it acts on: the words after its verb and before the words that
+ * scope it (`DisableLfsForRepohostRepo` → lfs, `RemoveIssueLabel` → issue, label).
+ */
+function objectTermsOf(tool: Tool): string[] {
+  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
+  const named = words(tool.name).filter((word) => word !== brand);
+  const scope = named.findIndex((word, i) => i > 0 && scopeWords.has(word));
+  return terms(named.slice(1, scope < 0 ? undefined : scope));
+}
+const scopeWords = new Set(['for', 'in', 'on', 'of', 'from', 'to', 'by', 'with', 'at', 'into']);
 
 /** The verb a tool's name begins with, less its toolkit's name (`RepohostCreateIssueComment` → create). */
 function actionWordOf(tool: Tool): string {

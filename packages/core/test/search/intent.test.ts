@@ -39,6 +39,7 @@ describe('negated and reversed actions of a request', () => {
       reversed: [],
       inverses: [],
       instead: 'just show them to me',
+      restores: false,
     });
     expect(read('please do not ever remove the labels').negated).toEqual([term('delete')]);
     expect(read('no need to publish it yet').negated).toEqual(['publish']);
@@ -50,7 +51,13 @@ describe('negated and reversed actions of a request', () => {
   it('negates only verbs of the catalog', () => {
     expect(read('not my public keys, the signing ones').negated).toEqual([]);
     expect(read("don't forget the invoice").negated).toEqual([]);
-    expect(read('leave the keys alone, just list them')).toEqual({ negated: [], reversed: [], inverses: [], instead: 'just list them' });
+    expect(read('leave the keys alone, just list them')).toEqual({
+      negated: [],
+      reversed: [],
+      inverses: [],
+      instead: 'just list them',
+      restores: false,
+    });
   });
 
   it('reads a past action the request asks to reverse, and its inverse', () => {
@@ -142,5 +149,151 @@ describe('everyday verbs in a reversal', () => {
       inverses: ['unsuspend', 'unsuppress'],
     });
     expect(intentOf('who banned jo last week', actions, inverses)).toMatchObject({ reversed: [] });
+  });
+});
+
+describe('more ways a request negates or reverses', () => {
+  const actions = new Set(['approve', 'dismiss', 'delete', 'create', 'publish', 'unpublish'].map(term));
+  const inverses = inversesOf(['approve', 'dismiss', 'delete', 'create', 'publish', 'unpublish']);
+  const read = (request: string) => intentOf(request, actions, inverses);
+
+  it('reads "never mind" as one negation, not "never" negating "mind"', () => {
+    expect(read('never mind deleting the invoices, just list them').negated).toEqual([term('delete')]);
+  });
+
+  it('reads a verb of undoing as reversing the action it governs, named as a verb or a noun', () => {
+    expect(read('withdraw the approving review I left')).toMatchObject({ reversed: [term('approve')], inverses: [term('dismiss')] });
+    expect(read('retract my approval')).toMatchObject({ reversed: [term('approve')], inverses: [term('dismiss')] });
+    expect(read('withdraw the invoice')).toMatchObject({ reversed: [], inverses: [] });
+  });
+
+  it('says whether a request asks to put something back', () => {
+    expect(read('the post we published is wrong, turn it back into a draft').restores).toBe(true);
+    expect(read('we deleted the page by accident').restores).toBe(true);
+    expect(read('publish the post').restores).toBe(false);
+  });
+});
+
+describe('when a destructive tool is asked for', () => {
+  const forum = (tools: ToolData[], phrases: Record<string, string[]> = {}) =>
+    defineToolkit({ name: 'ForumApi', version: '1.0.0', description: 'A forum.', baseUrl: 'http://127.0.0.1:9', tools, phrases: () => phrases });
+  const first = (toolkit: ReturnType<typeof forum>, query: string, weights = rankingWeights) =>
+    qualifiedName(buildToolIndex(toolkit.tools, weights).search(query)[0]!.tool);
+
+  it('reads a verb of undoing by the action it reverses, not by the everyday verb it also stands for', () => {
+    // "withdraw" stands for deleting, but withdrawing an approval dismisses it.
+    const reviews = forum([
+      tool('DeleteForumReview', 'Deletes a pending review.', true),
+      tool('DismissForumReview', 'Dismisses a review.'),
+      tool('ApproveForumReview', 'Approves a pull request with a review.'),
+    ]);
+    expect(first(reviews, 'withdraw the approving review I left')).toBe('ForumApi.DismissForumReview');
+    expect(first(reviews, 'withdraw my pending review')).toBe('ForumApi.DeleteForumReview');
+  });
+
+  it('takes a request for a destructive action as asking for a tool only where it names what that tool acts on', () => {
+    const settings = forum([
+      tool('DisableForumLfsForRepo', 'Turns off large file storage for a repository.', true),
+      tool('UpdateForumRepo', 'Turns issues, wikis and projects on or off for a repository.'),
+    ]);
+    expect(first(settings, 'only turn off the issues of the repo')).toBe('ForumApi.UpdateForumRepo');
+    expect(first(settings, 'turn off lfs for the repo')).toBe('ForumApi.DisableForumLfsForRepo');
+  });
+
+  it('reads no everyday word in part of a hyphenated name', () => {
+    // "installer" alone stands for a release asset; in octo/app-installer it is part of a name.
+    const runs = forum([tool('ListForumRuns', 'Lists the runs of a workflow.'), tool('ListForumReleaseAssets', 'Lists the assets of a release.')]);
+    expect(first(runs, 'octo/app-installer: which runs failed today')).toBe('ForumApi.ListForumRuns');
+    expect(first(runs, 'the installer files')).toBe('ForumApi.ListForumReleaseAssets');
+  });
+
+  it('reads archiving as keeping something read-only, not as deleting it', () => {
+    const repos = forum([tool('DeleteForumRepo', 'Deletes a repository.', true), tool('UpdateForumRepo', 'Updates a repository, such as archiving it.')]);
+    expect(first(repos, 'archive the old repo')).toBe('ForumApi.UpdateForumRepo');
+  });
+
+  it('reads a phrasal verb whose particle follows its object as the whole verb', () => {
+    const labels = forum([tool('RemoveForumPostLabel', 'Removes a label from a post.', true), tool('AddForumPostLabel', 'Adds a label to a post.')]);
+    expect(first(labels, 'take the spam label off post 4')).toBe('ForumApi.RemoveForumPostLabel');
+    // Clearing removes, as an everyday verb.
+    expect(first(labels, 'clear the labels of post 4')).toBe('ForumApi.RemoveForumPostLabel');
+  });
+
+  it('reads "make it ..." as changing what exists, and "make a ..." as creating', () => {
+    const groups = forum([tool('UpdateForumGroup', 'Updates a group, such as whether it is private.'), tool('CreateForumGroup', 'Creates a group.')]);
+    expect(first(groups, 'make it private')).toBe('ForumApi.UpdateForumGroup');
+    expect(first(groups, 'make a private group')).toBe('ForumApi.CreateForumGroup');
+  });
+
+  it('counts a list that ends a request after a colon as values, less than what the request asks', () => {
+    const tasks = forum([tool('CreateForumChecklist', 'Creates a checklist on a task.'), tool('PublishForumDraft', 'Publishes a draft for review.')]);
+    expect(first(tasks, 'checklist on task 5: draft, review, publish')).toBe('ForumApi.CreateForumChecklist');
+    expect(first(tasks, 'checklist on task 5: draft, review, publish', { ...rankingWeights, listed: 1 })).toBe('ForumApi.PublishForumDraft');
+  });
+
+  it('puts a destructive tool further down in a request that puts something back', () => {
+    // Publishing has an inverse here, so the request reverses it and asks for a change.
+    const posts = forum([
+      tool('ResetForumDraftToLive', 'Resets the draft of a post to its live version.', true),
+      tool('UpdateForumPost', 'Updates a post.'),
+      tool('PublishForumPoll', 'Publishes a poll.'),
+      tool('UnpublishForumPoll', 'Unpublishes a poll.'),
+    ]);
+    const order = (weights = rankingWeights) =>
+      buildToolIndex(posts.tools, weights)
+        .search('the post we published is wrong, turn it back into a draft')
+        .map((hit) => hit.tool.name)
+        .filter((name) => name === 'UpdateForumPost' || name === 'ResetForumDraftToLive');
+    expect(order()).toEqual(['UpdateForumPost', 'ResetForumDraftToLive']);
+    expect(order({ ...rankingWeights, destructiveInRead: rankingWeights.destructive })).toEqual(['ResetForumDraftToLive', 'UpdateForumPost']);
+  });
+});
+
+describe('whether a request asks to change, as a destructive tool is weighed', () => {
+  const eight = (lead: string) => ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((word) => `${lead} ${word}`);
+  // Phrases of a tool that changes begin with "our" and "link", those of one that reads with "download".
+  const groups = defineToolkit({
+    name: 'ForumApi',
+    version: '1.0.0',
+    description: 'A forum.',
+    baseUrl: 'http://127.0.0.1:9',
+    tools: [
+      tool('RemoveForumGroupMembership', 'Removes your membership of a group of the forum.', true),
+      { ...tool('ListForumGroupMemberships', 'Lists the memberships of your groups.'), annotations: { readOnlyHint: true } },
+      tool('CreateForumGroup', 'Creates a group.'),
+      { ...tool('DownloadForumExport', 'Downloads an export.'), annotations: { readOnlyHint: true } },
+    ],
+    phrases: () => ({ CreateForumGroup: [...eight('our'), ...eight('link')], DownloadForumExport: eight('download') }),
+  });
+  // The destructive tool's score is the same whatever the factor for requests that change: it is weighed as in a read.
+  const weighedAsRead = (query: string) => {
+    const scoreWith = (destructive: number) =>
+      buildToolIndex(groups.tools, { ...rankingWeights, destructive })
+        .search(query)
+        .find((hit) => hit.tool.name === 'RemoveForumGroupMembership')!.score;
+    return scoreWith(rankingWeights.destructive) === scoreWith(1);
+  };
+
+  it('reads nothing of a change from a first word that begins a noun ("our", "the")', () => {
+    expect(weighedAsRead('our group memberships on the forum')).toBe(true);
+    expect(weighedAsRead('link my group memberships')).toBe(false);
+  });
+
+  it('reads a noun followed by "to" and a verb by that verb ("link to download")', () => {
+    expect(weighedAsRead('link to download my group memberships')).toBe(true);
+  });
+
+  it('reads a request that reverses an action as asking for a change, whatever its first word', () => {
+    const threads = defineToolkit({
+      ...groups,
+      tools: [
+        tool('MuteForumThread', 'Mutes a thread.'),
+        tool('SetForumThreadNotifications', 'Sets whether a thread sends you notifications.'),
+        { ...tool('CheckForumThreadNotifications', 'Checks whether a thread sends you notifications.'), annotations: { readOnlyHint: true } },
+      ],
+      phrases: () => ({}),
+    });
+    const [first] = buildToolIndex(threads.tools).search('I muted the thread by mistake, I want its notifications again');
+    expect(first!.tool.name).toBe('SetForumThreadNotifications');
   });
 });

@@ -4,8 +4,9 @@
  */
 import swagger from '@fastify/swagger';
 import { telemetry, traceFields } from '@quiver/core';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine.js';
+import type { ApiKeyIdentity } from '../security/api-keys.js';
 import { Problem } from '../errors.js';
 import { checkRole } from './access.js';
 import { installAudit } from './audit.js';
@@ -64,32 +65,18 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   installInFlight(app);
 
   const origins = new OriginPolicy(engine.config);
-  // One hook for the origin, the key and the limits: each hook more is a promise more on every request.
-  app.addHook('onRequest', async (request, reply) => {
-    // Before anything else, public routes included: a page of another site gets nothing from the engine.
-    origins.check(request);
-    // Read once: Fastify builds `routeOptions` anew on every read.
-    const config = request.routeOptions.config;
-    // Limits (http/limits.ts): a request without a valid key counts against its client address, one with a
-    // key against the key; a route that says `limits: false` is not counted here. A quota of 0 counts nothing
-    // (WindowLimit.take), so it is not asked at all.
-    const counted = config?.limits !== false;
-    if (config?.public) {
-      if (counted && engine.limits.settings.addressRpm > 0) await enforce(reply, [engine.limits.address(request.ip)]);
+  // One hook for the origin, the key and the limits (each hook more is a step more on every request), called
+  // back rather than async: a known key with no limit to count goes through without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    let waiting: Promise<void> | undefined;
+    try {
+      waiting = admitRequest(engine, origins, request, reply);
+    } catch (error) {
+      done(error as Error);
       return;
     }
-    const key = apiKeyOf(request.headers.authorization);
-    // A key this process knows is answered without a promise; only a key's first request reads the database.
-    const caller = key ? (engine.apiKeys.knownIdentity(key) ?? (await engine.apiKeys.verify(key))) : undefined;
-    if (!caller) {
-      // Keys tried one after another from one address are refused with 429 past its limit.
-      if (counted && engine.limits.settings.addressRpm > 0) await enforce(reply, [engine.limits.address(request.ip)]);
-      throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
-    }
-    request.apiKeyId = caller.id;
-    request.caller = caller;
-    checkRole(request, config);
-    if (counted && engine.limits.keyRpm(caller) > 0) await enforce(reply, [engine.limits.key(caller)]);
+    if (waiting) waiting.then(() => done(), done);
+    else done();
   });
 
   installErrorHandling(app);
@@ -99,6 +86,60 @@ export async function buildApp(engine: Engine, routes: Routes[], options: Fastif
   for (const register of routes) await register(app, engine);
   return app;
 }
+
+/**
+ * Lets a request through, or throws (or rejects with) its refusal: the origin, then the key and its role,
+ * then the limits. Undefined when nothing is left to wait for; only a key's first request (read from the
+ * database) and a counted limit make a promise.
+ */
+function admitRequest(engine: Engine, origins: OriginPolicy, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  // Before anything else, public routes included: a page of another site gets nothing from the engine.
+  origins.check(request);
+  // Read once: Fastify builds `routeOptions` anew on every read.
+  const config = request.routeOptions.config;
+  if (config?.public) return countAddress(engine, config, request, reply);
+  const key = apiKeyOf(request.headers.authorization);
+  // A key this process knows is answered without a promise; only a key's first request reads the database.
+  const known = key ? engine.apiKeys.knownIdentity(key) : undefined;
+  if (known || !key) return admitCaller(engine, config, request, reply, key, known);
+  return engine.apiKeys.verify(key).then((caller) => admitCaller(engine, config, request, reply, key, caller));
+}
+
+/**
+ * Limits (http/limits.ts): a request without a valid key counts against its client address, one with a key
+ * against the key; a route that says `limits: false` is not counted here. A quota of 0 counts nothing
+ * (WindowLimit.take), so it is not asked at all.
+ */
+function countAddress(engine: Engine, config: RouteConfig, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  if (config?.limits === false || engine.limits.settings.addressRpm <= 0) return undefined;
+  return enforce(reply, [engine.limits.address(request.ip)]);
+}
+
+function admitCaller(
+  engine: Engine,
+  config: RouteConfig,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string | undefined,
+  caller: ApiKeyIdentity | undefined,
+): Promise<void> | undefined {
+  if (!caller) {
+    const refusal = () => {
+      throw new Problem('unauthorized', key ? 'Unknown or revoked API key.' : 'An API key is required: Authorization: Bearer <key>.');
+    };
+    // Keys tried one after another from one address are refused with 429 past its limit.
+    const counting = countAddress(engine, config, request, reply);
+    return counting ? counting.then(refusal) : refusal();
+  }
+  request.apiKeyId = caller.id;
+  request.caller = caller;
+  checkRole(request, config);
+  if (config?.limits === false || engine.limits.keyRpm(caller) <= 0) return undefined;
+  return enforce(reply, [engine.limits.key(caller)]);
+}
+
+/** A route's settings, as the request tells them (none for a request no route serves). */
+type RouteConfig = FastifyRequest['routeOptions']['config'] | undefined;
 
 /** `Bearer <key>`, or the raw key. */
 function apiKeyOf(header: string | undefined): string | undefined {

@@ -246,6 +246,11 @@ export class Limits {
     return this.perMinute('address').take(addressKey(address), this.settings.addressRpm);
   }
 
+  /** Whether a call of this key for this user holds any slot: with none to hold, the dispatcher need not ask `admit`. */
+  admits(key: LimitedKey | undefined, userId: string | undefined): boolean {
+    return (key !== undefined && this.keyConcurrency(key) > 0) || (userId !== undefined && userId !== '' && this.settings.userConcurrency > 0);
+  }
+
   /** Lets a tool call run when its key and its user have a slot free: the dispatcher asks this (`CallOptions.admit`). */
   async admit(key: LimitedKey | undefined, userId: string | undefined): Promise<Admission> {
     const slots: { partition: string; limit: number; refusal: () => string }[] = [];
