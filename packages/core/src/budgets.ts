@@ -23,6 +23,7 @@
  * credentials last used are remembered beside them (this process only, bounded, as the engine's own
  * caches of tokens are), so that a credential is hashed once and not on every call.
  */
+import { BoundedMemo } from './bounded-memo.js';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { UpstreamRequest } from './request.js';
 
@@ -82,12 +83,10 @@ export class UpstreamBudgets {
   readonly now: () => number;
   private readonly secret: Uint8Array;
   /** The key of each credential recently used, by its Authorization value: an HMAC costs more than the rest of a call's budget. */
-  private readonly keys = new Map<string, string>();
+  private readonly keys: BoundedMemo<string, string>;
 
-  constructor(
-    options: UpstreamBudgetsOptions = {},
-    private readonly maxKeys = 1_000,
-  ) {
+  constructor(options: UpstreamBudgetsOptions = {}, maxKeys = 1_000) {
+    this.keys = new BoundedMemo(maxKeys);
     this.store = options.store ?? new MemoryBudgetStore();
     this.secret = options.secret ?? randomBytes(32);
     this.now = options.now ?? Date.now;
@@ -129,14 +128,7 @@ export class UpstreamBudgets {
   }
 
   private hashOf(authorization: string): string {
-    let hash = this.keys.get(authorization);
-    if (hash === undefined) {
-      hash = createHmac('sha256', this.secret).update(authorization).digest('base64url');
-      // Bounded: past it, every credential is hashed again once (clearing costs less than keeping an order).
-      if (this.keys.size >= this.maxKeys) this.keys.clear();
-      this.keys.set(authorization, hash);
-    }
-    return hash;
+    return this.keys.get(authorization, () => createHmac('sha256', this.secret).update(authorization).digest('base64url'));
   }
 }
 

@@ -1,4 +1,5 @@
 /** A tool's input: its JSON Schema (derived from the parameters) and the checks that guard every call. */
+import { BoundedMemo } from './bounded-memo.js';
 import { toolError, type ToolError } from './errors.js';
 import { headerValueProblem, loneSurrogateAt, loneSurrogateProblem, unsafeSegmentProblem, unsafeSegments } from './request.js';
 import { isModeDriven, type JsonSchema, type ToolData } from './tool.js';
@@ -33,8 +34,7 @@ const rootOf = (word: string) => (word === 'identifier' || word === 'identifiers
 const wordsOf = (text: string) => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 // Most pairs recur from tool to tool (repository_owner is on 300): each is worked out once. Bounded, since a
 // long-running engine also sees every description its workers ever list.
-const served = new Map<string, string>();
-const maxServed = 20_000;
+const served = new BoundedMemo<string, string>(20_000);
 
 /**
  * A parameter's description without the sentences that only say its name again ("Owner of the repository."
@@ -42,19 +42,14 @@ const maxServed = 20_000;
  * The tool's own record keeps them.
  */
 export function beyondName(name: string, description: string): string {
-  const key = `${name}\n${description}`;
-  let kept = served.get(key);
-  if (kept === undefined) {
+  return served.get(`${name}\n${description}`, () => {
     const named = new Set(wordsOf(name.replace(/([a-z])([A-Z])/g, '$1 $2')).map(rootOf));
     const saysMore = (sentence: string) => wordsOf(sentence).some((word) => !sayNothingMore.has(word) && !named.has(rootOf(word)));
-    kept = description
+    return description
       .split(/(?<=\.)\s+/)
       .filter(saysMore)
       .join(' ');
-    if (served.size >= maxServed) served.clear();
-    served.set(key, kept);
-  }
-  return kept;
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
  * one deadline for the whole call, a bounded response size, retries only where a repeat cannot do harm,
  * and the upstreams' rate-limit budgets (budgets.ts): a call whose credential's budget is spent is not sent.
  */
+import { BoundedMemo } from './bounded-memo.js';
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
@@ -116,8 +117,6 @@ const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*$/;
 const DOT_SEGMENT = /\/\.|%2e/i;
 /** Where URL parsing ends an http(s) URL's authority, besides a slash. */
 const AUTHORITY_END = /[?#\\]/;
-/** Origins kept as URL parsing writes them (lowercased host, no default port, no credentials). */
-const MAX_ORIGINS = 1_000;
 
 /**
  * Request URLs as undici would send them, without parsing each: its `request(url)` parses every URL (the
@@ -125,7 +124,8 @@ const MAX_ORIGINS = 1_000;
  * already as parsing would leave them is split by hand, its origin parsed once; any other is left to undici.
  */
 export class RequestTargets {
-  private readonly origins = new Map<string, string>();
+  /** Origins as URL parsing writes them (lowercased host, no default port, no credentials); null where it cannot. */
+  private readonly origins = new BoundedMemo<string, string | null>(1_000);
 
   /** The origin and path undici would send `url` to; undefined where only parsing the URL can tell. */
   of(url: string): { origin: string; path: string } | undefined {
@@ -137,18 +137,18 @@ export class RequestTargets {
     const raw = url.slice(0, slash);
     // The authority ends at the first of these for URL parsing: where one comes before the first slash, parsing decides.
     if (AUTHORITY_END.test(raw) || !PLAIN_TARGET.test(path) || DOT_SEGMENT.test(path)) return undefined;
-    let origin = this.origins.get(raw);
-    if (origin === undefined) {
-      try {
-        origin = new URL(raw).origin;
-      } catch {
-        return undefined;
-      }
-      if (origin === 'null') return undefined;
-      if (this.origins.size >= MAX_ORIGINS) this.origins.clear();
-      this.origins.set(raw, origin);
-    }
-    return { origin, path };
+    const origin = this.origins.get(raw, originOf);
+    return origin === null ? undefined : { origin, path };
+  }
+}
+
+/** The origin of an http(s) authority, or null where it has none (parsing fails, or an opaque origin). */
+function originOf(raw: string): string | null {
+  try {
+    const { origin } = new URL(raw);
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
   }
 }
 

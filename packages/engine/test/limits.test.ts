@@ -118,15 +118,15 @@ describe('the limits settings', () => {
   it('asks for slots of calls in flight only where a limit of them applies to the key or the user', async () => {
     const key = { id: 'k1', role: 'user' as const, rpm: null, concurrency: null };
     const off = await Limits.open(noLimits, { holdMs: 1000 });
-    expect(off.admits(key, 'ada')).toBe(false);
-    expect(off.admits({ ...key, concurrency: 2 }, undefined)).toBe(true);
+    expect(off.admission(key, 'ada')).toBeUndefined();
+    expect(off.admission({ ...key, concurrency: 2 }, undefined)).toBeTypeOf('function');
     const perUser = await Limits.open({ ...noLimits, userConcurrency: 3 }, { holdMs: 1000 });
-    expect(perUser.admits(key, 'ada')).toBe(true);
-    expect(perUser.admits(key, undefined)).toBe(false);
-    expect(perUser.admits(key, '')).toBe(false);
+    expect(perUser.admission(key, 'ada')).toBeTypeOf('function');
+    expect(perUser.admission(key, undefined)).toBeUndefined();
+    expect(perUser.admission(key, '')).toBeUndefined();
     const perKey = await Limits.open({ ...noLimits, keyConcurrency: { ...noLimits.keyConcurrency, user: 4 } }, { holdMs: 1000 });
-    expect(perKey.admits(key, undefined)).toBe(true);
-    expect(perKey.admits({ ...key, role: 'admin' }, undefined)).toBe(false);
+    expect(perKey.admission(key, undefined)).toBeTypeOf('function');
+    expect(perKey.admission({ ...key, role: 'admin' }, undefined)).toBeUndefined();
   });
 
   it('counts an IPv4 address as it is and an IPv6 address by its /64', () => {
@@ -395,10 +395,10 @@ describe.each(databases)('limits shared through Redis, on $name', ({ name, skip 
 
       // An engine that dies mid-call holds its slots no longer than the hold (twice the 1 s deadline here).
       const identity = { id: callsInfo.id, role: 'service' as const, rpm: null, concurrency: null };
-      for (let i = 0; i < 2; i++) expect(await a.engine.limits.admit(identity, undefined)).toHaveProperty('release');
-      const refused = await b.engine.limits.admit(identity, undefined);
+      for (let i = 0; i < 2; i++) expect(await a.engine.limits.admission(identity, undefined)!()).toHaveProperty('release');
+      const refused = await b.engine.limits.admission(identity, undefined)!();
       expect(refused).toMatchObject({ refused: { kind: 'TOOL_RUNTIME_RATE_LIMIT' } });
-      const freedIn = await within(5000, async () => 'release' in (await b.engine.limits.admit(identity, undefined)));
+      const freedIn = await within(5000, async () => 'release' in (await b.engine.limits.admission(identity, undefined)!()));
       expect(freedIn).toBeGreaterThan(500);
 
       // A key's limits changed through one engine reach the other within a second.

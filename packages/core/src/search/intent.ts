@@ -94,12 +94,13 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
   for (const [, verb] of text.matchAll(stopDoing)) reverse(verb!, true);
   for (const [, verb] of text.matchAll(noLonger)) reverse(verb!, false);
   for (const [, word] of text.matchAll(undoVerb)) reverse(word!, false);
-  if (reversal.test(text)) {
+  const restores = reversal.test(text);
+  if (restores) {
     const strong = mistake.test(text);
     for (const [word] of text.matchAll(pastTense)) reverse(word, strong);
   }
   const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
-  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }), restores: reversal.test(text) };
+  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }), restores };
 }
 
 const term = (word: string): string | undefined => terms([word])[0];

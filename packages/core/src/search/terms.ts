@@ -1,4 +1,5 @@
 /** The terms a text is indexed and searched by: words, with phrases joined, stop words dropped, stemmed, synonyms merged. */
+import { BoundedMemo } from '../bounded-memo.js';
 import { stemmer } from 'stemmer';
 import { phrases, stopWords, synonyms } from './synonyms.js';
 
@@ -9,8 +10,7 @@ const canonical = new Map(synonyms.flatMap((group) => group.map((word) => [stemm
  * The term of each word seen, or null for a word that is no term. Indexing reads the same few thousand
  * words over and over; the cache is emptied when it grows past its bound, so queries cannot grow it without end.
  */
-const termCache = new Map<string, string | null>();
-const termCacheBound = 50_000;
+const termCache = new BoundedMemo<string, string | null>(50_000);
 
 export function terms(words: readonly string[]): string[] {
   const out: string[] = [];
@@ -24,16 +24,11 @@ export function terms(words: readonly string[]): string[] {
   return out;
 }
 
-function termOf(word: string): string | null {
-  let term = termCache.get(word);
-  if (term !== undefined) return term;
+const termOf = (word: string): string | null => termCache.get(word, workOutTerm);
+
+function workOutTerm(word: string): string | null {
   // Numbers are values (an issue number, a version), not what the tool does.
-  if (stopWords.has(word) || /^\p{N}+$/u.test(word)) term = null;
-  else {
-    const stem = stemmer(word);
-    term = canonical.get(stem) ?? stem;
-  }
-  if (termCache.size >= termCacheBound) termCache.clear();
-  termCache.set(word, term);
-  return term;
+  if (stopWords.has(word) || /^\p{N}+$/u.test(word)) return null;
+  const stem = stemmer(word);
+  return canonical.get(stem) ?? stem;
 }

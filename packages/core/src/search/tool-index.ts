@@ -231,11 +231,9 @@ function oddsOf(changeOdds: ReadonlyMap<string, number>, opener: string): number
 }
 
 /** The first word of a request after the words that only ask politely ("please", "can you", "I want to"). */
-const openerOf = (request: string): string =>
-  request
-    .toLowerCase()
-    .replace(politeLead, '')
-    .match(/[\p{L}\p{N}']+/u)?.[0] ?? '';
+const openerOf = (request: string): string => firstWordOf(withoutPoliteLead(request));
+const withoutPoliteLead = (request: string): string => request.toLowerCase().replace(politeLead, '');
+const firstWordOf = (text: string): string => text.match(/[\p{L}\p{N}']+/u)?.[0] ?? '';
 const politeLead =
   /^\s*(?:(?:please|pls|hey|ok|so|now|then|just|quickly|also)\s+|(?:can|could|would|will)\s+(?:you|u)\s+|i\s+(?:want|need|would like|wanna|have)\s+to\s+|i'd\s+like\s+to\s+|let's\s+|help\s+me\s+|go\s+ahead\s+and\s+)+/;
 
@@ -244,13 +242,9 @@ const politeLead =
  * begins phrases ("link to download the logs" asks to download).
  */
 function verbOpenerOf(request: string, changeOdds: ReadonlyMap<string, number>): string {
-  const opener = openerOf(request);
-  const [, after] =
-    request
-      .toLowerCase()
-      .replace(politeLead, '')
-      .match(/^[\p{L}\p{N}']+\s+to\s+([\p{L}']+)/u) ?? [];
-  return after !== undefined && changeOdds.has(after) ? after : opener;
+  const text = withoutPoliteLead(request);
+  const [, after] = text.match(/^[\p{L}\p{N}']+\s+to\s+([\p{L}']+)/u) ?? [];
+  return after !== undefined && changeOdds.has(after) ? after : firstWordOf(text);
 }
 
 /** Words that begin a noun, not a verb: a request that opens with one says by its first word nothing of what it asks done. */

@@ -246,13 +246,11 @@ export class Limits {
     return this.perMinute('address').take(addressKey(address), this.settings.addressRpm);
   }
 
-  /** Whether a call of this key for this user holds any slot: with none to hold, the dispatcher need not ask `admit`. */
-  admits(key: LimitedKey | undefined, userId: string | undefined): boolean {
-    return (key !== undefined && this.keyConcurrency(key) > 0) || (userId !== undefined && userId !== '' && this.settings.userConcurrency > 0);
-  }
-
-  /** Lets a tool call run when its key and its user have a slot free: the dispatcher asks this (`CallOptions.admit`). */
-  async admit(key: LimitedKey | undefined, userId: string | undefined): Promise<Admission> {
+  /**
+   * What lets a tool call run once its key and its user have a slot free (the dispatcher's `CallOptions.admit`);
+   * undefined where neither has a limit of calls in flight, so that the dispatcher asks nothing.
+   */
+  admission(key: LimitedKey | undefined, userId: string | undefined): (() => Promise<Admission>) | undefined {
     const slots: { partition: string; limit: number; refusal: () => string }[] = [];
     const keyLimit = key ? this.keyConcurrency(key) : 0;
     if (key && keyLimit > 0) {
@@ -266,11 +264,13 @@ export class Limits {
         refusal: () => `This user already has ${userLimit} tool calls in flight, the limit per user`,
       });
     }
-    if (!slots.length) return { release: () => {} };
-    const taken = await this.slots.acquire(slots);
-    if ('release' in taken) return taken;
-    const message = `${slots[taken.full]!.refusal()}: call again once one of them has finished (in about a second).`;
-    return { refused: rateLimited(message, CONCURRENCY_RETRY_MS) };
+    if (!slots.length) return undefined;
+    return async () => {
+      const taken = await this.slots.acquire(slots);
+      if ('release' in taken) return taken;
+      const message = `${slots[taken.full]!.refusal()}: call again once one of them has finished (in about a second).`;
+      return { refused: rateLimited(message, CONCURRENCY_RETRY_MS) };
+    };
   }
 }
 

@@ -92,7 +92,7 @@ export const mcpRoutes: Routes = (app, engine) => {
       discovery: request.query.discovery ?? engine.discovery,
       requestId: request.id,
       keyId: request.apiKeyId,
-      admit: () => engine.limits.admit(caller, userId),
+      admit: engine.limits.admission(caller, userId),
       authorizations: engine.oauth,
       askState,
       tasks,

@@ -245,8 +245,7 @@ export const toolRoutes: Routes = (app: FastifyInstance, engine: Engine) => {
         requestId: request.id,
         keyId: request.apiKeyId,
         // Over the key's or the user's calls in flight: an execution that failed with TOOL_RUNTIME_RATE_LIMIT.
-        // Nothing to ask where no limit of calls in flight applies.
-        admit: engine.limits.admits(request.caller, userId) ? () => engine.limits.admit(request.caller, userId) : undefined,
+        admit: engine.limits.admission(request.caller, userId),
       });
       if (outcome.unknown) throw await unknownTool(engine, body.tool_name, body.tool_version, policy);
       return executeResponse(outcome, body.include_error_stacktrace);
