@@ -37,7 +37,7 @@ const knobs = [
     .map((knob) => [knob]),
 ];
 // Factors that lower a score stay at or below 1.
-const lowering = new Set(['destructive', 'destructiveInRead', 'opener']);
+const lowering = new Set(['destructive', 'destructiveInRead', 'opener', 'namesOnly', 'repositoryName']);
 for (let pass = 0; pass < 2; pass++) {
   for (const [knob, field] of knobs) {
     for (const factor of [0.5, 0.75, 1.33, 2]) {

@@ -34,6 +34,10 @@ const firstStage: RankingWeights = {
   // The rule for requests that change nothing came after the associations: they are learned without it.
   destructiveInRead: 0.8,
   check: 2,
+  // The rules for requests that only name things and for repository names came after them too.
+  namesOnly: 1,
+  several: 1,
+  repositoryName: 1,
   pair: 0.25,
   opener: 0.25,
   listed: 0.3,

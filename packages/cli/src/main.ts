@@ -109,17 +109,17 @@ addServingOptions(program.command('mcp'))
     }
     checkDataDir(settings, { required: false });
     // The MCP server alone: the engine's HTTP stack stays out of a stdio server's start-up.
-    const { createMcpServer, ProcessTasks, serveStdio, StdioServerTransport } = await import('@quiver/engine/mcp');
+    const { createMcpServer, ProcessTasks, serveStdio, StdioTransport } = await import('@quiver/engine/mcp');
     const telemetry = await openTelemetry(settings);
     const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
     // The connection's first message picks the era (`initialize` for the 2025 revisions, else 2026-07-28).
-    const transport = new StdioServerTransport();
+    const transport = new StdioTransport();
     // A message over the transport's limit (10 MB) makes it stop reading: rather than a silent process,
     // the client gets a JSON-RPC error naming the limit, and the process ends with status 1.
     let oversized: string | undefined;
     // Tasks live in this process: a scheduled call waits here, and says it is lost if the process stops.
     const tasks = { process: new ProcessTasks() };
-    const connection = serveStdio(() => createMcpServer(app.dispatcher, { discovery: options.discovery, network: 'pipe', tasks }), {
+    const connection = serveStdio(() => createMcpServer(app.dispatcher, { discovery: options.discovery, network: 'pipe', sendsJsonText: true, tasks }), {
       transport,
       onerror: (error) => {
         if (/exceeded maximum size/.test(error.message)) oversized = error.message;

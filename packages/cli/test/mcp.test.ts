@@ -12,6 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toolkits } from '@quiver/toolkits';
+import { ServingPolicy, type ServingOptions } from '@quiver/core';
 
 /** What the suite asks of a client, of either SDK and either era. */
 type McpClient = Pick<Client, 'listTools' | 'callTool' | 'close'>;
@@ -110,6 +111,39 @@ mcpSuite(
     return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'quiver-user-id': 'mcp-user' } } });
   }),
 );
+
+describe('the tool listing over stdio', () => {
+  /** `tools/list` as a 2025 client gets it from `quiver mcp` with these flags, as the line it reads. */
+  async function listed(flags: string[]) {
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox', ...flags], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const ask = async (message: object) => {
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+      return JSON.parse((await lines.next()).value as string);
+    };
+    try {
+      await ask({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      return await ask({ id: 2, method: 'tools/list', params: {} });
+    } finally {
+      child.kill();
+    }
+  }
+  const built = (options: ServingOptions, toolkitNames?: string[]) =>
+    toolkits
+      .filter((toolkit) => !toolkitNames || toolkitNames.includes(toolkit.name))
+      .flatMap((toolkit) => toolkit.tools.map((tool) => new ServingPolicy(options).toMcpTool(tool)));
+
+  // Sent from the definitions the build wrote where the flags leave them as built, and built now where not.
+  it.each([
+    ['every tool', [], {}, undefined],
+    ['the tools of two toolkits', ['--toolkits', 'Design,FileStore'], {}, ['Design', 'FileStore']],
+    ['every tool with confirm on destructive ones', ['--confirm-destructive'], { confirmDestructive: true }, undefined],
+  ])('is, for %s, what the serving policy builds', async (_name, flags, options, toolkitNames) => {
+    const answer = await listed(flags);
+    expect(Object.keys(answer).sort()).toEqual(['id', 'jsonrpc', 'result']);
+    expect(answer.result.tools).toEqual(JSON.parse(JSON.stringify(built(options, toolkitNames))));
+  });
+});
 
 describe('quiver serve log', () => {
   it('has one line per tool call with its outcome, and no credentials', () => {

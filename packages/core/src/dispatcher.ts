@@ -13,10 +13,10 @@ import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } f
 import { didYouMean, suggestToolNames } from './search/suggest.js';
 import type { ServingPolicy } from './serving.js';
 import { builtinSource } from './source.js';
-import { afterAnswer, DURATION_BUCKETS, failed, instrumentSet, telemetry } from './telemetry.js';
+import { durationHistogram, failed, telemetry } from './telemetry.js';
 import { annotationsOf, qualifiedName, type Tool, type Toolkit } from './tool.js';
 import type { UpstreamClient } from './upstream.js';
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 
 /** An OAuth authorization the user must complete before the tool can run (the engine's AuthorizationResponse). */
 export interface Authorization {
@@ -209,7 +209,7 @@ export class Dispatcher {
     let source: string | undefined;
     let result: ToolResult;
     /** The forms of the credentials this call was handed, kept out of whatever it answers. */
-    let credentials: string[] = [];
+    let credentials: readonly string[] = [];
     try {
       const found = await this.catalog.resolve(name, options.version);
       if (!found) {
@@ -298,13 +298,23 @@ function callData(input: unknown, credentials: readonly string[], result: ToolRe
   };
 }
 
-const callInstruments = instrumentSet((meter) => ({
-  duration: meter.createHistogram('quiver.tool.duration', {
-    unit: 's',
-    description: 'Tool calls through the dispatcher, by toolkit, tool, outcome and error kind; its count is the number of calls.',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  }),
-}));
+const callDurations = durationHistogram(
+  'quiver.tool.duration',
+  'Tool calls through the dispatcher, by toolkit, tool, outcome and error kind; its count is the number of calls.',
+);
+
+/** A call's series: toolkit, tool and error kind (none for a success), the tool left out when no toolkit has it. */
+const callSeries = (record: CallRecord) => `${record.toolkit ?? ''}\n${record.toolkit ? record.tool : ''}\n${record.kind ?? ''}`;
+
+function callAttributes(series: string): Attributes {
+  const [toolkit, tool, kind] = series.split('\n');
+  return {
+    'quiver.toolkit': toolkit || '_OTHER',
+    'gen_ai.tool.name': toolkit ? tool! : '_OTHER',
+    'quiver.outcome': kind ? 'error' : 'success',
+    ...(kind && { 'error.type': kind }),
+  };
+}
 
 /**
  * A finished call on its span and in the tool metrics: names, outcome and error kind, never its input,
@@ -327,16 +337,7 @@ function observeCall(record: CallRecord, durationMs: number, source: string | un
     if (record.user_id && telemetry.recordUserId) span.setAttribute('user.id', record.user_id);
     if (record.kind) failed(span, record.kind);
   }
-  const instruments = callInstruments();
-  if (!instruments) return;
-  afterAnswer(() =>
-    instruments.duration.record(durationMs / 1000, {
-      'quiver.toolkit': record.toolkit ?? '_OTHER',
-      'gen_ai.tool.name': record.toolkit ? record.tool : '_OTHER',
-      'quiver.outcome': outcome,
-      ...(record.kind && { 'error.type': record.kind }),
-    }),
-  );
+  callDurations()?.record(durationMs / 1000, callSeries(record), callAttributes);
 }
 
 const sameTools = (a: readonly Tool[], b: readonly Tool[]) => a.length === b.length && a.every((tool, i) => tool === b[i]);

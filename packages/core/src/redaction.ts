@@ -23,7 +23,26 @@ export interface CallSecrets {
  * or the user name alone when it stands for a token). The rest of an address is a setting, not a
  * credential: results name a self-hosted server's URL legitimately.
  */
-export function credentialForms(tool: Pick<Tool, 'http'>, { token, secrets }: CallSecrets): string[] {
+export function credentialForms(tool: Pick<Tool, 'http'>, credentials: CallSecrets): readonly string[] {
+  const last = lastForms.get(tool);
+  if (last && last.token === credentials.token && sameSecrets(last.secrets, credentials.secrets)) return last.forms;
+  const forms = workOutForms(tool, credentials);
+  lastForms.set(tool, { token: credentials.token, secrets: credentials.secrets, forms });
+  return forms;
+}
+
+/**
+ * Each tool's forms as last worked out, with the credentials they came from: a tool's calls mostly run with
+ * the credentials of its previous call, and the forms are then the same array, whose redactor is made once.
+ */
+const lastForms = new WeakMap<object, CallSecrets & { forms: readonly string[] }>();
+
+function sameSecrets(a: Record<string, string>, b: Record<string, string>): boolean {
+  const names = Object.keys(b);
+  return names.length === Object.keys(a).length && names.every((name) => a[name] === b[name]);
+}
+
+function workOutForms(tool: Pick<Tool, 'http'>, { token, secrets }: CallSecrets): string[] {
   const values: string[] = [];
   for (const value of [token, ...Object.values(secrets)]) {
     if (!value) continue;
@@ -67,6 +86,18 @@ function userInformation(address: string): string[] {
  * alone: they would scrub ordinary words and carry no secret worth the name.
  */
 export function redactor(credentials: readonly string[]): ((text: string) => string) | undefined {
+  let scrub = redactors.get(credentials);
+  if (scrub === undefined) {
+    scrub = makeRedactor(credentials) ?? null;
+    redactors.set(credentials, scrub);
+  }
+  return scrub ?? undefined;
+}
+
+/** Each list of credential forms' redactor (null: nothing to redact), made once for a list used again (credentialForms). */
+const redactors = new WeakMap<readonly string[], ((text: string) => string) | null>();
+
+function makeRedactor(credentials: readonly string[]): ((text: string) => string) | undefined {
   const values = [...new Set(credentials.filter((value) => value.length >= 4))].sort((a, b) => b.length - a.length);
   if (!values.length) return undefined;
   return (text) => (values.some((value) => text.includes(value)) ? values.reduce((out, value) => out.split(value).join(REDACTED), text) : text);

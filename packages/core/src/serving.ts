@@ -11,7 +11,7 @@ import { inputSchema } from './input.js';
 import { capResult, defaultMaxResponseTokens, fieldPathsOf, fieldsName, fieldsSchema, isEmptyProjection, parseFields, selectFields } from './response.js';
 import { withPagingKeys } from './paging.js';
 import { selectionRule, type ToolSelection } from './selection.js';
-import type { JsonSchema, Tool } from './tool.js';
+import type { JsonSchema, Tool, ToolkitInfo } from './tool.js';
 
 export interface ServingOptions extends ToolSelection {
   /** Destructive tools take a `confirm` argument and refuse to run unless it is true. */
@@ -76,6 +76,20 @@ export class ServingPolicy {
   /** The tool as `tools/list` serves it: the schema with the server's parameters, and icons as this server gives them. */
   toMcpTool(tool: Tool): McpToolDefinition {
     return { ...toMcpTool(tool, { iconBaseUrl: this.options.iconBaseUrl }), inputSchema: this.inputSchema(tool) };
+  }
+
+  /**
+   * `toMcpTool` of each tool as the bytes of its JSON text: the text the build wrote for a tool (see
+   * ToolkitInfo.definitions) where this policy serves it as built, with no `confirm` and icons inline, and otherwise
+   * the definition written out now.
+   */
+  definitionsJson(tools: readonly Tool[]): Uint8Array[] {
+    const asBuilt = !this.options.confirmDestructive && this.options.iconBaseUrl === undefined;
+    const built = new Map<ToolkitInfo, ReadonlyMap<string, Uint8Array> | undefined>();
+    return tools.map((tool) => {
+      if (asBuilt && !built.has(tool.toolkit)) built.set(tool.toolkit, tool.toolkit.definitions?.());
+      return built.get(tool.toolkit)?.get(tool.name) ?? Buffer.from(JSON.stringify(this.toMcpTool(tool)));
+    });
   }
 
   /**

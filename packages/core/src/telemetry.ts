@@ -19,6 +19,8 @@ export interface Telemetry {
   meter?: Api.Meter;
   /** Whether a tool call's span may name its user (`user.id`); off unless a setting allows it. */
   recordUserId: boolean;
+  /** Present while metrics are recorded: the duration histograms, which the metric readers read at collection time. */
+  histograms?: DurationHistograms;
 }
 
 export const telemetry: Telemetry = { recordUserId: false };
@@ -26,10 +28,16 @@ export const telemetry: Telemetry = { recordUserId: false };
 /** Counts enablements, so that instruments made from an earlier meter are made again from the current one. */
 let generation = 0;
 
-export async function enableTelemetry(options: { tracer?: Api.Tracer; meter?: Api.Meter; recordUserId?: boolean }): Promise<void> {
+export async function enableTelemetry(options: {
+  tracer?: Api.Tracer;
+  meter?: Api.Meter;
+  histograms?: DurationHistograms;
+  recordUserId?: boolean;
+}): Promise<void> {
   telemetry.api = await import('@opentelemetry/api');
   telemetry.tracer = options.tracer;
   telemetry.meter = options.meter;
+  telemetry.histograms = options.histograms;
   telemetry.recordUserId = options.recordUserId ?? false;
   generation++;
 }
@@ -37,6 +45,7 @@ export async function enableTelemetry(options: { tracer?: Api.Tracer; meter?: Ap
 export function disableTelemetry(): void {
   telemetry.tracer = undefined;
   telemetry.meter = undefined;
+  telemetry.histograms = undefined;
   telemetry.recordUserId = false;
   generation++;
 }
@@ -60,6 +69,118 @@ export function instrumentSet<T>(create: (meter: Api.Meter) => T): () => T | und
  * 30 s and 60 s beyond it for the slow upstream (an upstream call's deadline is 60 s by default).
  */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60];
+
+/** One series of a duration histogram, aggregated as the SDK's explicit-bucket histogram aggregates one. */
+export interface DurationSeries {
+  attributes: Api.Attributes;
+  /** When its first value was recorded (for a reader that takes deltas, its first of the interval), in milliseconds since the epoch. */
+  startTime: number;
+  /** Values at or under each bound of DURATION_BUCKETS, then over the last. */
+  counts: number[];
+  sum: number;
+  count: number;
+  min: number;
+  max: number;
+}
+
+/** Series by their key, as one reader is to see them. */
+export type DurationAggregate = Map<string, DurationSeries>;
+
+/** What the SDK records past its default limit of series an instrument keeps, in place of a new series. */
+const OVERFLOW_KEY = '\0overflow';
+const OVERFLOW_ATTRIBUTES: Api.Attributes = { 'otel.metric.overflow': true };
+const SERIES_LIMIT = 2000 - 1;
+
+/**
+ * A duration histogram (seconds, DURATION_BUCKETS) aggregated here rather than by the SDK, which hashes a
+ * value's attributes (sorting and JSON-encoding them) on every record: three histograms a tool call made
+ * that hashing most of its telemetry's cost. A series is found by its key, a string the caller builds from
+ * what sets its attributes; `attributes` makes them from the key once, for a series not seen before. Each
+ * metric reader has an aggregate of its own (`aggregates`, read or taken at collection time by the engine's
+ * telemetry/sdk.ts), so that one taking deltas and one keeping totals each see what the SDK would show them.
+ */
+export class DurationHistogram {
+  readonly aggregates: DurationAggregate[];
+
+  constructor(
+    readonly name: string,
+    readonly description: string,
+    readers: number,
+  ) {
+    this.aggregates = Array.from({ length: readers }, () => new Map());
+  }
+
+  record(seconds: number, key: string, attributes: (key: string) => Api.Attributes): void {
+    // As the SDK: a negative value is refused, and NaN falls in no bucket.
+    if (!(seconds >= 0)) return;
+    // The bucket as the SDK finds it: the first bound the value does not exceed.
+    let bucket = 0;
+    while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
+    for (const aggregate of this.aggregates) {
+      let series = aggregate.get(key);
+      if (!series) {
+        const overflow = aggregate.size >= SERIES_LIMIT;
+        series = overflow ? aggregate.get(OVERFLOW_KEY) : undefined;
+        if (!series) {
+          series = {
+            attributes: overflow ? OVERFLOW_ATTRIBUTES : attributes(key),
+            startTime: Date.now(),
+            counts: new Array<number>(DURATION_BUCKETS.length + 1).fill(0),
+            sum: 0,
+            count: 0,
+            min: Infinity,
+            max: -Infinity,
+          };
+          aggregate.set(overflow ? OVERFLOW_KEY : key, series);
+        }
+      }
+      series.counts[bucket]!++;
+      series.sum += seconds;
+      series.count++;
+      if (seconds < series.min) series.min = seconds;
+      if (seconds > series.max) series.max = seconds;
+    }
+  }
+
+  /** Reader `reader`'s aggregate since it last took it, which starts again empty: what a reader taking deltas reports. */
+  take(reader: number): DurationAggregate {
+    const taken = this.aggregates[reader]!;
+    this.aggregates[reader] = new Map();
+    return taken;
+  }
+}
+
+/** Every duration histogram of one telemetry setup, in the order they were first asked for (the SDK's order of instruments). */
+export class DurationHistograms {
+  private readonly made = new Map<string, DurationHistogram>();
+
+  /** `readers`: how many metric readers read them. */
+  constructor(readonly readers: number) {}
+
+  get(name: string, description: string): DurationHistogram {
+    let histogram = this.made.get(name);
+    if (!histogram) {
+      histogram = new DurationHistogram(name, description, this.readers);
+      this.made.set(name, histogram);
+    }
+    return histogram;
+  }
+
+  all(): Iterable<DurationHistogram> {
+    return this.made.values();
+  }
+}
+
+/** The duration histogram `name` of the current telemetry, undefined while metrics are off (as `instrumentSet`). */
+export function durationHistogram(name: string, description: string): () => DurationHistogram | undefined {
+  let made: { generation: number; histogram: DurationHistogram } | undefined;
+  return () => {
+    const histograms = telemetry.histograms;
+    if (!histograms) return undefined;
+    if (made?.generation !== generation) made = { generation, histogram: histograms.get(name, description) };
+    return made.histogram;
+  };
+}
 
 /** `2xx`, `4xx`, ...: what metrics label a status with, since the class is what a dashboard asks about. */
 export const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;

@@ -23,6 +23,13 @@ export interface ToolkitInfo {
    */
   phrases?: () => Readonly<Record<string, readonly string[]>>;
   /**
+   * Each tool's MCP definition as the bytes of its JSON text, by tool name, as a server lists it that adds no
+   * parameter of its own beyond `fields` and gives icons inline (`quiver mcp` by default): written by the build for
+   * the built-in toolkits, so that a listing is sent without building and writing out a thousand definitions at
+   * every start. Read from disk at each call; undefined where there are none (see ServingPolicy.definitionsJson).
+   */
+  definitions?: () => ReadonlyMap<string, Uint8Array> | undefined;
+  /**
    * The service's icon, SVG markup (a small glyph drawn for the toolkit, see icons.ts), served on each of its
    * tools as MCP `icons`: a display field, never read by the model.
    */
@@ -67,6 +74,7 @@ export function defineToolkit(data: ToolkitData, handlers: Record<string, ToolHa
     version: data.version,
     description: data.description,
     phrases: data.phrases,
+    ...(data.definitions && { definitions: data.definitions }),
     ...(data.icon !== undefined && { icon: data.icon }),
   };
   const tools = data.tools.map((tool): Tool => ({ ...tool, toolkit: info, handler: handlers[tool.name] }));

@@ -10,8 +10,9 @@ import type { Agent } from 'undici';
 import { readBudget, retryAfterHeader, resetTime, UpstreamBudgets, waitOf, type RequestBudget } from './budgets.js';
 import { kindOfStatus, toolError, type ErrorKind, type ToolError } from './errors.js';
 import { headerValueProblem, type UpstreamRequest } from './request.js';
-import { afterAnswer, DURATION_BUCKETS, failed, httpMethod, instrumentSet, spanClock, statusClass, telemetry } from './telemetry.js';
+import { afterAnswer, durationHistogram, failed, httpMethod, instrumentSet, spanClock, statusClass, telemetry } from './telemetry.js';
 import type { HttpMethod } from './tool-data.js';
+import type { Attributes } from '@opentelemetry/api';
 
 export interface UpstreamResponse {
   status: number;
@@ -352,12 +353,25 @@ export function backoffMs(attempt: number, baseDelayMs: number): number {
   return Math.round(step / 2 + Math.random() * (step / 2));
 }
 
+const attemptDurations = durationHistogram(
+  'http.client.request.duration',
+  'Upstream requests, each attempt apart, by toolkit, method and status class (error.type when no answer came).',
+);
+
+/** An attempt's series: toolkit, method, and the status class or, when no answer came, the error (`!` before it). */
+const attemptSeries = (toolkit: string | undefined, method: string, status: number | undefined, errorType: string | undefined) =>
+  `${toolkit ?? '_OTHER'}\n${method}\n${status === undefined ? `!${errorType}` : statusClass(status)}`;
+
+function attemptAttributes(series: string): Attributes {
+  const [toolkit, method, outcome] = series.split('\n') as [string, string, string];
+  return {
+    'quiver.toolkit': toolkit,
+    'http.request.method': method,
+    ...(outcome.startsWith('!') ? { 'error.type': outcome.slice(1) } : { 'http.response.status_class': outcome }),
+  };
+}
+
 const attemptInstruments = instrumentSet((meter) => ({
-  duration: meter.createHistogram('http.client.request.duration', {
-    unit: 's',
-    description: 'Upstream requests, each attempt apart, by toolkit, method and status class (error.type when no answer came).',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  }),
   retries: meter.createCounter('quiver.upstream.retries', {
     description: 'Upstream attempts that repeated a failed one, by toolkit and the failure repeated.',
   }),
@@ -404,8 +418,8 @@ interface AttemptRecord {
 }
 
 /**
- * One attempt as a span of its own (OpenTelemetry's HTTP client span, made once the answer has left, with
- * the times the attempt started and ended) and in the upstream metrics. The request is named by method and path template,
+ * One attempt in the upstream metrics, and as a span of its own (OpenTelemetry's HTTP client span, made once
+ * the answer has left, with the times the attempt started and ended). The request is named by method and path template,
  * never by its URL: a filled path or a query holds the caller's values.
  */
 function observeAttempt(
@@ -416,15 +430,20 @@ function observeAttempt(
   const endedAt = spanClock();
   const status = 'response' in outcome ? outcome.response.status : undefined;
   const errorType = status === undefined ? (outcome as { error: ToolError }).error.kind : status >= 400 ? String(status) : undefined;
+  const method = httpMethod(request.method);
+  attemptDurations()?.record((endedAt - startedAt) / 1000, attemptSeries(toolkit, method, status, errorType), attemptAttributes);
+  if (attempt > 0) {
+    attemptInstruments()?.retries.add(1, { 'quiver.toolkit': toolkit ?? '_OTHER', 'quiver.retry.reason': retryReason });
+  }
   // The span's parent, now: by the time the span is made, the call's context is gone.
   const parent = telemetry.tracer && telemetry.api!.context.active();
-  afterAnswer(() => recordAttempt(request, { toolkit, attempt, retryReason, startedAt, endedAt, status, errorType, parent }));
+  if (parent) afterAnswer(() => attemptSpan(request, { toolkit, attempt, retryReason, startedAt, endedAt, status, errorType, parent }));
 }
 
-function recordAttempt(request: UpstreamRequest, { toolkit, attempt, retryReason, startedAt, endedAt, status, errorType, parent }: AttemptRecord): void {
+function attemptSpan(request: UpstreamRequest, { toolkit, attempt, retryReason, startedAt, endedAt, status, errorType, parent }: AttemptRecord): void {
   const method = httpMethod(request.method);
   const { tracer } = telemetry;
-  if (tracer && parent) {
+  if (tracer) {
     const { hostname, port, protocol } = new URL(request.url);
     const span = tracer.startSpan(
       request.template ? `${method} ${request.template}` : method,
@@ -446,15 +465,6 @@ function recordAttempt(request: UpstreamRequest, { toolkit, attempt, retryReason
     if (errorType) failed(span, errorType);
     span.end(endedAt);
   }
-  const instruments = attemptInstruments();
-  if (!instruments) return;
-  const labels = {
-    'quiver.toolkit': toolkit ?? '_OTHER',
-    'http.request.method': method,
-    ...(status === undefined ? { 'error.type': errorType } : { 'http.response.status_class': statusClass(status) }),
-  };
-  instruments.duration.record((endedAt - startedAt) / 1000, labels);
-  if (attempt > 0) instruments.retries.add(1, { 'quiver.toolkit': labels['quiver.toolkit'], 'quiver.retry.reason': retryReason });
 }
 
 /** An answer read whole: its status, its headers as undici parses them, and the body's bytes. */

@@ -32,6 +32,21 @@ describe('credential forms', () => {
     // An address without user information is a setting.
     expect(credentialForms(noAuth, { secrets: { URL: 'https://github.example/api/v3' } })).toEqual([]);
   });
+
+  it("are worked out once for a tool's calls with the same credentials, and again for any other", () => {
+    const tool = { http: undefined };
+    const first = credentialForms(tool, { token: 'first-token', secrets: { S: 'first-secret' } });
+    expect(credentialForms(tool, { token: 'first-token', secrets: { S: 'first-secret' } })).toBe(first);
+    expect(credentialForms(tool, { token: 'other-token', secrets: { S: 'first-secret' } })).toEqual([
+      'other-token',
+      'other-token',
+      'first-secret',
+      'first-secret',
+    ]);
+    expect(credentialForms(tool, { token: 'other-token', secrets: { S: 'other-secret' } })).toContain('other-secret');
+    expect(credentialForms(tool, { token: 'other-token', secrets: { T: 'other-secret', S: 'third-secret' } })).toContain('third-secret');
+    expect(credentialForms(tool, { token: 'other-token', secrets: {} })).toEqual(['other-token', 'other-token']);
+  });
 });
 
 describe('redactResult', () => {

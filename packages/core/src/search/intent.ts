@@ -5,6 +5,7 @@
  */
 import { apiWordsOf } from './everyday.js';
 import { terms } from './terms.js';
+import { words } from './words.js';
 
 export interface Intent {
   /** Terms of the actions the request says not to do ("delete" in "don't delete ..."). */
@@ -67,18 +68,28 @@ export function inversesOf(actions: Iterable<string>): Inverses {
 
 /**
  * Reads the negated and reversed actions of a request. `actions` are the terms of the catalog's verbs:
- * only a verb is negated ("not my public keys" negates no action). An earlier action counts as reversed when
- * it is mentioned in the past tense and the request asks to put things back (`reversal`), or when the
- * request asks to stop doing it or says a state should end.
+ * only a verb is negated ("not my public keys" negates no action). A negated verb that begins no tool's
+ * name negates the catalog actions `meaning` reads it as ("close" an issue is updating it).
+ * An earlier action counts as reversed when it is mentioned in the past tense and the request asks to put
+ * things back (`reversal`), or when the request asks to stop doing it or says a state should end.
  */
-export function intentOf(request: string, actions: ReadonlySet<string>, inverses: Inverses): Intent {
+export function intentOf(request: string, actions: ReadonlySet<string>, inverses: Inverses, meaning: (term: string) => readonly string[] = () => []): Intent {
   const text = request.toLowerCase().replace(/[’`]/g, "'");
   const negated: string[] = [];
   let instead: string | undefined;
   for (const match of [...text.matchAll(negation), ...text.matchAll(preventFrom), ...text.matchAll(leaveAlone)]) {
     const negatedTerm = match[1] === undefined ? undefined : term(match[1]);
+    const after = text.slice(match.index + match[0].length);
     if (negatedTerm !== undefined && actions.has(negatedTerm)) negated.push(negatedTerm);
-    instead ??= text.slice(match.index + match[0].length).match(insteadClause)?.[1];
+    // After "without" or "instead of" a verb takes -ing: another word there is a noun ("without attachments").
+    else if (negatedTerm !== undefined && (match[1]!.endsWith('ing') || !nounNegation.test(match[0]))) {
+      // What the rest of the request asks for is not negated, though the negated verb means it too ("update
+      // the ticket without closing it").
+      const rest = terms(words(`${text.slice(0, match.index)} ${after}`));
+      const asked = new Set(rest.flatMap((word) => (actions.has(word) ? [word] : meaning(word))));
+      negated.push(...meaning(negatedTerm).filter((action) => !asked.has(action)));
+    }
+    instead ??= after.match(insteadClause)?.[1];
   }
   const reversed: string[] = [];
   const reverse = (word: string, strong: boolean) => {
@@ -117,6 +128,8 @@ function apiVerbsOf(word: string): string[] {
 /** A negating phrase and the verb it negates: "don't delete", "no need to archive", "without deleting", "instead of removing". */
 const negation =
   /\b(?:don'?t|do not|does not|doesn'?t|never mind|nevermind|never|no need to|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
+/** Negating words that a noun may follow as well as a verb. */
+const nounNegation = /^(?:without|instead of|rather than)\b/;
 /** Words that say an earlier action was a mistake. */
 const mistake = /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|shouldn'?t have|should not have)\b/;
 /** Words that ask to put something back as it was. */

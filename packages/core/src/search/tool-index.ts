@@ -9,6 +9,7 @@ import { Bm25Index } from './bm25.js';
 import { apiWordsOf, everydayWords } from './everyday.js';
 import type { SearchHit, SearchOptions, ToolIndex } from './types.js';
 import { intentOf, inversesOf } from './intent.js';
+import { stopWords } from './synonyms.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
 
@@ -46,6 +47,19 @@ export interface RankingWeights {
   destructiveInRead: number;
   /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
   check: number;
+  /**
+   * A request that only names things (`namedNumber`: "the deploy keys of octo/app", "starter ignore file for
+   * a node project") asks to change nothing: a tool that changes counts this much.
+   */
+  namesOnly: number;
+  /** Where such a request names several things ("files attached to the release"), a tool that lists counts this much. */
+  several: number;
+  /**
+   * How much the words of a repository named by owner and name (`acme/app-server`, `repositoryNameTerms`)
+   * count, against 1 for the other words typed; the word "repository" counts the rest. At 1 a name is read
+   * as its words.
+   */
+  repositoryName: number;
   /** Weight of the terms of a list that ends a request after a colon (`splitList`), mostly values. */
   listed: number;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
@@ -69,6 +83,9 @@ export const rankingWeights: RankingWeights = {
   destructive: 0.6,
   destructiveInRead: 0.3,
   check: 2,
+  namesOnly: 0.9,
+  several: 1.1,
+  repositoryName: 0.3,
   pair: 0.13,
   listed: 0.3,
   opener: 0.5,
@@ -86,14 +103,29 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
   const changeOdds = openers(phrases, changes);
+  const everyOpener = openers(phrases, changes, 1);
   const actionWords = tools.map(actionWordOf);
   const actions = actionWords.map((word) => terms([word])[0]);
+  const lists = actions.map((action) => action === listTerm);
   const actionTerms = new Set(actions.filter((action) => action !== undefined));
   const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
   const objects = tools.map(objectTermsOf);
   const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
   const sides = learned ? tools.map(toolTerms) : [];
+  // A word begins a request as a verb where it begins enough phrases to say whether they change (or, fewer,
+  // mostly ones that change: "unarchive", "note"), or begins a tool's name. Nouns begin only a few that read.
+  const isVerb = (word: string): boolean =>
+    oddsOf(changeOdds, word) !== undefined || (everyOpener.get(word) ?? 0) > 0.5 || actionTerms.has(terms([word])[0] ?? '');
+  // A verb no tool's name begins with means the action its associations speak for most ("close" → update).
+  const actionsMeant = (term: string): string[] => {
+    let best: string | undefined;
+    let strongest = meaningMinimum;
+    for (const [toolTerm, weight] of learned?.get(term) ?? []) {
+      if (weight >= strongest && actionTerms.has(toolTerm)) [best, strongest] = [toolTerm, weight];
+    }
+    return best === undefined ? [] : [best];
+  };
 
   return {
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
@@ -102,7 +134,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const typed = requestTerms(query);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
-      const intent = intentOf(query, actionTerms, inverses);
+      const intent = intentOf(query, actionTerms, inverses, actionsMeant);
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
       const own = typed.own.filter((term) => !unwanted.has(term));
       // A reversal names the action wanted more precisely than an everyday verb does ("withdraw" stands for
@@ -113,8 +145,12 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const inverse = intent.inverses.filter((term) => !own.includes(term));
       // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at a reduced weight.
       const prefix = (term: string) => term.length >= 4 && !isPair(term);
+      // A repository named by owner and name is read as the word "repository", its words at a fraction.
+      const repositoryWords = repositoryNameTerms(query);
+      const repository = repositoryWords.size > 0 && weights.repositoryName < 1 && !own.includes(repositoryTerm) ? [repositoryTerm] : [];
       const asked = [
-        ...own.map((term) => ({ term, boost: 1, prefix: prefix(term) })),
+        ...own.map((term) => ({ term, boost: repositoryWords.has(term) ? weights.repositoryName : 1, prefix: prefix(term) })),
+        ...repository.map((term) => ({ term, boost: 1 - weights.repositoryName, prefix: false })),
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
         ...pairsOf(own).map((term) => ({ term, boost: weights.pair, prefix: false })),
@@ -124,6 +160,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const askedFor = new Set([...own, ...added, ...intent.inverses]);
       const asksToDelete = askedFor.has(deleteTerm);
       const asksWhether = isYesNoQuestion(query);
+      const named = namedNumber(query, isVerb);
       // After a negation, the clause that says what to do instead says whether the request reads or changes.
       const opener = verbOpenerOf(intent.instead ?? query, changeOdds);
       // A request that reverses an earlier action asks for a change, whatever word it begins with.
@@ -135,15 +172,17 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         [...askedFor].some((term) => changeTerms.has(term));
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
-          score *= asksToChange && !intent.restores ? weights.destructive : weights.destructiveInRead;
+          score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
         if (unwanted.has(actions[id]!)) score *= unwantedAction;
         if (asksWhether && checks[id]) score *= weights.check;
+        if (named !== undefined && changes[id]) score *= weights.namesOnly;
+        if (named === 'several' && lists[id]) score *= weights.several;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
         return { id, score };
       });
       hits.sort((a, b) => b.score - a.score);
       if (learned) {
-        const terms = [...own, ...inverse, ...added];
+        const terms = [...own, ...inverse, ...added, ...repository];
         for (const hit of hits.slice(0, associationDepth)) hit.score *= Math.exp(weights.associations * associationOf(learned, terms, sides[hit.id]!));
         hits.sort((a, b) => b.score - a.score);
       }
@@ -160,6 +199,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
  */
 export type Associations = ReadonlyMap<string, ReadonlyMap<string, number>>;
 export const associationDepth = 30;
+/** How strongly a verb must go with a catalog action to be read as it when negated. */
+const meaningMinimum = 0.15;
 
 let shipped: Associations | undefined;
 /** The associations that ship, learned from the built-in toolkits' phrases; read on the first index built. */
@@ -204,7 +245,7 @@ export const maxRequestLength = 500;
  * The share of the phrases beginning with a word that ask for a tool that changes something, for each
  * word that begins at least `openerMinimum` phrases: "which" 0, "show" near 0, "rename" 1, "give" in between.
  */
-function openers(phrases: readonly (readonly string[])[], changes: readonly boolean[]): Map<string, number> {
+function openers(phrases: readonly (readonly string[])[], changes: readonly boolean[], minimum = openerMinimum): Map<string, number> {
   const counts = new Map<string, { all: number; changing: number }>();
   phrases.forEach((ofTool, id) => {
     for (const phrase of ofTool) {
@@ -215,7 +256,7 @@ function openers(phrases: readonly (readonly string[])[], changes: readonly bool
       counts.set(opener, count);
     }
   });
-  return new Map([...counts].filter(([, count]) => count.all >= openerMinimum).map(([opener, count]) => [opener, count.changing / count.all]));
+  return new Map([...counts].filter(([, count]) => count.all >= minimum).map(([opener, count]) => [opener, count.changing / count.all]));
 }
 const openerMinimum = 8;
 
@@ -313,6 +354,58 @@ function isList(text: string): boolean {
 }
 const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
+const repositoryTerm = terms(['repository'])[0]!;
+const listTerm = terms(['list'])[0]!;
+
+/**
+ * The terms that a request has only from the repositories it names by owner and name (`octo/app`,
+ * `acme/app-server`): values, whose words ("app", "server") would otherwise pull in the tools named for them
+ * (the app installations). A ref, a branch or a path (`refs/heads`, `release/1.2`, `src/app.ts`) is no repository.
+ */
+function repositoryNameTerms(request: string): Set<string> {
+  const names: string[] = [];
+  const rest = request.replace(repositoryName, (match, lead: string, owner: string, name: string) => {
+    if (notOwners.has(owner.toLowerCase())) return match;
+    names.push(owner, name);
+    return lead;
+  });
+  if (!names.length) return new Set();
+  const { own, added } = requestTerms(rest);
+  return new Set(terms(words(names.join(' '))).filter((term) => !own.includes(term) && !added.includes(term)));
+}
+/** An owner and a name of letters, digits, hyphens and underscores (no dot, as a file has), one slash between, standing alone. */
+const repositoryName = /(^|[\s(])([\p{L}\p{N}][\p{L}\p{N}-]+)\/([\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}])(?='s\b|[\s,;:!?)]|[.](?:\s|$)|$)/gu;
+/** Words before a slash that begin a ref, a branch or a path, not an owner. */
+const notOwners = new Set('refs heads tags release releases feature features hotfix bugfix fix src lib docs test tests'.split(' '));
+
+/**
+ * How many things a request that only names them asks about: several ("the deploy keys of octo/app", "files
+ * attached to the release") or one ("starter ignore file for a node project"). Such a request opens with a
+ * determiner or with a word that is no verb (`isVerb`); its number is that of the last word of the noun phrase
+ * it opens with, which ends at a stop word, a number, a participle or the end of the clause. Undefined for a
+ * request that may open with a verb or a question word.
+ */
+export function namedNumber(request: string, isVerb: (word: string) => boolean): 'several' | 'one' | undefined {
+  const [clause = ''] = withoutPoliteLead(request).split(/[,;:.!?(]/);
+  const tokens = clause.match(/[\p{L}\p{N}'/-]+/gu) ?? [];
+  let start = 0;
+  while (start < tokens.length && determiners.has(tokens[start]!)) start++;
+  if (start === 0 && (tokens.length === 0 || isVerb(tokens[0]!))) return undefined;
+  let head: string | undefined;
+  for (let i = start; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (stopWords.has(token) || /\p{N}/u.test(token) || (i > start && token.endsWith('ed'))) break;
+    head = token;
+  }
+  if (head === undefined) return undefined;
+  return isPlural(head) ? 'several' : 'one';
+}
+/** Whether a word is a plural: its term is that of the word less its s or es (keys, addresses; not status, analysis). */
+function isPlural(word: string): boolean {
+  if (word.length <= 3 || !/[^siu]s$/.test(word)) return false;
+  const [term] = terms([word]);
+  return term === terms([word.slice(0, -1)])[0] || (word.endsWith('es') && term === terms([word.slice(0, -2)])[0]);
+}
 const endsAState = /\b(?:no longer|anymore|any more)\b/i;
 
 /** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createToolIndex, defineToolkit, qualifiedName, type ToolData } from '../../src/index.js';
+import { createToolIndex, qualifiedName, type ToolData } from '../../src/index.js';
+import { destructive, forum, forumTool, readOnly } from './forum.js';
 import { intentOf, inversesOf } from '../../src/search/intent.js';
 import { terms } from '../../src/search/terms.js';
-import { buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
+import { associationsOf, buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
 
 const term = (word: string) => terms([word])[0]!;
 
@@ -76,30 +77,17 @@ describe('negated and reversed actions of a request', () => {
   });
 });
 
-const tool = (name: string, description: string, destructive = false): ToolData => ({
-  name,
-  description,
-  parameters: [],
-  output: { description: '' },
-  requirements: {},
-  ...(destructive ? { annotations: { destructiveHint: true, readOnlyHint: false } } : {}),
-});
-const forum = defineToolkit({
-  name: 'ForumApi',
-  version: '1.0.0',
-  description: 'A forum.',
-  baseUrl: 'http://127.0.0.1:9',
-  tools: [
-    tool('SuspendForumUser', 'Suspends a user, who can no longer sign in.', true),
-    tool('UnsuspendForumUser', 'Unsuspends a user, who can sign in again.'),
-    tool('GetForumUser', 'Returns one user.'),
-    tool('DeleteForumPost', 'Deletes a post.', true),
-    tool('ListForumPosts', 'Lists the posts of a thread.'),
-  ],
-});
+const tool = (name: string, description: string, isDestructive = false): ToolData => forumTool(name, description, isDestructive ? destructive : undefined);
+const users = forum([
+  tool('SuspendForumUser', 'Suspends a user, who can no longer sign in.', true),
+  tool('UnsuspendForumUser', 'Unsuspends a user, who can sign in again.'),
+  tool('GetForumUser', 'Returns one user.'),
+  tool('DeleteForumPost', 'Deletes a post.', true),
+  tool('ListForumPosts', 'Lists the posts of a thread.'),
+]);
 
 describe('search with negated and reversed actions', async () => {
-  const index = await createToolIndex(forum.tools);
+  const index = await createToolIndex(users.tools);
   const first = (query: string) => qualifiedName(index.search(query)[0]!.tool);
 
   it('puts the inverse of a reversed action first', () => {
@@ -116,24 +104,18 @@ describe('search with negated and reversed actions', async () => {
 describe('a request that asks to change nothing', () => {
   // The destructive tool fits these words a little better than the one that lists: only the rule for
   // requests that change nothing puts the listing first.
-  const groups = defineToolkit({
-    name: 'ForumApi',
-    version: '1.0.0',
-    description: 'A forum.',
-    baseUrl: 'http://127.0.0.1:9',
-    tools: [
-      tool('RemoveForumGroupMembership', 'Removes your membership of a group of the forum.', true),
-      tool('ListForumGroupMemberships', 'Lists the memberships of your groups.'),
-      tool('CreateForumGroup', 'Creates a group.'),
-    ],
-  });
+  const groups = forum([
+    tool('RemoveForumGroupMembership', 'Removes your membership of a group of the forum.', true),
+    tool('ListForumGroupMemberships', 'Lists the memberships of your groups.'),
+    tool('CreateForumGroup', 'Creates a group.'),
+  ]);
   const first = (query: string, weights = rankingWeights) => qualifiedName(buildToolIndex(groups.tools, weights).search(query)[0]!.tool);
 
   it('puts a destructive tool further down, unless the request asks to change or end something', () => {
     expect(first('my group memberships on the forum')).toBe('ForumApi.ListForumGroupMemberships');
-    expect(first('my group memberships on the forum', { ...rankingWeights, destructiveInRead: rankingWeights.destructive })).toBe(
-      'ForumApi.RemoveForumGroupMembership',
-    );
+    // The rules for requests that only name things would put the listing first too: they are left out here.
+    const withoutRule = { ...rankingWeights, destructiveInRead: rankingWeights.destructive, namesOnly: 1, several: 1 };
+    expect(first('my group memberships on the forum', withoutRule)).toBe('ForumApi.RemoveForumGroupMembership');
     expect(first('drop my group membership')).toBe('ForumApi.RemoveForumGroupMembership');
   });
 });
@@ -175,8 +157,6 @@ describe('more ways a request negates or reverses', () => {
 });
 
 describe('when a destructive tool is asked for', () => {
-  const forum = (tools: ToolData[], phrases: Record<string, string[]> = {}) =>
-    defineToolkit({ name: 'ForumApi', version: '1.0.0', description: 'A forum.', baseUrl: 'http://127.0.0.1:9', tools, phrases: () => phrases });
   const first = (toolkit: ReturnType<typeof forum>, query: string, weights = rankingWeights) =>
     qualifiedName(buildToolIndex(toolkit.tools, weights).search(query)[0]!.tool);
 
@@ -252,19 +232,15 @@ describe('when a destructive tool is asked for', () => {
 describe('whether a request asks to change, as a destructive tool is weighed', () => {
   const eight = (lead: string) => ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((word) => `${lead} ${word}`);
   // Phrases of a tool that changes begin with "our" and "link", those of one that reads with "download".
-  const groups = defineToolkit({
-    name: 'ForumApi',
-    version: '1.0.0',
-    description: 'A forum.',
-    baseUrl: 'http://127.0.0.1:9',
-    tools: [
+  const groups = forum(
+    [
       tool('RemoveForumGroupMembership', 'Removes your membership of a group of the forum.', true),
-      { ...tool('ListForumGroupMemberships', 'Lists the memberships of your groups.'), annotations: { readOnlyHint: true } },
+      forumTool('ListForumGroupMemberships', 'Lists the memberships of your groups.', readOnly),
       tool('CreateForumGroup', 'Creates a group.'),
-      { ...tool('DownloadForumExport', 'Downloads an export.'), annotations: { readOnlyHint: true } },
+      forumTool('DownloadForumExport', 'Downloads an export.', readOnly),
     ],
-    phrases: () => ({ CreateForumGroup: [...eight('our'), ...eight('link')], DownloadForumExport: eight('download') }),
-  });
+    { CreateForumGroup: [...eight('our'), ...eight('link')], DownloadForumExport: eight('download') },
+  );
   // The destructive tool's score is the same whatever the factor for requests that change: it is weighed as in a read.
   const weighedAsRead = (query: string) => {
     const scoreWith = (destructive: number) =>
@@ -284,16 +260,49 @@ describe('whether a request asks to change, as a destructive tool is weighed', (
   });
 
   it('reads a request that reverses an action as asking for a change, whatever its first word', () => {
-    const threads = defineToolkit({
-      ...groups,
-      tools: [
-        tool('MuteForumThread', 'Mutes a thread.'),
-        tool('SetForumThreadNotifications', 'Sets whether a thread sends you notifications.'),
-        { ...tool('CheckForumThreadNotifications', 'Checks whether a thread sends you notifications.'), annotations: { readOnlyHint: true } },
-      ],
-      phrases: () => ({}),
-    });
+    const threads = forum([
+      tool('MuteForumThread', 'Mutes a thread.'),
+      tool('SetForumThreadNotifications', 'Sets whether a thread sends you notifications.'),
+      forumTool('CheckForumThreadNotifications', 'Checks whether a thread sends you notifications.', readOnly),
+    ]);
     const [first] = buildToolIndex(threads.tools).search('I muted the thread by mistake, I want its notifications again');
     expect(first!.tool.name).toBe('SetForumThreadNotifications');
+  });
+});
+
+describe('a negated verb that begins no tool name', () => {
+  const actions = new Set(['update', 'create', 'delete', 'list'].map(term));
+  const inverses = inversesOf(['create', 'delete']);
+  // "Close" begins no name here; what it goes with says it changes an issue (an update).
+  const meaning = (word: string) => (word === term('close') ? [term('update')] : []);
+  const read = (request: string) => intentOf(request, actions, inverses, meaning);
+
+  it('negates the catalog action it is read as', () => {
+    expect(read('do not close the ticket, only comment on it').negated).toEqual([term('update')]);
+    expect(intentOf('do not close the ticket, only comment on it', actions, inverses).negated).toEqual([]);
+  });
+
+  it('negates no noun, and not the action the request asks for instead', () => {
+    expect(read('comment on the ticket without closing it').negated).toEqual([term('update')]);
+    expect(read('update the ticket without closing it').negated).toEqual([]);
+    expect(read('list the tickets without close dates').negated).toEqual([]);
+    expect(read("don't close it, just update the title").negated).toEqual([]);
+  });
+
+  it('puts no destructive tool above the one for what the request asks instead', () => {
+    // Deleting a ticket's comment fits the words better than posting one; only the negation tells them apart.
+    const tickets = forum([
+      tool('UpdateForumTicket', 'Updates a ticket, such as its state.'),
+      tool('CreateForumTicket', 'Creates a ticket.'),
+      tool('PostForumComment', 'Posts a comment.'),
+      tool('DeleteForumTicketComment', 'Deletes a comment of a ticket.', true),
+    ]);
+    const order = (associations: Parameters<typeof associationsOf>[0]) =>
+      buildToolIndex(tickets.tools, rankingWeights, associationsOf(associations))
+        .search('do not close ticket 12, only add a comment')
+        .map((hit) => hit.tool.name)
+        .filter((name) => name === 'PostForumComment' || name === 'DeleteForumTicketComment');
+    expect(order({ [term('close')]: { [term('update')]: 0.3 } })).toEqual(['PostForumComment', 'DeleteForumTicketComment']);
+    expect(order({})).toEqual(['DeleteForumTicketComment', 'PostForumComment']);
   });
 });

@@ -42,12 +42,14 @@ import {
   type TaskOwner,
   type Tasks,
 } from './tasks.js';
+import { jsonArray } from './stdio.js';
 import { observeMcp, type McpNetwork } from './telemetry.js';
 
 export { metaTools } from './discovery.js';
 export { ProcessTasks } from './tasks.js';
 // `quiver mcp` serves over stdio with the same copy of the SDK its servers are made with.
-export { serveStdio, StdioServerTransport } from '#mcp-server';
+export { serveStdio } from '#mcp-server';
+export { StdioTransport } from './stdio.js';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
 
@@ -71,6 +73,11 @@ export interface McpServerOptions {
   policy?: ServingPolicy;
   /** How messages arrive, for telemetry: `pipe` (stdio) or `tcp` (streamable HTTP, the default). */
   network?: McpNetwork;
+  /**
+   * The transport sends a result's JsonText as its text (StdioTransport): a 2025 client's tool listing is then the
+   * definitions' text, as the build wrote them where it could (ServingPolicy.definitionText), not objects.
+   */
+  sendsJsonText?: boolean;
   /** The HTTP request carrying the session's messages and its API key's id, for each call's log line. */
   requestId?: string;
   keyId?: string;
@@ -131,6 +138,16 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     const tools = await dispatcher.list(policy);
     const capabilities = declaredCapabilities(ctx, server.getClientCapabilities());
+    if (
+      options.sendsJsonText &&
+      policy &&
+      !discovery &&
+      ctx.mcpReq.envelope === undefined &&
+      !tools.some((tool) => personConfirms(tool, policy, capabilities))
+    ) {
+      // The transport writes the JSON text in place of the array it stands for.
+      return { tools: jsonArray(policy.definitionsJson(tools)) } as unknown as ListToolsResult;
+    }
     const listed = (
       discovery
         ? metaTools(tools, policy?.options.readOnly === true)

@@ -6,8 +6,8 @@
  * the SDK answers itself, counts like any other method.
  */
 import type { JSONRPCMessage, Transport } from '#mcp-server';
-import { DURATION_BUCKETS, failed, instrumentSet, telemetry } from '@quiver/core';
-import type { Span } from '@opentelemetry/api';
+import { durationHistogram, failed, telemetry } from '@quiver/core';
+import type { Attributes, Span } from '@opentelemetry/api';
 
 /** Methods counted under their own name; any other is `_OTHER`, so that a client cannot add series at will. */
 const METHODS = new Set([
@@ -25,13 +25,16 @@ const METHODS = new Set([
   'logging/setLevel',
 ]);
 
-const mcpInstruments = instrumentSet((meter) => ({
-  duration: meter.createHistogram('mcp.server.operation.duration', {
-    unit: 's',
-    description: 'MCP requests answered, by method and transport (error.type for errors and tool errors).',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  }),
-}));
+const operationDurations = durationHistogram(
+  'mcp.server.operation.duration',
+  'MCP requests answered, by method and transport (error.type for errors and tool errors).',
+);
+
+/** A request's series: method, transport and error type (none for an answer that is not an error). */
+function operationAttributes(series: string): Attributes {
+  const [method, network, errorType] = series.split('\n');
+  return { 'mcp.method.name': method!, 'network.transport': network!, ...(errorType && { 'error.type': errorType }) };
+}
 
 /** `pipe` for stdio, `tcp` for streamable HTTP, as the conventions' `network.transport` says. */
 export type McpNetwork = 'pipe' | 'tcp';
@@ -45,8 +48,8 @@ interface Open {
 /** Watches a connected transport's requests and answers; does nothing while telemetry is off. */
 export function observeMcp(transport: Transport, network: McpNetwork): void {
   const { tracer, api } = telemetry;
-  const instruments = mcpInstruments();
-  if ((!tracer || !api) && !instruments) return;
+  const durations = operationDurations();
+  if ((!tracer || !api) && !durations) return;
   const open = new Map<string | number, Open>();
   const receive = transport.onmessage;
   const send = transport.send.bind(transport);
@@ -96,10 +99,6 @@ export function observeMcp(transport: Transport, network: McpNetwork): void {
       if (errorType) failed(entry.span, errorType);
       entry.span.end();
     }
-    instruments?.duration.record((performance.now() - entry.started) / 1000, {
-      'mcp.method.name': entry.method,
-      'network.transport': network,
-      ...(errorType && { 'error.type': errorType }),
-    });
+    durations?.record((performance.now() - entry.started) / 1000, `${entry.method}\n${network}\n${errorType ?? ''}`, operationAttributes);
   }
 }

@@ -11,9 +11,10 @@
  */
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { disableTelemetry, enableTelemetry, runLater } from '@quiver/core';
-import type { Meter } from '@opentelemetry/api';
-import type { MetricReader, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { disableTelemetry, DURATION_BUCKETS, DurationHistograms, enableTelemetry, runLater } from '@quiver/core';
+import type { HrTime, Meter } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
+import type { AggregationTemporality, MetricData, MetricProducer, MetricReader, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
 import type { TelemetrySettings } from './settings.js';
 
@@ -64,14 +65,19 @@ export async function startTelemetry(settings: TelemetrySettings, options: { pro
   }
 
   let meterProvider: import('@opentelemetry/sdk-metrics').MeterProvider | undefined;
+  let histograms: DurationHistograms | undefined;
   let scrape: Telemetry['scrape'];
   let stopProcessMetrics = () => {};
   if (settings.metrics || options.prometheus) {
-    const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics');
+    const sdk = await import('@opentelemetry/sdk-metrics');
+    const { MeterProvider, PeriodicExportingMetricReader } = sdk;
     const readers: MetricReader[] = [];
+    histograms = new DurationHistograms((options.prometheus ? 1 : 0) + (settings.metrics ? 1 : 0));
+    // The duration histograms of the reader made next (the readers' order), with the temporality it asks for.
+    const producer = (temporality: AggregationTemporality) => histogramProducer(api, sdk, histograms!, readers.length, temporality, resource);
     if (options.prometheus) {
       const { PrometheusExporter, PrometheusSerializer } = await import('@opentelemetry/exporter-prometheus');
-      const reader = new PrometheusExporter({ preventServerStart: true });
+      const reader = new PrometheusExporter({ preventServerStart: true, metricProducers: [producer(sdk.AggregationTemporality.CUMULATIVE)] });
       const serializer = new PrometheusSerializer();
       readers.push(reader);
       scrape = async () => {
@@ -84,11 +90,13 @@ export async function startTelemetry(settings: TelemetrySettings, options: { pro
         settings.metrics.protocol === 'http/json'
           ? await import('@opentelemetry/exporter-metrics-otlp-http')
           : await import('@opentelemetry/exporter-metrics-otlp-proto');
+      const exporter = new OTLPMetricExporter({ url: settings.metrics.url });
       readers.push(
         new PeriodicExportingMetricReader({
-          exporter: new OTLPMetricExporter({ url: settings.metrics.url }),
+          exporter,
           exportIntervalMillis: settings.metrics.intervalMs,
           exportTimeoutMillis: Math.min(30_000, settings.metrics.intervalMs),
+          metricProducers: [producer(exporter.selectAggregationTemporality(sdk.InstrumentType.HISTOGRAM))],
         }),
       );
     }
@@ -99,6 +107,7 @@ export async function startTelemetry(settings: TelemetrySettings, options: { pro
   await enableTelemetry({
     tracer: tracerProvider?.getTracer('quiver', VERSION),
     meter: meterProvider?.getMeter('quiver', VERSION),
+    histograms,
     recordUserId: settings.recordUserId,
   });
   let stopping: Promise<void> | undefined;
@@ -122,6 +131,55 @@ export async function startTelemetry(settings: TelemetrySettings, options: { pro
       })()),
   };
 }
+
+/**
+ * The duration histograms (aggregated by core's DurationHistogram, not by the SDK) as reader `reader` collects
+ * them, in the SDK's form for its own histograms, under the same instrumentation scope: for a reader keeping
+ * totals, every series since it began; for one taking deltas, the series recorded since its previous
+ * collection, each reported then starting at that collection's time.
+ */
+function histogramProducer(
+  api: typeof import('@opentelemetry/api'),
+  sdk: typeof import('@opentelemetry/sdk-metrics'),
+  histograms: DurationHistograms,
+  reader: number,
+  temporality: AggregationTemporality,
+  resource: Resource,
+): MetricProducer {
+  const delta = temporality === sdk.AggregationTemporality.DELTA;
+  const scope = { name: 'quiver', version: VERSION };
+  /** The previous collection's time, and the series each histogram reported then (delta only). */
+  let previous: { time: number; reported: Map<string, Set<string>> } | undefined;
+  return {
+    collect: async () => {
+      const time = Date.now();
+      const reported = new Map<string, Set<string>>();
+      const metrics: MetricData[] = [];
+      for (const histogram of histograms.all()) {
+        const aggregate = delta ? histogram.take(reader) : histogram.aggregates[reader]!;
+        if (!aggregate.size) continue;
+        const before = previous?.reported.get(histogram.name);
+        if (delta) reported.set(histogram.name, new Set(aggregate.keys()));
+        metrics.push({
+          descriptor: { name: histogram.name, description: histogram.description, unit: 's', valueType: api.ValueType.DOUBLE },
+          aggregationTemporality: temporality,
+          dataPointType: sdk.DataPointType.HISTOGRAM,
+          dataPoints: [...aggregate].map(([key, { attributes, startTime, counts, sum, count, min, max }]) => ({
+            attributes,
+            startTime: hrTime(before?.has(key) ? previous!.time : startTime),
+            endTime: hrTime(time),
+            value: { min, max, sum, count, buckets: { boundaries: DURATION_BUCKETS, counts: [...counts] } },
+          })),
+        });
+      }
+      previous = { time, reported };
+      return { resourceMetrics: { resource, scopeMetrics: metrics.length ? [{ scope, metrics }] : [] }, errors: [] };
+    },
+  };
+}
+
+/** Milliseconds since the epoch as OpenTelemetry's [seconds, nanoseconds]. */
+const hrTime = (ms: number): HrTime => [Math.trunc(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
 const silent = { verbose() {}, debug() {}, info() {}, warn() {}, error() {} };
 

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
+import { forum, forumTool, readOnly } from './forum.js';
+
+describe('a repository named by owner and name', () => {
+  const tools = forum([
+    forumTool('ListForumAppInstallations', 'Lists the installations of an app on a server.', readOnly),
+    forumTool('ListForumRepoCollaborators', 'Lists who has access to a repository.', readOnly),
+  ]);
+  const first = (request: string, weights = rankingWeights) => buildToolIndex(tools.tools, weights).search(request)[0]!.tool.name;
+
+  it('is read as a repository, its words ("app", "server") counting little', () => {
+    expect(first('who has access to acme/app-server')).toBe('ListForumRepoCollaborators');
+    expect(first('who has access to acme/app-server', { ...rankingWeights, repositoryName: 1 })).toBe('ListForumAppInstallations');
+  });
+
+  it('leaves a branch or a path as its words', () => {
+    expect(first('who has access to release/app-server')).toBe('ListForumAppInstallations');
+    expect(first('who has access to src/app-server')).toBe('ListForumAppInstallations');
+    expect(first('who has access to acme/app-server.ts')).toBe('ListForumAppInstallations');
+  });
+});
