@@ -42,6 +42,8 @@ const firstStage: RankingWeights = {
   opener: 0.25,
   listed: 0.3,
   associations: 0,
+  // The action model came after them too.
+  action: 0,
 };
 /** Where the associations are written, and what a run of the generators learns last. */
 export const associationsPath = 'packages/core/src/search/associations.json';

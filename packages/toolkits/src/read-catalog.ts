@@ -30,10 +30,8 @@ export function readCatalog(url: URL): ToolkitData {
  * several times faster than it decodes UTF-8, and the catalogs are read at every start.
  */
 function parseJson(bytes: Buffer): unknown {
-  return JSON.parse(textOf(bytes));
+  return JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'));
 }
-
-const textOf = (bytes: Buffer): string => bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
 
 /** Where the build writes a catalog's served definitions, beside it. */
 const definitionsFile = 'definitions.tsv';
@@ -73,6 +71,7 @@ function readDefinitions(url: URL, catalogBytes: number): ReadonlyMap<string, Ui
 const newline = 0x0a;
 const tabByte = 0x09;
 
+/** `read` once, when first asked. */
 function lazily<T>(read: () => T): () => T {
   let value: { read: T } | undefined;
   return () => {

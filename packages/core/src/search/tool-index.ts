@@ -4,6 +4,7 @@
  * tools are named by.
  */
 import { readFileSync } from 'node:fs';
+import { BoundedMemo } from '../bounded-memo.js';
 import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { Bm25Index } from './bm25.js';
 import { apiWordsOf, everydayWords } from './everyday.js';
@@ -74,6 +75,11 @@ export interface RankingWeights {
    * candidates as the associations were learned to.
    */
   associations: number;
+  /**
+   * How much the action a request asks for (`actionModel`) counts: a tool's score is multiplied by the
+   * probability of its name's verb given the request's words, to this power. 0 ignores it.
+   */
+  action: number;
 }
 
 /** Learned on the API-worded evaluation set and the tuning half of the everyday one. */
@@ -90,6 +96,7 @@ export const rankingWeights: RankingWeights = {
   listed: 0.3,
   opener: 0.5,
   associations: 0.25,
+  action: 0.3,
 };
 
 export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights, associations?: Associations): ToolIndex {
@@ -111,6 +118,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
   const objects = tools.map(objectTermsOf);
+  const actionOdds = weights.action ? actionModel(actions, phrases) : undefined;
   const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
   const sides = learned ? tools.map(toolTerms) : [];
   // A word begins a request as a verb where it begins enough phrases to say whether they change (or, fewer,
@@ -170,6 +178,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         intent.reversed.length > 0 ||
         endsAState.test(query) ||
         [...askedFor].some((term) => changeTerms.has(term));
+      const actionOf = actionOdds?.(query, unwanted);
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
           score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
@@ -178,6 +187,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         if (named !== undefined && changes[id]) score *= weights.namesOnly;
         if (named === 'several' && lists[id]) score *= weights.several;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
+        if (actionOf && actions[id] !== undefined) score *= actionOf(actions[id]!) ** weights.action;
         return { id, score };
       });
       hits.sort((a, b) => b.score - a.score);
@@ -539,3 +549,57 @@ const methodWords: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'cr
 /** `mode` and `request_body` read the same on every mode-driven tool; the request body's own properties are indexed instead. */
 const isOwnParameter = (parameter: Parameter) => parameter.in !== undefined;
 const describe = (parameter: Parameter) => `${parameter.name} ${parameter.description}`;
+
+/**
+ * The action a request asks for, as the phrases of all tools ask for each action (`actionWordOf`) whatever
+ * the object: naive Bayes over the words of the phrases, each phrase labelled with its tool's action, and a
+ * request's opening word as a word of its own ("show", "did"). A request's words are far from independent,
+ * so an action is scored by the mean of their log-likelihoods, not the sum, and every action is as likely
+ * before the words are read. Stop words are kept: "all", "new", "is" tell the actions apart. Returns, for a
+ * request and the terms of the actions it does not want, the probability of each action.
+ */
+function actionModel(actions: readonly (string | undefined)[], phrases: readonly (readonly string[])[]) {
+  const classes = [...new Set(actions.filter((action) => action !== undefined))];
+  const classOf = new Map(classes.map((action, c) => [action, c]));
+  const counts = new Map<string, Float64Array>();
+  const totals = new Float64Array(classes.length);
+  phrases.forEach((ofTool, id) => {
+    const c = classOf.get(actions[id]!);
+    if (c === undefined) return;
+    for (const phrase of ofTool) {
+      for (const feature of actionFeatures(phrase)) {
+        const row = counts.get(feature) ?? new Float64Array(classes.length);
+        counts.set(feature, row);
+        row[c]!++;
+        totals[c]!++;
+      }
+    }
+  });
+  const denominators = totals.map((total) => total + smoothing * counts.size);
+  // Worked out for a word when a request first has it: most of the phrases' words are never asked for.
+  const logLikelihood = new BoundedMemo<string, Float64Array>(counts.size);
+  const logLikelihoodOf = (feature: string): Float64Array | undefined => {
+    const row = counts.get(feature);
+    return row && logLikelihood.get(feature, () => row.map((n, c) => Math.log((n + smoothing) / denominators[c]!)));
+  };
+  return (request: string, unwanted: ReadonlySet<string>): ((action: string) => number) => {
+    const known = actionFeatures(request)
+      .filter((feature) => !unwanted.has(terms([feature])[0] ?? feature))
+      .map(logLikelihoodOf)
+      .filter((row) => row !== undefined);
+    const log = new Float64Array(classes.length);
+    for (const row of known) for (let c = 0; c < log.length; c++) log[c]! += row[c]! / known.length;
+    const top = Math.max(...log);
+    const odds = log.map((value) => Math.exp(value - top));
+    const sum = odds.reduce((a, b) => a + b, 0);
+    return (action) => odds[classOf.get(action)!]! / sum;
+  };
+}
+/** Additive smoothing of the counts of the action model's words. */
+const smoothing = 0.5;
+
+/** The words of a request that the action model reads: its words after any polite lead, numbers as one word, and its opening word again. */
+function actionFeatures(request: string): string[] {
+  const features = words(withoutPoliteLead(request)).map((word) => (/^\p{N}+$/u.test(word) ? '#' : word));
+  return features.length ? [...features, `^${features[0]}`] : features;
+}
