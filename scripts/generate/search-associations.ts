@@ -41,6 +41,8 @@ const firstStage: RankingWeights = {
   pair: 0.25,
   opener: 0.25,
   listed: 0.3,
+  // The rule for the message a request carries came after them too.
+  message: 1,
   associations: 0,
   // The action model came after them too.
   action: 0,

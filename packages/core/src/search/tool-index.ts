@@ -63,6 +63,12 @@ export interface RankingWeights {
   repositoryName: number;
   /** Weight of the terms of a list that ends a request after a colon (`splitList`), mostly values. */
   listed: number;
+  /**
+   * Weight of the terms of the message a request carries (`splitMessage`: "tell the folks on issue 12 that a
+   * fix shipped in 2.3") and of its quoted text ('Crash on save'), content rather than what is asked. At 1
+   * the message is read as the request and quoted text is dropped, as names are.
+   */
+  message: number;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
   pair: number;
   /**
@@ -94,6 +100,7 @@ export const rankingWeights: RankingWeights = {
   repositoryName: 0.3,
   pair: 0.13,
   listed: 0.3,
+  message: 0.3,
   opener: 0.5,
   associations: 0.25,
   action: 0.3,
@@ -139,7 +146,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
       const query = request.slice(0, maxRequestLength);
       const wanted = toolkit?.toLowerCase();
-      const typed = requestTerms(query);
+      const typed = requestTerms(query, true, weights.message < 1);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
       const intent = intentOf(query, actionTerms, inverses, actionsMeant);
@@ -163,6 +170,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
         ...pairsOf(own).map((term) => ({ term, boost: weights.pair, prefix: false })),
         ...typed.listed.map((term) => ({ term, boost: weights.listed, prefix: false })),
+        ...typed.message.map((term) => ({ term, boost: weights.message, prefix: false })),
       ];
       const results = index.search(asked).filter(({ id }) => wanted === undefined || tools[id]!.toolkit.name.toLowerCase() === wanted);
       const askedFor = new Set([...own, ...added, ...intent.inverses]);
@@ -312,15 +320,19 @@ const analyse = (text: string): string => terms(words(text)).join(' ');
 
 /**
  * A request's own terms (less the everyday words that another term replaces), the API terms its everyday
- * words add, and the terms of a list that ends it after a colon (`splitList`).
+ * words add, the terms of a list that ends it after a colon (`splitList`) and, where `carriesMessage`, those
+ * of the message it carries (`splitMessage`) and of its quoted text.
  */
-function requestTerms(request: string, compounds = true): { own: string[]; added: string[]; listed: string[] } {
-  const [head, list] = splitList(withoutNames(request));
+function requestTerms(request: string, compounds = true, carriesMessage = false): { own: string[]; added: string[]; listed: string[]; message: string[] } {
+  const [rest, list] = splitList(withoutNames(request));
+  const [head, said] = carriesMessage ? splitMessage(rest) : [rest, ''];
+  const message = carriesMessage ? [said, ...[...request.matchAll(quoted)].map((match) => match[3])].join(' ') : '';
   const { typed, compound } = wordsOfCompounds(head, compounds);
   const everyday = everydayTerms(typed, compound);
   const own = terms(typed.filter((_, i) => !everyday.replaced.has(i)));
   const added = everyday.terms.filter((term) => !own.includes(term));
-  return { own, added, listed: terms(words(list)).filter((term) => !own.includes(term) && !added.includes(term)) };
+  const neither = (term: string) => !own.includes(term) && !added.includes(term);
+  return { own, added, listed: terms(words(list)).filter(neither), message: terms(words(message)).filter(neither) };
 }
 
 /** A tool's phrases are requests, so they are analysed as a query is, and the same words meet on the same terms. */
@@ -345,7 +357,9 @@ const isPair = (term: string) => term.startsWith('+');
  * A request without the names it gives things: quoted text ('bug', "Spring launch") and the word after
  * "called" or "named" (a branch called release-2) are values, not what the tool does, as numbers are.
  */
-const withoutNames = (query: string): string => query.replace(/(^|\s)(["'])[^"']+\2(?=$|[\s.,;:!?])/g, '$1').replace(/\b(called|named)\s+\S+/gi, '');
+const withoutNames = (query: string): string => query.replace(quoted, '$1').replace(/\b(called|named)\s+\S+/gi, '');
+/** Text in quotes, standing alone (not the apostrophe of "octo/app's"): the quote's text is the third group. */
+const quoted = /(^|\s)(["'])([^"']+)\2(?=$|[\s.,;:!?])/g;
 
 /**
  * A request and the list that ends it after a colon ("split the task into: research, draft, review"): the
@@ -356,6 +370,30 @@ function splitList(request: string): [string, string] {
   const tail = request.slice(colon + 1);
   return colon >= 0 && isList(tail) ? [request.slice(0, colon), tail] : [request, ''];
 }
+
+/**
+ * A request and the message it carries ("tell the folks on issue 12 that a fix shipped in 2.3", "let everyone
+ * know the patch went out"): what the message says is content, not what the request asks. The whole request
+ * is kept where nothing but the message would be left.
+ */
+function splitMessage(request: string): [string, string] {
+  const match = request.match(messageStart);
+  if (match?.index === undefined) return [request, ''];
+  const head = request.slice(0, match.index + match[0].length);
+  return terms(words(head)).length ? [head, request.slice(head.length)] : [request, ''];
+}
+/**
+ * Where a message begins: after "that" following a verb of telling that opens a clause, and its addressee
+ * (not "that" as a relative, "the comment that suggested the fix", nor as a determiner, right after the verb
+ * or a preposition: "reply to that comment"); or after "let … know", but not "let me know", which asks for
+ * the answer.
+ */
+const messageStart = new RegExp(
+  String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind)` +
+    String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +
+    String.raw`|\blet\s+(?!(?:me|us)\b)(?:[\w'@.#/-]+\s+){1,6}?know(?:\s+that)?\b`,
+  'i',
+);
 
 /** Whether a text is a list of short items: two or more, each of a few words, between commas or "and". */
 function isList(text: string): boolean {

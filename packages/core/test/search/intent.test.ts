@@ -211,6 +211,26 @@ describe('when a destructive tool is asked for', () => {
     expect(first(tasks, 'checklist on task 5: draft, review, publish', { ...rankingWeights, listed: 1 })).toBe('ForumApi.PublishForumDraft');
   });
 
+  it('counts the message a request carries as content, less than what the request asks', () => {
+    const posts = forum([tool('PublishForumRelease', 'Publishes a release of the forum software.'), tool('CreateForumComment', 'Adds a comment to a thread.')]);
+    const told = 'tell thread 12 that the new release is published';
+    const known = 'let everyone on thread 44 know the new release is published';
+    expect(first(posts, told)).toBe('ForumApi.CreateForumComment');
+    expect(first(posts, known)).toBe('ForumApi.CreateForumComment');
+    expect(first(posts, told, { ...rankingWeights, message: 1 })).toBe('ForumApi.PublishForumRelease');
+    expect(first(posts, known, { ...rankingWeights, message: 1 })).toBe('ForumApi.PublishForumRelease');
+    // "That" after a noun begins no message: the release is what is asked for.
+    expect(first(posts, 'publish the release that fixes the comments')).toBe('ForumApi.PublishForumRelease');
+  });
+
+  it('counts quoted text as content: it tells tools apart that the request alone does not', () => {
+    // Listed first, the thread wins a tie.
+    const threads = forum([tool('CreateForumThread', 'Creates a thread.'), tool('CreateForumPoll', 'Creates a poll.')]);
+    expect(first(threads, "start 'the weekly poll'")).toBe('ForumApi.CreateForumPoll');
+    expect(first(threads, "start 'the weekly poll'", { ...rankingWeights, message: 1 })).toBe('ForumApi.CreateForumThread');
+    expect(first(threads, "new thread 'weekly poll results'")).toBe('ForumApi.CreateForumThread');
+  });
+
   it('puts a destructive tool further down in a request that puts something back', () => {
     // Publishing has an inverse here, so the request reverses it and asks for a change.
     const posts = forum([
