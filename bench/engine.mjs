@@ -184,3 +184,69 @@ export async function engineBench(hubspotUrl, campaignId, database, { redisUrl, 
     sink.stop();
   }
 }
+
+/**
+ * How soon a change made through one engine process reaches another on PostgreSQL (LISTEN/NOTIFY): an API key
+ * revoked through the first is refused by the second, timed from sending the revocation to the sending of the
+ * first request the second refuses (it is asked every 2 ms); eight keys revoked through the first process and
+ * four from outside both, as `quiver keys revoke` does, timed until both refuse. The tests hold that it arrives
+ * without polling; this says how soon.
+ */
+export async function propagationBench(database) {
+  const { openStore, revokeApiKey } = await import('@quiver/engine');
+  const dataDir = mkdtempSync(join(tmpdir(), 'quiver-bench-propagation-'));
+  const env = { QUIVER_DATA_DIR: dataDir, DATABASE_URL: database };
+  const first = await startProcess([fixture], env);
+  const second = await startProcess([fixture], env);
+  const agent = new Agent({ connections: 4 });
+  const ask = async (engine, method, path, key = engine.key) => {
+    const res = await request(`${engine.url}${path}`, { method, dispatcher: agent, headers: { authorization: `Bearer ${key}` } });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+  };
+  const created = async (engine, name) => {
+    const res = await request(`${engine.url}/v1/admin/api_keys`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${engine.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    const key = await res.body.json();
+    // Known to every process from now on: each keeps it in memory, as it does a key in use.
+    for (const engine of [first, second]) if ((await ask(engine, 'GET', '/v1/me', key.key)).status !== 200) throw new Error('a new key was refused');
+    return key;
+  };
+  /** Milliseconds from `started` until `engine` is first asked and refuses `key`; fails after 5 s. */
+  const refusedAfter = async (engine, key, started) => {
+    for (;;) {
+      const asked = performance.now();
+      if ((await ask(engine, 'GET', '/v1/me', key)).status === 401) return asked - started;
+      if (asked - started > 5_000) throw new Error('a revoked key was not refused within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  };
+  const times = [];
+  try {
+    for (let i = 0; i < 8; i++) {
+      const key = await created(first, `revoked-${i}`);
+      const started = performance.now();
+      await ask(first, 'DELETE', `/v1/admin/api_keys/${key.id}`);
+      times.push(await refusedAfter(second, key.key, started));
+    }
+    const store = await openStore(database);
+    try {
+      for (let i = 0; i < 4; i++) {
+        const key = await created(first, `outside-${i}`);
+        const started = performance.now();
+        await revokeApiKey(store.db, key.id);
+        times.push(Math.max(...(await Promise.all([first, second].map((engine) => refusedAfter(engine, key.key, started))))));
+      }
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await agent.close();
+    await Promise.all([first.stop(), second.stop()]);
+  }
+  return { keys: times.length, medianMs: round(median(times), 1), maxMs: round(Math.max(...times), 1), runsMs: times.map((ms) => round(ms, 1)) };
+}

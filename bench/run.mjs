@@ -15,7 +15,7 @@ const resultsFile = fileURLToPath(new URL('./results.json', import.meta.url));
 const token = 'bench-token';
 
 import pg from 'pg';
-import { engineBench } from './engine.mjs';
+import { engineBench, propagationBench } from './engine.mjs';
 import { importedBench } from './imported.mjs';
 import { peer, peerFigures, peerRows } from './peer.mjs';
 import { alternatingStarts, quiverMcp, startFigures } from './start.mjs';
@@ -84,6 +84,7 @@ log('call overhead: 1,000 tool calls vs 1,000 direct undici requests ...');
 const emulator = await startEmulator();
 let overhead;
 const engine = {};
+let propagation;
 try {
   overhead = await callOverhead(emulator.url);
   log(
@@ -102,6 +103,14 @@ try {
       engine.postgres = await engineBench(emulator.url, overhead.campaignId, database, { redisUrl });
     } finally {
       await dropBenchSchema(database);
+    }
+    // A schema of its own: its engines seal their data with a master key of their own.
+    const own = await postgresBenchSchema();
+    log('propagation on postgres: 12 API keys revoked through one engine process (or from outside), each timed until another refuses it ...');
+    try {
+      propagation = await propagationBench(own);
+    } finally {
+      await dropBenchSchema(own);
     }
   }
 } finally {
@@ -186,6 +195,7 @@ const results = {
   catalogBytes,
   callOverhead: overhead,
   engine,
+  propagation,
   tokens,
   peer: peerFigures(peerStarts),
   search,
@@ -256,6 +266,11 @@ console.log(
     `| the same request sent directly with undici, median / p99 (1,000 calls) | ${o.direct.medianMs} ms / ${o.direct.p99Ms} ms | |`,
     `| overhead ratio, runtime vs direct, at the median (p99) | ${o.ratioMedian} (${o.ratioP99}) | ≤ 1.25 |`,
     ...engineRows,
+    ...(propagation
+      ? [
+          `| a key revoked through one engine process refused by another, on PostgreSQL (LISTEN/NOTIFY): median / slowest of ${propagation.keys}, from sending the revocation | ${propagation.medianMs} ms / ${propagation.maxMs} ms | ≤ 100 ms |`,
+        ]
+      : []),
     `| \`tools/list\` tokens (o200k_base), all ${tokens.tools.toLocaleString('en')} tools | ${tokens.toolsList.toLocaleString('en')} | |`,
     `| tokens of one served tool definition (MCP), median / p90 | ${tokens.perTool.median} / ${tokens.perTool.p90} | median ≤ 150 |`,
     `| every tool as each provider's tools array: ${Object.entries(tokens.formats)
