@@ -199,28 +199,23 @@ export async function propagationBench(database) {
   const first = await startProcess([fixture], env);
   const second = await startProcess([fixture], env);
   const agent = new Agent({ connections: 4 });
-  const ask = async (engine, method, path, key = engine.key) => {
-    const res = await request(`${engine.url}${path}`, { method, dispatcher: agent, headers: { authorization: `Bearer ${key}` } });
+  const ask = async (engine, method, path, { key = engine.key, body } = {}) => {
+    const headers = { authorization: `Bearer ${key}`, ...(body && { 'content-type': 'application/json' }) };
+    const res = await request(`${engine.url}${path}`, { method, dispatcher: agent, headers, body: body && JSON.stringify(body) });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
   };
   const created = async (engine, name) => {
-    const res = await request(`${engine.url}/v1/admin/api_keys`, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { authorization: `Bearer ${engine.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name }),
-    });
-    const key = await res.body.json();
+    const { body: key } = await ask(engine, 'POST', '/v1/admin/api_keys', { body: { name } });
     // Known to every process from now on: each keeps it in memory, as it does a key in use.
-    for (const engine of [first, second]) if ((await ask(engine, 'GET', '/v1/me', key.key)).status !== 200) throw new Error('a new key was refused');
+    for (const engine of [first, second]) if ((await ask(engine, 'GET', '/v1/me', { key: key.key })).status !== 200) throw new Error('a new key was refused');
     return key;
   };
   /** Milliseconds from `started` until `engine` is first asked and refuses `key`; fails after 5 s. */
   const refusedAfter = async (engine, key, started) => {
     for (;;) {
       const asked = performance.now();
-      if ((await ask(engine, 'GET', '/v1/me', key)).status === 401) return asked - started;
+      if ((await ask(engine, 'GET', '/v1/me', { key })).status === 401) return asked - started;
       if (asked - started > 5_000) throw new Error('a revoked key was not refused within 5 s');
       await new Promise((resolve) => setTimeout(resolve, 2));
     }

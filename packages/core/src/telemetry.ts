@@ -171,16 +171,11 @@ export class DurationHistograms {
   }
 }
 
-/** The duration histogram `name` of the current telemetry, undefined while metrics are off (as `instrumentSet`). */
-export function durationHistogram(name: string, description: string): () => DurationHistogram | undefined {
-  let made: { generation: number; histogram: DurationHistogram } | undefined;
-  return () => {
-    const histograms = telemetry.histograms;
-    if (!histograms) return undefined;
-    if (made?.generation !== generation) made = { generation, histogram: histograms.get(name, description) };
-    return made.histogram;
-  };
-}
+/** The duration histogram `name` of the current telemetry, undefined while metrics are off. */
+export const durationHistogram =
+  (name: string, description: string): (() => DurationHistogram | undefined) =>
+  () =>
+    telemetry.histograms?.get(name, description);
 
 /** `2xx`, `4xx`, ...: what metrics label a status with, since the class is what a dashboard asks about. */
 export const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;
