@@ -34,6 +34,8 @@ const firstStage: RankingWeights = {
   // The rule for requests that change nothing came after the associations: they are learned without it.
   destructiveInRead: 0.8,
   check: 2,
+  // The rule for checking tools that a question does not name came after them: they are learned without it.
+  checkElsewhere: 2,
   // The rules for requests that only name things and for repository names came after them too.
   namesOnly: 1,
   several: 1,

@@ -49,6 +49,11 @@ export interface RankingWeights {
   /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
   check: number;
   /**
+   * A checking tool whose name says nothing the question names counts this much instead ("did my order go
+   * through" is no question for `CheckIfUserIsFollowed`).
+   */
+  checkElsewhere: number;
+  /**
    * A request that only names things (`namedNumber`: "the deploy keys of octo/app", "starter ignore file for
    * a node project") asks to change nothing: a tool that changes counts this much.
    */
@@ -95,6 +100,7 @@ export const rankingWeights: RankingWeights = {
   destructive: 0.6,
   destructiveInRead: 0.3,
   check: 2,
+  checkElsewhere: 1,
   namesOnly: 0.9,
   several: 1.1,
   repositoryName: 0.3,
@@ -125,6 +131,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
   const objects = tools.map(objectTermsOf);
+  // Everything a tool's name says besides its verb: what it acts on and where (`CheckUserMembershipInOrg` → user, membership, org).
+  const subjects = tools.map((tool, id) => nameTerms(tool.name, tool.toolkit.name).filter((term) => term !== actions[id]));
   const actionOdds = weights.action ? actionModel(actions, phrases) : undefined;
   const learned = weights.associations ? (associations ?? learnedAssociations()) : undefined;
   const sides = learned ? tools.map(toolTerms) : [];
@@ -191,7 +199,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
           score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
         if (unwanted.has(actions[id]!)) score *= unwantedAction;
-        if (asksWhether && checks[id]) score *= weights.check;
+        if (asksWhether && checks[id]) score *= asksAbout(askedFor, subjects[id]!) ? weights.check : weights.checkElsewhere;
         if (named !== undefined && changes[id]) score *= weights.namesOnly;
         if (named === 'several' && lists[id]) score *= weights.several;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
@@ -535,7 +543,10 @@ const unwantedAction = 0.5;
  * `RevokeToken`, but not "turn off the issues" for `DisableLfs`, whose action it names on another object.
  */
 const asksForActionOn = (asked: ReadonlySet<string>, action: string | undefined, objects: readonly string[]): boolean =>
-  action !== undefined && asked.has(action) && (objects.length === 0 || objects.some((term) => asked.has(term)));
+  action !== undefined && asked.has(action) && asksAbout(asked, objects);
+
+/** Whether a request names what a tool acts on (any of its object terms), or the tool's name names nothing. */
+const asksAbout = (asked: ReadonlySet<string>, objects: readonly string[]): boolean => objects.length === 0 || objects.some((term) => asked.has(term));
 
 /**
  * The terms of what a tool's name says it acts on: the words after its verb and before the words that

@@ -193,6 +193,22 @@ describe('what a request asks for', () => {
     expect((await ranked('am I following sam'))[0]).toBe('CheckFollowingCodehost');
     expect((await ranked('can you follow sam'))[0]).toBe('FollowingCodehost');
   });
+
+  it('favours a tool that checks whether only when the question is about what it checks', async () => {
+    const shop = defineToolkit({
+      ...codeHost,
+      tools: [
+        {
+          ...tool('CheckFollowingCodehost', 'Whether you follow a person, such as the seller of something you ordered.'),
+          http: { method: 'GET', path: '/user/following/{username}' },
+        },
+        { ...tool('GetPurchase', 'A purchase order of yours: what you ordered, and its items.'), http: { method: 'GET', path: '/purchases/{purchase}' } },
+      ],
+    });
+    const index = await createToolIndex(shop.tools);
+    expect(index.search('did my order go through?')[0]!.tool.name).toBe('GetPurchase');
+    expect(index.search('do I follow the seller of my order?')[0]!.tool.name).toBe('CheckFollowingCodehost');
+  });
 });
 
 describe('search phrases', () => {
