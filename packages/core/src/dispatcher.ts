@@ -16,7 +16,7 @@ import { builtinSource } from './source.js';
 import { durationHistogram, failed, telemetry } from './telemetry.js';
 import { annotationsOf, qualifiedName, type Tool, type Toolkit } from './tool.js';
 import type { UpstreamClient } from './upstream.js';
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 
 /** An OAuth authorization the user must complete before the tool can run (the engine's AuthorizationResponse). */
 export interface Authorization {
@@ -298,23 +298,17 @@ function callData(input: unknown, credentials: readonly string[], result: ToolRe
   };
 }
 
+/** A call's series: toolkit, tool and error kind (none for a success), the tool left out when no toolkit has it. */
 const callDurations = durationHistogram(
   'quiver.tool.duration',
   'Tool calls through the dispatcher, by toolkit, tool, outcome and error kind; its count is the number of calls.',
-);
-
-/** A call's series: toolkit, tool and error kind (none for a success), the tool left out when no toolkit has it. */
-const callSeries = (record: CallRecord) => `${record.toolkit ?? ''}\n${record.toolkit ? record.tool : ''}\n${record.kind ?? ''}`;
-
-function callAttributes(series: string): Attributes {
-  const [toolkit, tool, kind] = series.split('\n');
-  return {
+  ([toolkit, tool, kind]) => ({
     'quiver.toolkit': toolkit || '_OTHER',
     'gen_ai.tool.name': toolkit ? tool! : '_OTHER',
     'quiver.outcome': kind ? 'error' : 'success',
     ...(kind && { 'error.type': kind }),
-  };
-}
+  }),
+);
 
 /**
  * A finished call on its span and in the tool metrics: names, outcome and error kind, never its input,
@@ -337,7 +331,7 @@ function observeCall(record: CallRecord, durationMs: number, source: string | un
     if (record.user_id && telemetry.recordUserId) span.setAttribute('user.id', record.user_id);
     if (record.kind) failed(span, record.kind);
   }
-  callDurations()?.record(durationMs / 1000, callSeries(record), callAttributes);
+  callDurations()?.record(durationMs / 1000, [record.toolkit ?? '', record.toolkit ? record.tool : '', record.kind ?? '']);
 }
 
 const sameTools = (a: readonly Tool[], b: readonly Tool[]) => a.length === b.length && a.every((tool, i) => tool === b[i]);

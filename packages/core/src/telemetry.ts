@@ -94,8 +94,8 @@ const SERIES_LIMIT = 2000 - 1;
 /**
  * A duration histogram (seconds, DURATION_BUCKETS) aggregated here rather than by the SDK, which hashes a
  * value's attributes (sorting and JSON-encoding them) on every record: three histograms a tool call made
- * that hashing most of its telemetry's cost. A series is found by its key, a string the caller builds from
- * what sets its attributes; `attributes` makes them from the key once, for a series not seen before. Each
+ * that hashing most of its telemetry's cost. A series is found by the values that set its attributes (a
+ * toolkit, a method, a status class); `attributes` makes them from the values once, for a series not seen before. Each
  * metric reader has an aggregate of its own (`aggregates`, read or taken at collection time by the engine's
  * telemetry/sdk.ts), so that one taking deltas and one keeping totals each see what the SDK would show them.
  */
@@ -105,14 +105,17 @@ export class DurationHistogram {
   constructor(
     readonly name: string,
     readonly description: string,
+    private readonly attributes: SeriesAttributes,
     readers: number,
   ) {
     this.aggregates = Array.from({ length: readers }, () => new Map());
   }
 
-  record(seconds: number, key: string, attributes: (key: string) => Api.Attributes): void {
+  record(seconds: number, values: readonly string[]): void {
     // As the SDK: a negative value is refused, and NaN falls in no bucket.
     if (!(seconds >= 0)) return;
+    // No value holds a line break (names, methods, status classes, error kinds, route templates).
+    const key = values.join('\n');
     // The bucket as the SDK finds it: the first bound the value does not exceed.
     let bucket = 0;
     while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
@@ -123,7 +126,7 @@ export class DurationHistogram {
         series = overflow ? aggregate.get(OVERFLOW_KEY) : undefined;
         if (!series) {
           series = {
-            attributes: overflow ? OVERFLOW_ATTRIBUTES : attributes(key),
+            attributes: overflow ? OVERFLOW_ATTRIBUTES : this.attributes(values),
             startTime: Date.now(),
             counts: new Array<number>(DURATION_BUCKETS.length + 1).fill(0),
             sum: 0,
@@ -157,10 +160,10 @@ export class DurationHistograms {
   /** `readers`: how many metric readers read them. */
   constructor(readonly readers: number) {}
 
-  get(name: string, description: string): DurationHistogram {
+  get(name: string, description: string, attributes: SeriesAttributes): DurationHistogram {
     let histogram = this.made.get(name);
     if (!histogram) {
-      histogram = new DurationHistogram(name, description, this.readers);
+      histogram = new DurationHistogram(name, description, attributes, this.readers);
       this.made.set(name, histogram);
     }
     return histogram;
@@ -171,11 +174,14 @@ export class DurationHistograms {
   }
 }
 
+/** The attributes of a duration histogram's series, from the values it is recorded with. */
+export type SeriesAttributes = (values: readonly string[]) => Api.Attributes;
+
 /** The duration histogram `name` of the current telemetry, undefined while metrics are off. */
 export const durationHistogram =
-  (name: string, description: string): (() => DurationHistogram | undefined) =>
+  (name: string, description: string, attributes: SeriesAttributes): (() => DurationHistogram | undefined) =>
   () =>
-    telemetry.histograms?.get(name, description);
+    telemetry.histograms?.get(name, description, attributes);
 
 /** `2xx`, `4xx`, ...: what metrics label a status with, since the class is what a dashboard asks about. */
 export const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`;

@@ -12,7 +12,6 @@ import { kindOfStatus, toolError, type ErrorKind, type ToolError } from './error
 import { headerValueProblem, type UpstreamRequest } from './request.js';
 import { afterAnswer, durationHistogram, failed, httpMethod, instrumentSet, spanClock, statusClass, telemetry } from './telemetry.js';
 import type { HttpMethod } from './tool-data.js';
-import type { Attributes } from '@opentelemetry/api';
 
 export interface UpstreamResponse {
   status: number;
@@ -353,23 +352,16 @@ export function backoffMs(attempt: number, baseDelayMs: number): number {
   return Math.round(step / 2 + Math.random() * (step / 2));
 }
 
+/** An attempt's series: toolkit, method, and the status class or, when no answer came, the error. */
 const attemptDurations = durationHistogram(
   'http.client.request.duration',
   'Upstream requests, each attempt apart, by toolkit, method and status class (error.type when no answer came).',
+  ([toolkit, method, status, errorType]) => ({
+    'quiver.toolkit': toolkit!,
+    'http.request.method': method!,
+    ...(status ? { 'http.response.status_class': status } : { 'error.type': errorType! }),
+  }),
 );
-
-/** An attempt's series: toolkit, method, and the status class or, when no answer came, the error (`!` before it). */
-const attemptSeries = (toolkit: string | undefined, method: string, status: number | undefined, errorType: string | undefined) =>
-  `${toolkit ?? '_OTHER'}\n${method}\n${status === undefined ? `!${errorType}` : statusClass(status)}`;
-
-function attemptAttributes(series: string): Attributes {
-  const [toolkit, method, outcome] = series.split('\n') as [string, string, string];
-  return {
-    'quiver.toolkit': toolkit,
-    'http.request.method': method,
-    ...(outcome.startsWith('!') ? { 'error.type': outcome.slice(1) } : { 'http.response.status_class': outcome }),
-  };
-}
 
 const attemptInstruments = instrumentSet((meter) => ({
   retries: meter.createCounter('quiver.upstream.retries', {
@@ -431,7 +423,8 @@ function observeAttempt(
   const status = 'response' in outcome ? outcome.response.status : undefined;
   const errorType = status === undefined ? (outcome as { error: ToolError }).error.kind : status >= 400 ? String(status) : undefined;
   const method = httpMethod(request.method);
-  attemptDurations()?.record((endedAt - startedAt) / 1000, attemptSeries(toolkit, method, status, errorType), attemptAttributes);
+  const answer = status === undefined ? '' : statusClass(status);
+  attemptDurations()?.record((endedAt - startedAt) / 1000, [toolkit ?? '_OTHER', method, answer, answer ? '' : errorType!]);
   if (attempt > 0) {
     attemptInstruments()?.retries.add(1, { 'quiver.toolkit': toolkit ?? '_OTHER', 'quiver.retry.reason': retryReason });
   }

@@ -30,14 +30,14 @@ describe('a duration histogram', () => {
     } finally {
       delete process.env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE;
     }
-    const ours = durationHistogram('test.ours.duration', 'Durations.')()!;
+    const ours = durationHistogram('test.ours.duration', 'Durations.', ([series]) => SERIES[series!]!)()!;
     const theirs = core.meter!.createHistogram('test.theirs.duration', {
       unit: 's',
       description: 'Durations.',
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
     record = (seconds, series) => {
-      ours.record(seconds, series, (key) => SERIES[key]!);
+      ours.record(seconds, [series]);
       theirs.record(seconds, SERIES[series]);
     };
   });

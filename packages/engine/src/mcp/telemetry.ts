@@ -7,7 +7,7 @@
  */
 import type { JSONRPCMessage, Transport } from '#mcp-server';
 import { durationHistogram, failed, telemetry } from '@quiver/core';
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 
 /** Methods counted under their own name; any other is `_OTHER`, so that a client cannot add series at will. */
 const METHODS = new Set([
@@ -25,16 +25,12 @@ const METHODS = new Set([
   'logging/setLevel',
 ]);
 
+/** A request's series: method, transport and error type (none for an answer that is not an error). */
 const operationDurations = durationHistogram(
   'mcp.server.operation.duration',
   'MCP requests answered, by method and transport (error.type for errors and tool errors).',
+  ([method, network, errorType]) => ({ 'mcp.method.name': method!, 'network.transport': network!, ...(errorType && { 'error.type': errorType }) }),
 );
-
-/** A request's series: method, transport and error type (none for an answer that is not an error). */
-function operationAttributes(series: string): Attributes {
-  const [method, network, errorType] = series.split('\n');
-  return { 'mcp.method.name': method!, 'network.transport': network!, ...(errorType && { 'error.type': errorType }) };
-}
 
 /** `pipe` for stdio, `tcp` for streamable HTTP, as the conventions' `network.transport` says. */
 export type McpNetwork = 'pipe' | 'tcp';
@@ -99,6 +95,6 @@ export function observeMcp(transport: Transport, network: McpNetwork): void {
       if (errorType) failed(entry.span, errorType);
       entry.span.end();
     }
-    durations?.record((performance.now() - entry.started) / 1000, `${entry.method}\n${network}\n${errorType ?? ''}`, operationAttributes);
+    durations?.record((performance.now() - entry.started) / 1000, [entry.method, network, errorType ?? '']);
   }
 }
