@@ -25,19 +25,28 @@ export function closeOnStop(close: () => Promise<void>, { stdin = false, drainMs
       console.error(`quiver: not closed after ${(drainMs + CLOSE_LIMIT_MS) / 1000} s; exiting`);
       process.exit(1);
     }, drainMs + CLOSE_LIMIT_MS).unref();
-    close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        console.error(`quiver: while closing: ${error.message}`);
-        process.exit(1);
-      },
-    );
+    close()
+      .then(() => flushed(process.stdout))
+      .then(
+        () => process.exit(0),
+        (error: Error) => {
+          console.error(`quiver: while closing: ${error.message}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', signalled);
   process.on('SIGTERM', signalled);
   // A client that goes away closes our standard input; that is the end of the session.
   if (stdin) process.stdin.once('end', stop).once('close', stop);
 }
+
+/**
+ * Once what was written to `stream` has left: standard output to a pipe is written asynchronously, and exiting
+ * before cuts an answer short (a client that sends its requests and closes its end at once gets the first 64 KB
+ * of a tool listing). A stream that cannot be written to any more counts as flushed.
+ */
+const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
 
 /**
  * Fails at once when the port is taken, before the sandbox and the database are opened (seconds of work that a

@@ -128,6 +128,24 @@ describe('the tool listing over stdio', () => {
       child.kill();
     }
   }
+  it('reaches a client that closes its end right after asking, whole', async () => {
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const output: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for (const message of [
+      { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      { method: 'notifications/initialized' },
+      { id: 2, method: 'tools/list', params: {} },
+    ])
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    child.stdin!.end();
+    expect(await exited).toBe(0);
+    const lines = Buffer.concat(output).toString('utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1]!).result.tools).toHaveLength(toolkits.flatMap((toolkit) => toolkit.tools).length);
+  });
+
   const built = (options: ServingOptions, toolkitNames?: string[]) =>
     toolkits
       .filter((toolkit) => !toolkitNames || toolkitNames.includes(toolkit.name))
