@@ -4,7 +4,18 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent, type MigrationProvider } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type DatabaseIntrospector,
+  type LogEvent,
+  type MigrationProvider,
+  type SchemaMetadata,
+  type TableMetadata,
+} from 'kysely';
 import { migrations } from './migrations/index.js';
 import { DatabaseAvailability } from './outage.js';
 import type { Database } from './schema.js';
@@ -118,7 +129,7 @@ async function postgresDb(url: string, availability: DatabaseAvailability) {
       }),
     end: () => pool.end(),
   };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: watched }), log: watchQueries(availability) });
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: watched }), log: watchQueries(availability) });
   const dedicatedConnection = async () => {
     const client = new pg.Client(settings);
     // Heard here so that no error of this connection ends the process; its owner watches `end`.
@@ -132,6 +143,28 @@ async function postgresDb(url: string, availability: DatabaseAvailability) {
     return client;
   };
   return { db, pool, dedicatedConnection };
+}
+
+/**
+ * PostgreSQL as Kysely speaks it, but for what the migrator asks of the database: whether a schema and its
+ * own tables exist. Kysely's introspector reads every schema of the database and asks of each whether it may
+ * be used, which fails with "schema … does not exist" where another schema is dropped meanwhile (another
+ * engine's or application's on a shared server): the engine then did not start, 4 times in 20 while another
+ * client created and dropped schemas. These read the catalog alone, and only the tables of the connection's
+ * own schema, by name (no columns: the migrator reads none, and nothing else introspects).
+ */
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    const getSchemas = async (): Promise<SchemaMetadata[]> => (await sql<SchemaMetadata>`select nspname as name from pg_catalog.pg_namespace`.execute(db)).rows;
+    const getTables = async (): Promise<TableMetadata[]> => {
+      const { rows } = await sql<{ schema: string; name: string; kind: string }>`
+        select n.nspname as schema, c.relname as name, c.relkind as kind
+        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'm')`.execute(db);
+      return rows.map(({ schema, name, kind }) => ({ schema, name, isView: kind === 'v' || kind === 'm', columns: [] }));
+    };
+    return { getSchemas, getTables, getMetadata: async () => ({ tables: await getTables() }) };
+  }
 }
 
 /** Kysely's log of every query, read for whether the database answers. */
