@@ -9,12 +9,19 @@ export const cli = fileURLToPath(new URL('../packages/cli/bin/quiver.js', import
 
 /**
  * An MCP server on stdio that `coldStart` can start: Node's arguments (its script first), extra environment
- * variables, and where its stderr goes.
- * @typedef {{ args: string[], env?: Record<string, string>, stderr?: 'inherit' | 'ignore' }} Server
+ * variables, where its stderr goes, and the revision a client speaks to it (2025 by default).
+ * @typedef {{ args: string[], env?: Record<string, string>, stderr?: 'inherit' | 'ignore', revision?: '2026-07-28' }} Server
  */
 
 /** `quiver mcp`, with `args` after `mcp`. @returns {Server} */
 export const quiverMcp = (args = []) => ({ args: [cli, 'mcp', ...args] });
+
+/** A 2026-07-28 client's request `_meta`: it sends no `initialize`, each request says who it is. */
+const meta2026 = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** A Node process that speaks JSON lines on stdio, timed from its spawn; both start measurements use it. @param {Server} server */
 export function lineProcess({ args, env, stderr = 'inherit' }) {
@@ -29,20 +36,28 @@ export function lineProcess({ args, env, stderr = 'inherit' }) {
   };
 }
 
-/** Process start to the answer of `initialize` on stdio, and to that of `tools/list` sent then; RSS once it has been served. */
+/**
+ * Process start to the answer of `initialize` on stdio (a 2026-07-28 client's first request, `server/discover`),
+ * and to that of `tools/list` sent then; RSS once it has been served.
+ */
 export async function coldStart(server = quiverMcp()) {
   const { child, elapsedMs, next, send } = lineProcess(server);
-  send({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-  });
+  const modern = server.revision === '2026-07-28';
+  send(
+    modern
+      ? { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta2026 } }
+      : {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+        },
+  );
   const initialized = await next();
   if (initialized.error) throw new Error(`${server.args.join(' ')}: ${JSON.stringify(initialized.error)}`);
   const readyMs = elapsedMs();
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+  if (!modern) send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: modern ? { _meta: meta2026 } : {} });
   const listed = await next();
   const listedMs = elapsedMs();
   const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024;

@@ -113,8 +113,11 @@ mcpSuite(
 );
 
 describe('the tool listing over stdio', () => {
-  /** `tools/list` as a 2025 client gets it from `quiver mcp` with these flags, as the line it reads. */
-  async function listed(flags: string[]) {
+  /**
+   * `tools/list` as a client gets it from `quiver mcp` with these flags, as the line it reads: a 2025 client, or with
+   * `meta` a 2026-07-28 one (no initialize; the request's own _meta).
+   */
+  async function listed(flags: string[], meta?: object) {
     const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox', ...flags], { stdio: ['pipe', 'pipe', 'ignore'] });
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     const ask = async (message: object) => {
@@ -122,6 +125,7 @@ describe('the tool listing over stdio', () => {
       return JSON.parse((await lines.next()).value as string);
     };
     try {
+      if (meta) return await ask({ id: 2, method: 'tools/list', params: { _meta: meta } });
       await ask({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
       return await ask({ id: 2, method: 'tools/list', params: {} });
     } finally {
@@ -160,6 +164,35 @@ describe('the tool listing over stdio', () => {
     const answer = await listed(flags);
     expect(Object.keys(answer).sort()).toEqual(['id', 'jsonrpc', 'result']);
     expect(answer.result.tools).toEqual(JSON.parse(JSON.stringify(built(options, toolkitNames))));
+  });
+
+  // The definitions the build wrote, changed as text: the dialect first in each input schema, and run_at last
+  // among its properties for a client that can hold a task.
+  it.each([
+    ['without', {}],
+    ['with', { extensions: { 'io.modelcontextprotocol/tasks': {} } }],
+  ])('is, for a 2026-07-28 client %s tasks, what the serving policy builds in that revision', async (_name, capabilities) => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': capabilities,
+    };
+    const tasks = 'extensions' in capabilities;
+    const { result } = await listed([], meta);
+    expect(result).toMatchObject({ resultType: 'complete', ttlMs: 60000 });
+    const expected = built({}).map((tool) => ({ ...tool, inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', ...tool.inputSchema } }));
+    const runAt = result.tools.map((tool: { inputSchema: { properties: Record<string, unknown> } }) => {
+      const { run_at, ...properties } = tool.inputSchema.properties;
+      expect(Object.keys(tool.inputSchema)[0]).toBe('$schema');
+      expect(Object.keys(tool.inputSchema.properties).at(-1) === 'run_at').toBe(tasks);
+      tool.inputSchema.properties = properties;
+      return run_at;
+    });
+    expect(result.tools).toEqual(JSON.parse(JSON.stringify(expected)));
+    // The same run_at on every tool, or none.
+    expect(new Set(runAt.map((schema: unknown) => JSON.stringify(schema))).size).toBe(1);
+    if (tasks) expect(runAt[0]).toMatchObject({ type: 'string', description: expect.stringContaining('RFC 3339') });
+    else expect(runAt[0]).toBeUndefined();
   });
 });
 

@@ -42,6 +42,7 @@ import {
   type TaskOwner,
   type Tasks,
 } from './tasks.js';
+import { definitionIn2026 } from './definition-text.js';
 import { jsonArray } from './stdio.js';
 import { observeMcp, type McpNetwork } from './telemetry.js';
 
@@ -55,6 +56,9 @@ export const serverInfo = { name: 'quiver', version: '0.1.0' };
 
 /** The dialect tool schemas declare to a 2026-07-28 client (older clients assume it, and get none). */
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+/** The same two changes as JSON text, for a listing sent as text (definition-text.ts). */
+const dialectText = Buffer.from(`"$schema":${JSON.stringify(JSON_SCHEMA_2020_12)},`);
+const runAtText = Buffer.from(`${JSON.stringify(runAtName)}:${JSON.stringify(runAtSchema)}`);
 
 /** How often a call that runs long tells a client that asked for progress that it still does. */
 export const PROGRESS_EVERY_MS = 5_000;
@@ -138,15 +142,14 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     const tools = await dispatcher.list(policy);
     const capabilities = declaredCapabilities(ctx, server.getClientCapabilities());
-    if (
-      options.sendsJsonText &&
-      policy &&
-      !discovery &&
-      ctx.mcpReq.envelope === undefined &&
-      !tools.some((tool) => personConfirms(tool, policy, capabilities))
-    ) {
+    // A client that can hold a task is offered run_at on every tool it may call by name.
+    const later = tasks && !discovery && declaresTasks(ctx);
+    if (options.sendsJsonText && policy && !discovery && !tools.some((tool) => personConfirms(tool, policy, capabilities))) {
       // The transport writes the JSON text in place of the array it stands for.
-      return { tools: jsonArray(policy.definitionsJson(tools)) } as unknown as ListToolsResult;
+      const texts = policy.definitionsJson(tools);
+      if (ctx.mcpReq.envelope === undefined) return { tools: jsonArray(texts) } as unknown as ListToolsResult;
+      const in2026 = texts.map((text) => definitionIn2026(text, dialectText, later ? runAtText : undefined));
+      if (in2026.every((parts) => parts !== undefined)) return { tools: jsonArray(in2026) } as unknown as ListToolsResult;
     }
     const listed = (
       discovery
@@ -154,8 +157,6 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
         : tools.map((tool) => listedTool(tool, policy, personConfirms(tool, policy, capabilities)))
     ) as ListToolsResult['tools'];
     if (ctx.mcpReq.envelope === undefined) return { tools: listed };
-    // A client that can hold a task is offered run_at on every tool it may call by name.
-    const later = tasks && !discovery && declaresTasks(ctx);
     return {
       tools: listed.map((tool) => {
         const inputSchema = { $schema: JSON_SCHEMA_2020_12, ...tool.inputSchema };

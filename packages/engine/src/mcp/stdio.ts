@@ -18,9 +18,9 @@ export class JsonText {
 const comma = Buffer.from(',');
 const [open, close] = [Buffer.from('['), Buffer.from(']')];
 
-/** A JSON array of JSON texts. */
-export function jsonArray(items: readonly Uint8Array[]): JsonText {
-  return new JsonText([open, ...items.flatMap((item, i) => (i === 0 ? [item] : [comma, item])), close]);
+/** A JSON array of JSON texts, each whole or in parts. */
+export function jsonArray(items: readonly (Uint8Array | readonly Uint8Array[])[]): JsonText {
+  return new JsonText([open, ...items.flatMap((item, i) => [...(i === 0 ? [] : [comma]), ...(item instanceof Uint8Array ? [item] : item)]), close]);
 }
 
 export class StdioTransport extends StdioServerTransport {
