@@ -1,6 +1,6 @@
 /**
- * How the long-running commands end: SIGINT and SIGTERM (and, for a stdio server, the end of standard
- * input) close what the command opened and exit 0; a close that hangs is cut short so the process is gone
+ * How the long-running commands end: SIGINT and SIGTERM (and, for a stdio server, the end of its session,
+ * through the `stop` returned) close what the command opened and exit 0; a close that hangs is cut short so the process is gone
  * within 5 s (after the engine's drain, when it has work in flight or a drain time is set: `drainMs`
  * covers it all). A second SIGINT or SIGTERM while closing exits at once, without waiting for the work in
  * flight, with the status a shell gives a process ended by that signal (130, 143). Errors at start-up end
@@ -11,7 +11,7 @@ import { constants } from 'node:os';
 
 const CLOSE_LIMIT_MS = 4_000;
 
-export function closeOnStop(close: () => Promise<void>, { stdin = false, drainMs = 0 } = {}): void {
+export function closeOnStop(close: () => Promise<void>, { drainMs = 0 } = {}): () => void {
   let stopping = false;
   const signalled = (signal: NodeJS.Signals) => {
     if (!stopping) return stop();
@@ -37,8 +37,7 @@ export function closeOnStop(close: () => Promise<void>, { stdin = false, drainMs
   };
   process.on('SIGINT', signalled);
   process.on('SIGTERM', signalled);
-  // A client that goes away closes our standard input; that is the end of the session.
-  if (stdin) process.stdin.once('end', stop).once('close', stop);
+  return stop;
 }
 
 /**

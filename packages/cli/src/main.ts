@@ -113,7 +113,8 @@ addServingOptions(program.command('mcp'))
     const telemetry = await openTelemetry(settings);
     const app = await openApp({ settings, sandbox: options.sandbox, serving, logCalls: true });
     // The connection's first message picks the era (`initialize` for the 2025 revisions, else 2026-07-28).
-    const transport = new StdioTransport();
+    // The end of standard input waits for the answers of the calls still running, as long as a call may take.
+    const transport = new StdioTransport(process.stdin, process.stdout, settings.upstreamLimits.deadlineMs);
     // A message over the transport's limit (10 MB) makes it stop reading: rather than a silent process,
     // the client gets a JSON-RPC error naming the limit, and the process ends with status 1.
     let oversized: string | undefined;
@@ -125,23 +126,25 @@ addServingOptions(program.command('mcp'))
         if (/exceeded maximum size/.test(error.message)) oversized = error.message;
       },
     });
+    const stop = closeOnStop(() =>
+      connection
+        .close()
+        .then(() => app.close())
+        .then(() => telemetry?.shutdown()),
+    );
+    // The session ends when the client closes its end, once the transport has answered what it read.
     const closed = transport.onclose;
     transport.onclose = () => {
       closed?.();
-      if (oversized === undefined) return;
+      if (oversized === undefined) {
+        stop();
+        return;
+      }
       const message = `A message was larger than the server accepts (${oversized}); the session is closed.`;
       process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })}\n`);
       console.error(`quiver: ${message}`);
       void app.close().finally(() => process.exit(1));
     };
-    closeOnStop(
-      () =>
-        connection
-          .close()
-          .then(() => app.close())
-          .then(() => telemetry?.shutdown()),
-      { stdin: true },
-    );
   });
 
 /** The flags of `quiver serve`. */
@@ -310,6 +313,8 @@ keys
   .action(async (options: { name: string; role?: 'admin' | 'service' | 'user'; user?: string } & LimitFlags & SettingFlags) => {
     const { checkedScope } = await import('@quiver/engine');
     const scope = { role: options.role ?? (options.user === undefined ? 'admin' : 'user'), userId: options.user } as const;
+    // The engine's rule, in the command's words.
+    if (scope.role === 'user' && scope.userId === undefined) throw new UsageError('a user key is bound to one user: name it with --user <id>');
     try {
       checkedScope(scope);
     } catch (error) {
@@ -638,8 +643,11 @@ function parseInput(text: string): unknown {
 function readInputFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
-  } catch {
-    throw new UsageError(`cannot read input file ${path}`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'no permission to read it' : (error as Error).message;
+    throw new UsageError(`cannot read input file ${path}: ${why}`);
   }
 }
 

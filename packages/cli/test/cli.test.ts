@@ -64,7 +64,7 @@ describe('quiver tools', () => {
     expect(run.stderr).toContain('Did you mean RepoHostApi.CreateRepohostIssue');
     const worded = await runCli(['call', 'MailClient_SendEmail']);
     expect(worded.code).toBe(2);
-    expect(worded.stderr).toMatch(/Did you mean .*MailClient\.CreateAndSendEmail/);
+    expect(worded.stderr).toMatch(/Did you mean .*MailClient_CreateAndSendEmail/);
   });
 });
 
@@ -196,6 +196,7 @@ describe('quiver call', () => {
   it.each([
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '{not json'], '--input is not valid JSON'],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '[1]'], '--input must be a JSON object'],
+    [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '@no-such-input.json'], 'cannot read input file no-such-input.json: no such file'],
     [['call', 'CrmMarketingApi.Nope'], "unknown tool 'CrmMarketingApi.Nope'"],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--secret', 'novalue'], 'KEY=VALUE'],
     [['call'], "missing required argument 'tool'"],

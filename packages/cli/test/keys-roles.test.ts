@@ -29,7 +29,7 @@ describe('quiver keys with roles', () => {
   });
 
   it.each([
-    [['--role', 'user'], 'a user key is bound to one user: give the user id'],
+    [['--role', 'user'], 'a user key is bound to one user: name it with --user <id>'],
     [['--role', 'service', '--user', 'carol'], 'a service key acts for any user: a user id is for user keys only'],
     [['--role', 'root'], "'root' is invalid"],
   ])('refuses %j as a usage error', async (args, message) => {

@@ -150,6 +150,49 @@ describe('the tool listing over stdio', () => {
     expect(JSON.parse(lines[1]!).result.tools).toHaveLength(toolkits.flatMap((toolkit) => toolkit.tools).length);
   });
 
+  // Calls still running when standard input ends: a misspelt name (its suggestions build the search index) and a
+  // call to a sandbox emulator, in both revisions.
+  it.each([
+    ['2025', true],
+    ['2026-07-28', false],
+  ])('answers, for a %s client, the calls it was sent before it closed its end at once', async (_revision, handshake) => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const params = (name: string) => ({ name, arguments: {}, ...(!handshake && { _meta: meta }) });
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const output: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const messages = [
+      ...(handshake
+        ? [
+            { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+            { method: 'notifications/initialized' },
+          ]
+        : []),
+      { id: 2, method: 'tools/call', params: params('CrmMarketingApi_GetMarketingCampaign') },
+      { id: 3, method: 'tools/call', params: params('CrmMarketingApi_GetMarketingCampaigns') },
+    ];
+    for (const message of messages) child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    child.stdin!.end();
+    expect(await exited).toBe(0);
+    const answers = new Map(
+      Buffer.concat(output)
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .map((answer) => [answer.id, answer.result]),
+    );
+    // Named as the client was listed the tools, so that it can call the suggestion.
+    expect(answers.get(2).content[0].text).toContain('Did you mean CrmMarketingApi_GetMarketingCampaigns');
+    expect(answers.get(3).isError).toBeFalsy();
+    expect(JSON.parse(answers.get(3).content[0].text)).toMatchObject({ results: expect.any(Array) });
+  });
+
   const built = (options: ServingOptions, toolkitNames?: string[]) =>
     toolkits
       .filter((toolkit) => !toolkitNames || toolkitNames.includes(toolkit.name))

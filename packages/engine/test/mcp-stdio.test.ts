@@ -52,6 +52,62 @@ describe('StdioTransport', () => {
   });
 });
 
+describe('the end of the input', () => {
+  /** A transport on an input of its own, as a server uses it: what it was given, and when it closed. */
+  async function session(answerWaitMs?: number) {
+    const input = new PassThrough();
+    const stdio = new StdioTransport(input, new PassThrough(), answerWaitMs);
+    const given: unknown[] = [];
+    let closed = false;
+    stdio.onmessage = (message) => given.push(message);
+    stdio.onclose = () => {
+      closed = true;
+    };
+    await stdio.start();
+    const ask = (message: object) => input.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    return { stdio, input, given, ask, closed: () => closed };
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+  it('closes the session only once every request read has been answered', async () => {
+    const { stdio, input, given, ask, closed } = await session();
+    ask({ id: 1, method: 'tools/call', params: { name: 'A' } });
+    ask({ id: 'two', method: 'tools/call', params: { name: 'B' } });
+    ask({ method: 'notifications/initialized' });
+    input.end();
+    await settle();
+    expect(given).toHaveLength(3);
+    expect(closed()).toBe(false);
+    await stdio.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await settle();
+    expect(closed()).toBe(false);
+    await stdio.send({ jsonrpc: '2.0', id: 'two', error: { code: -32602, message: 'no' } });
+    await settle();
+    expect(closed()).toBe(true);
+  });
+
+  it('closes at once with nothing to answer, after its bound with an answer missing, and awaits no stream', async () => {
+    const idle = await session();
+    idle.input.end();
+    await settle();
+    expect(idle.closed()).toBe(true);
+
+    const stuck = await session(50);
+    stuck.ask({ id: 3, method: 'tools/call', params: { name: 'Never' } });
+    stuck.input.end();
+    await settle();
+    expect(stuck.closed()).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(stuck.closed()).toBe(true);
+
+    const listening = await session();
+    listening.ask({ id: 4, method: 'subscriptions/listen', params: {} });
+    listening.input.end();
+    await settle();
+    expect(listening.closed()).toBe(true);
+  });
+});
+
 describe('definitionIn2026', () => {
   const dialect = Buffer.from('"$schema":"d",');
   const runAt = Buffer.from('"run_at":{"type":"string"}');

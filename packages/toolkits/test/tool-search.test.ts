@@ -113,8 +113,8 @@ describe('did you mean, over the built-in tools', () => {
 
   it('suggests the tool a name means in other words, where no spelling is close', async () => {
     expect(await suggestToolNames('RepoHostApi_CreateIssue', tools)).toEqual([]);
-    expect((await suggest('RepoHostApi_CreateIssue'))[0]).toBe('RepoHostApi.CreateRepohostIssue');
-    expect(await suggest('MailClient_SendEmail')).toContain('MailClient.CreateAndSendEmail');
+    expect((await suggest('RepoHostApi_CreateIssue'))[0]).toBe('RepoHostApi_CreateRepohostIssue');
+    expect(await suggest('MailClient.SendEmail')).toContain('MailClient.CreateAndSendEmail');
     expect((await suggest('RepoHostApi.RemoveRepo'))[0]).toBe('RepoHostApi.DeleteRepohostRepository');
   });
 

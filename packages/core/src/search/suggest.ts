@@ -10,7 +10,10 @@ import { words } from './words.js';
 export interface SuggestOptions {
   /** At most this many names; default 3. */
   limit?: number;
-  /** How each name is spelt; default the qualified `Toolkit.Tool`. */
+  /**
+   * How each name is spelt; by default as the unknown name is: `Toolkit_Tool`, as MCP lists names, for one with an
+   * underscore and no dot, else the qualified `Toolkit.Tool`.
+   */
   nameOf?: (tool: Tool) => string;
   /**
    * The search over the same tools (a tool index's, or the dispatcher's for the caller's policy), to find
@@ -30,16 +33,14 @@ export interface SuggestOptions {
  * merged), one of them other than the first, so that a name like no tool suggests nothing rather than
  * whatever ranked first.
  */
-export async function suggestToolNames(
-  name: string,
-  tools: readonly Tool[],
-  { limit = 3, nameOf = qualifiedName, search }: SuggestOptions = {},
-): Promise<string[]> {
+export async function suggestToolNames(name: string, tools: readonly Tool[], { limit = 3, nameOf, search }: SuggestOptions = {}): Promise<string[]> {
   const wanted = name.split('@')[0]!.trim();
   if (!wanted) return [];
+  // A client that can only call the names it was listed can call these.
+  const spelt = nameOf ?? (wanted.includes('_') && !wanted.includes('.') ? functionName : qualifiedName);
   const suggested = new Set(closeSpellings(wanted, tools));
   if (search && suggested.size < limit) for (const tool of await closeMeanings(wanted, tools, search)) suggested.add(tool);
-  return [...suggested].slice(0, limit).map(nameOf);
+  return [...suggested].slice(0, limit).map(spelt);
 }
 
 /** " Did you mean A, B or C?" for an error message, or nothing when there is no suggestion. */

@@ -302,7 +302,13 @@ describe('suggestToolNames', () => {
     expect(await suggestToolNames('HelpDesk.ListTickets', tools)).toEqual([]);
     expect(await suggestToolNames('HelpDesk.ListTickets', tools, { search })).toEqual(['HelpDesk.ListIssues']);
     expect((await suggestToolNames('CodeHostApi.RemoveRepository', tools, { search }))[0]).toBe('CodeHostApi.DeleteCodehostRepository');
-    expect((await suggestToolNames('CodeHostApi_OpenPullRequest', tools, { search }))[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect((await suggestToolNames('CodeHostApi.OpenPullRequest', tools, { search }))[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+  });
+
+  it('spells its names as the unknown one is: as MCP lists them where it has an underscore and no dot', async () => {
+    expect((await suggestToolNames('CodeHostApi_OpenPullRequest', tools, { search }))[0]).toBe('CodeHostApi_CreateCodehostPullRequest');
+    expect((await suggestToolNames('CodeHostApi.OpenPullRequest', tools, { search }))[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
+    expect((await suggestToolNames('DeleteCodehostRepository', tools))[0]).toBe('CodeHostApi.DeleteCodehostRepository');
   });
 
   it('puts close spellings first, then what the search finds, each once', async () => {

@@ -1,10 +1,15 @@
 /**
- * `quiver mcp`'s transport: the SDK's stdio transport, except that a result holding JSON text already written
- * (a `JsonText`: the tool listing, from the definitions the build wrote, see ServingPolicy.definitionsJson) is sent
- * with that text in place, instead of parsed into objects and written out again. A listing of every tool is 1.4 MB
- * of JSON, and a client asks for it at the start of every session.
+ * `quiver mcp`'s transport: the SDK's stdio transport, except that
+ * - a result holding JSON text already written (a `JsonText`: the tool listing, from the definitions the build
+ *   wrote, see ServingPolicy.definitionsJson) is sent with that text in place, instead of parsed into objects and
+ *   written out again. A listing of every tool is 1.4 MB of JSON, and a client asks for it at the start of every
+ *   session;
+ * - the end of its input ends the session only once every request read has been answered. A client may send its
+ *   requests and close its end at once: the SDK's transport closed then, and the server with it, and the answers
+ *   of the calls still running were never written.
  */
-import type { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
+import { DEFAULT_DEADLINE_MS } from '@quiver/core';
 import { StdioServerTransport, type JSONRPCMessage } from '#mcp-server';
 
 /**
@@ -23,17 +28,74 @@ export function jsonArray(items: readonly (Uint8Array | readonly Uint8Array[])[]
   return new JsonText([open, ...items.flatMap((item, i) => [...(i === 0 ? [] : [comma]), ...(item instanceof Uint8Array ? [item] : item)]), close]);
 }
 
+/** Requests that open a stream rather than wait for one answer: the end of the session ends them. */
+const streams = new Set(['subscriptions/listen']);
+
 export class StdioTransport extends StdioServerTransport {
   private ended = false;
+  private readonly output: Writable;
+  /** What the SDK's transport reads: the input's data as it comes, its end once every request read is answered. */
+  private readonly held: Readable;
+  private readonly unanswered = new Set<string | number>();
+  private inputEnded = false;
+  private endTimer: NodeJS.Timeout | undefined;
+  private readonly detach: () => void;
 
+  /** `answerWaitMs`: how long the end of the input waits for answers, at most (a call's upstream deadline, by default). */
   constructor(
     input: Readable = process.stdin,
-    private readonly output: Writable = process.stdout,
+    output: Writable = process.stdout,
+    private readonly answerWaitMs = DEFAULT_DEADLINE_MS,
   ) {
-    super(input, output);
+    const held = new Readable({ read() {} });
+    super(held, output);
+    this.held = held;
+    this.output = output;
+    // Pushed as it comes: the SDK's transport reads each message before the next chunk, and before the end.
+    const data = (chunk: Buffer) => held.push(chunk);
+    const end = () => this.inputEnd();
+    const error = (cause: Error) => held.destroy(cause);
+    input.on('data', data).once('end', end).once('close', end).on('error', error);
+    this.detach = () => {
+      input.off('data', data).off('end', end).off('close', end).off('error', error);
+      if (input.listenerCount('data') === 0) input.pause();
+    };
+  }
+
+  override start(): Promise<void> {
+    // Set by the server before it starts the transport: every request it is given is counted until answered.
+    const deliver = this.onmessage;
+    this.onmessage = (message) => {
+      const { id, method } = message as { id?: string | number; method?: unknown };
+      if (id !== undefined && typeof method === 'string' && !streams.has(method)) this.unanswered.add(id);
+      deliver?.(message);
+    };
+    return super.start();
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
+    const sent = this.write(message);
+    const { id } = message as { id?: string | number };
+    if (id === undefined || !('result' in message || 'error' in message)) return sent;
+    return sent.finally(() => {
+      this.unanswered.delete(id);
+      if (this.inputEnded && this.unanswered.size === 0) this.endHeld();
+    });
+  }
+
+  private inputEnd(): void {
+    if (this.inputEnded) return;
+    this.inputEnded = true;
+    if (this.unanswered.size === 0) this.endHeld();
+    else this.endTimer = setTimeout(() => this.endHeld(), this.answerWaitMs);
+  }
+
+  private endHeld(): void {
+    clearTimeout(this.endTimer);
+    if (!this.held.readableEnded) this.held.push(null);
+  }
+
+  private write(message: JSONRPCMessage): Promise<void> {
     const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
     const field = result && Object.keys(result).find((key) => result[key] instanceof JsonText);
     if (!result || field === undefined) return super.send(message);
@@ -54,6 +116,8 @@ export class StdioTransport extends StdioServerTransport {
 
   override close(): Promise<void> {
     this.ended = true;
+    clearTimeout(this.endTimer);
+    this.detach();
     return super.close();
   }
 }
