@@ -68,6 +68,7 @@ export function listenError(error: unknown, host: string, port: number): Error {
   if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (another quiver? choose another with --port)`);
   if (code === 'EACCES') return new Error(`no permission to listen on ${host}:${port} (choose a port above 1023 with --port)`);
   if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${host}: no such local address (see --host)`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new Error(`cannot listen on ${host}: no such host name or address (see --host)`);
   return error as Error;
 }
 

@@ -674,7 +674,12 @@ async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     // Exit at once: a server, a database or the sandbox may already be open, and must not keep the process up.
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    if (error instanceof CommanderError) {
+      // A tool's input given as a second argument is the likeliest extra one: say where it goes.
+      if (error.code === 'commander.excessArguments' && argv[2] === 'call')
+        console.error("quiver: give the tool's input with --input '<json>' (or --input @file.json)");
+      process.exit(error.exitCode === 0 ? 0 : 2);
+    }
     console.error(`quiver: ${(error as Error).message}`);
     process.exit(error instanceof UsageError ? 2 : 1);
   }

@@ -198,6 +198,7 @@ describe('quiver call', () => {
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '[1]'], '--input must be a JSON object'],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '@no-such-input.json'], 'cannot read input file no-such-input.json: no such file'],
     [['call', 'CrmMarketingApi.Nope'], "unknown tool 'CrmMarketingApi.Nope'"],
+    [['call', 'CrmMarketingApi.GetMarketingCampaigns', '{"limit":1}'], "give the tool's input with --input '<json>'"],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--secret', 'novalue'], 'KEY=VALUE'],
     [['call'], "missing required argument 'tool'"],
     [['frobnicate'], "unknown command 'frobnicate'"],

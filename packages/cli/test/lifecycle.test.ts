@@ -112,6 +112,12 @@ describe('quiver serve', () => {
     }
   }, 30_000);
 
+  it('exits at once with one line naming --host when there is no such address', async () => {
+    const server = start(['serve', '--host', '0.0.0.0.0', '--port', '0'], dataEnv());
+    expect((await server.exit).code).toBe(1);
+    expect(server.stderr().trim().split('\n').at(-1)).toBe('quiver: cannot listen on 0.0.0.0.0: no such host name or address (see --host)');
+  }, 30_000);
+
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`closes the engine and the sandbox on ${signal} and exits 0 within 5 s`, async () => {
       const server = start(['serve', '--sandbox', '--port', '0'], dataEnv());
