@@ -178,6 +178,14 @@ describe('quiver call', () => {
     expect(JSON.parse(unscoped.stdout).error.message).toBe(
       'RepoHostApi.AcceptRepohostRepoInvitation needs a github OAuth token (no particular scopes). Pass one with --token (quiver call) or the QUIVER_TOKEN_GITHUB environment variable (or tokens.github in the config file), or try the tool with --sandbox.',
     );
+    // A secret too: how to give it on the command line.
+    const noSecret = await runCli(['call', 'SupportDesk.SearchIssues', '--input', '{"query":"x"}'], { SUPPORT_API_TOKEN: '' });
+    expect(noSecret.code).toBe(1);
+    expect(JSON.parse(noSecret.stdout).error).toMatchObject({
+      kind: 'TOOL_REQUIREMENTS_NOT_MET',
+      message:
+        'SupportDesk.SearchIssues needs the secret(s): SUPPORT_API_TOKEN. Pass it with --secret SUPPORT_API_TOKEN=VALUE (quiver call) or an environment variable of that name (or secrets.SUPPORT_API_TOKEN in the config file), or try the tool with --sandbox.',
+    });
     const notFound = await runCli([
       'call',
       'CrmMarketingApi.GetCampaignDetails',

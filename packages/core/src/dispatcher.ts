@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ToolCatalog, type CatalogEntry } from './tool-catalog.js';
 import type { ConfirmWithPerson } from './confirmation.js';
 import { toolError, unexpectedFailure, type ErrorKind, type ToolError, type ToolResult } from './errors.js';
-import { declaredSecrets, missingToken } from './execute.js';
+import { declaredSecrets, missingSecrets, missingToken, unsetSecrets } from './execute.js';
 import { credentialForms, redactInput, redactResult } from './redaction.js';
 import { createToolIndex, type SearchHit, type SearchOptions, type ToolIndex } from './search/index.js';
 import { didYouMean, suggestToolNames } from './search/suggest.js';
@@ -351,15 +351,19 @@ export interface StaticCredentials {
    * refuses it, without a hint.
    */
   tokenHint?: (provider: string) => string;
+  /** The same for the secrets a tool needs that there are none for, given their keys. */
+  secretHint?: (keys: readonly string[]) => string;
 }
 
 /** Credentials that are the same for every call and user: the CLI's configuration, a worker's invoke, a test. */
-export function staticCredentials({ tokens = {}, token, secrets = {}, tokenHint }: StaticCredentials): CredentialResolver {
+export function staticCredentials({ tokens = {}, token, secrets = {}, tokenHint, secretHint }: StaticCredentials): CredentialResolver {
   return {
     resolve: async (tool) => {
       const provider = tool.requirements.oauth2?.provider;
       const found = provider ? (tokens[provider] ?? token) : undefined;
       if (provider && !found && tokenHint) return { refused: missingToken(tool, tokenHint(provider)) };
+      const unset = secretHint ? unsetSecrets(tool, secrets) : [];
+      if (unset.length) return { refused: missingSecrets(tool, unset, secretHint!(unset)) };
       return { token: found, secrets: declaredSecrets(tool, secrets) };
     },
   };
@@ -374,8 +378,8 @@ export interface LocalDispatcherOptions extends StaticCredentials, Omit<Dispatch
 /** Toolkits run in this process with fixed credentials: the command line, and tests. */
 export function localDispatcher(
   toolkits: readonly Toolkit[],
-  { client, baseUrls, tokens, token, secrets, tokenHint, ...options }: LocalDispatcherOptions,
+  { client, baseUrls, tokens, token, secrets, tokenHint, secretHint, ...options }: LocalDispatcherOptions,
 ): Dispatcher {
   const catalog = new ToolCatalog([builtinSource(toolkits, client, baseUrls)]);
-  return new Dispatcher(catalog, { ...options, credentials: staticCredentials({ tokens, token, secrets, tokenHint }) });
+  return new Dispatcher(catalog, { ...options, credentials: staticCredentials({ tokens, token, secrets, tokenHint, secretHint }) });
 }

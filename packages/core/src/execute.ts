@@ -105,11 +105,17 @@ const retry = (message: string, additional: string) => toolError('TOOL_RUNTIME_R
 
 function unmetRequirements(tool: Tool, context: ToolContext): ToolResult | undefined {
   if (tool.requirements.oauth2 && !context.token) return { error: missingToken(tool) };
-  const missing = (tool.requirements.secrets ?? []).filter((secret) => !secret.optional && !context.secrets[secret.key]).map((secret) => secret.key);
-  if (missing.length) {
-    return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the secret(s): ${missing.join(', ')}.`);
-  }
-  return undefined;
+  const missing = unsetSecrets(tool, context.secrets);
+  return missing.length ? { error: missingSecrets(tool, missing) } : undefined;
+}
+
+/** The keys of the secrets a tool needs that `secrets` lacks. */
+export const unsetSecrets = (tool: Tool, secrets: Readonly<Record<string, string | undefined>>): string[] =>
+  (tool.requirements.secrets ?? []).filter((secret) => !secret.optional && !secrets[secret.key]).map((secret) => secret.key);
+
+/** The error of a call whose tool needs secrets it was not given, with `hint`, how the caller supplies them, where the caller knows it. */
+export function missingSecrets(tool: Tool, keys: readonly string[], hint?: string): ToolError {
+  return toolError('TOOL_REQUIREMENTS_NOT_MET', `${qualifiedName(tool)} needs the secret(s): ${keys.join(', ')}.${hint ? ` ${hint}` : ''}`).error;
 }
 
 /**
