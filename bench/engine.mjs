@@ -7,7 +7,8 @@
 // (every call sampled, metrics every 5 s). On SQLite and (when reachable) PostgreSQL. The first measurement
 // takes, in the same alternating blocks, the engine with its limits counted in memory and with every limit
 // off (nothing exported either: the condition the engine's budget against the proxy is set for, `limits.off`),
-// and on PostgreSQL, when Redis answers, with them counted through Redis, and two engine processes on one
+// and on PostgreSQL the engine on SQLite with limits off as well (`limits.offSqlite`: the databases compared in the
+// same blocks), and, when Redis answers, with them counted through Redis, and two engine processes on one
 // database and one Redis, the requests sent to each in turn.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -159,6 +160,9 @@ export async function engineBench(hubspotUrl, campaignId, database, { redisUrl, 
     // Limits off (telemetry off too: nothing exported) is the condition the engine's budget is set for.
     const engines = { memory: {}, off: { env: limitsOff } };
     if (database) {
+      // The engine on SQLite too, limits off, in the same blocks: how the two databases compare with no order between
+      // them (each database's own measurement runs after the other's).
+      engines.offSqlite = { env: { ...limitsOff, DATABASE_URL: join(dataDir, 'quiver.db') } };
       if (redisUrl) {
         // A prefix of this run's own in Redis: its counts start at nothing, and expire within minutes.
         const redis = { REDIS_URL: redisUrl, QUIVER_REDIS_PREFIX: `quiver-bench-${randomBytes(4).toString('hex')}:` };
@@ -172,6 +176,7 @@ export async function engineBench(hubspotUrl, campaignId, database, { redisUrl, 
       // The time of an execution with limits on, against limits off, block by block (1: the same).
       memoryToOff: byBlock('memory', 'off'),
       ...(others.redis && { redisToOff: byBlock('redis', 'off') }),
+      ...(others.offSqlite && { sqliteToPostgres: byBlock('offSqlite', 'off') }),
       ...others,
     };
     // The same engine with tracing and metrics exported over OTLP (to bench/otlp-sink.mjs on loopback).

@@ -241,6 +241,11 @@ function limitRows(name, e) {
     `| engine on ${name}: ratio to the bare proxy at the median (each block's, lowest to highest), telemetry and limits off | ${ratio(limits.off)} | ≤ 1.3 |`,
     `| engine on ${name}: the same with limits in memory${redis} | ${[e, limits.redis].filter(Boolean).map(ratio).join(' / ')} | |`,
     `| engine on ${name}: an execution with limits on over one with them off, block by block: median (lowest to highest), in memory${redis} | ${[limits.memoryToOff, limits.redisToOff].filter(Boolean).map(blocks).join(' / ')} | |`,
+    ...(limits.offSqlite
+      ? [
+          `| engine on SQLite and on ${name} in the same blocks, telemetry and limits off: ratio to the bare proxy at the median, each; SQLite over ${name}, block by block: median (lowest to highest) | ${limits.offSqlite.ratioToProxy} / ${limits.off.ratioToProxy}; ${blocks(limits.sqliteToPostgres)} | |`,
+        ]
+      : []),
     ...(limits.twoRedis
       ? [
           `| engine on ${name}: executions per second at concurrency 32, one / two engine processes (limits through Redis; the two sent requests in turn) | ${limits.redis.executionsPerSecond.concurrency32} / ${limits.twoRedis.executionsPerSecond.concurrency32} | |`,
