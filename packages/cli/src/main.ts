@@ -46,7 +46,17 @@ const program = new Command('quiver')
   .description('Serve real API tools to language-model agents over MCP and HTTP.')
   .version('0.1.0')
   .exitOverride()
-  .configureOutput({ outputError: (text, write) => write(text) });
+  .configureOutput({ outputError: (text, write) => write(text) })
+  // Given on the command line where no sandbox starts, the ports would be ignored without a word (from the
+  // environment or a config file, which every command reads, they apply whenever a sandbox starts).
+  .hook('preAction', (_program, command) => {
+    const { sandbox, sandboxPorts } = command.opts<{ sandbox?: boolean; sandboxPorts?: string }>();
+    if (sandboxPorts !== undefined && !sandbox && command.name() !== 'sandbox') {
+      throw new UsageError(
+        `--sandbox-ports places the sandbox's emulators: it goes with --sandbox (quiver ${command.name()} --sandbox --sandbox-ports ${sandboxPorts})`,
+      );
+    }
+  });
 
 const sandboxOption = new Option('--sandbox', 'start the local upstream emulators and point every toolkit at them');
 const sandboxPortsOption = new Option(

@@ -207,6 +207,10 @@ describe('quiver call', () => {
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--input', '@no-such-input.json'], 'cannot read input file no-such-input.json: no such file'],
     [['call', 'CrmMarketingApi.Nope'], "unknown tool 'CrmMarketingApi.Nope'"],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '{"limit":1}'], "give the tool's input with --input '<json>'"],
+    [
+      ['serve', '--sandbox-ports', '7000'],
+      "--sandbox-ports places the sandbox's emulators: it goes with --sandbox (quiver serve --sandbox --sandbox-ports 7000)",
+    ],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--secret', 'novalue'], 'KEY=VALUE'],
     [['call'], "missing required argument 'tool'"],
     [['frobnicate'], "unknown command 'frobnicate'"],
