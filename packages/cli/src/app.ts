@@ -102,8 +102,12 @@ export async function openApp(options: SetupOptions & { logCalls?: boolean; serv
     // A call without its provider's token says how to give one here (`--token` is `call`'s alone).
     tokenHint: (provider) =>
       `Pass one with --token (quiver call) or the QUIVER_TOKEN_${envName(provider)} environment variable (or tokens.${provider} in the config file), or try the tool with --sandbox.`,
-    secretHint: (keys) =>
-      `Pass ${keys.length > 1 ? 'each' : 'it'} with --secret ${keys[0]}=VALUE (quiver call) or an environment variable of that name (or secrets.${keys[0]} in the config file), or try the tool with --sandbox.`,
+    secretHint: (keys) => {
+      const several = keys.length > 1;
+      const flags = keys.map((key) => `--secret ${key}=VALUE`).join(' ');
+      const entries = keys.map((key) => `secrets.${key}`).join(' and ');
+      return `Pass ${several ? 'each' : 'it'} with ${flags} (quiver call) or ${several ? 'environment variables of those names' : 'an environment variable of that name'} (or ${entries} in the config file), or try the tool with --sandbox.`;
+    },
     policy: options.serving && new ServingPolicy(options.serving),
     record,
   });

@@ -186,6 +186,12 @@ describe('quiver call', () => {
       message:
         'SupportDesk.SearchIssues needs the secret(s): SUPPORT_API_TOKEN. Pass it with --secret SUPPORT_API_TOKEN=VALUE (quiver call) or an environment variable of that name (or secrets.SUPPORT_API_TOKEN in the config file), or try the tool with --sandbox.',
     });
+    // Each secret of a tool that needs several, none left out of the flags or the config file's keys.
+    const noSecrets = await runCli(['call', 'TrackingApi.GetTrackApiRegion', '--input', '{}'], { TRACKING_SITE_ID: '', TRACKING_API_KEY: '' });
+    expect(noSecrets.code).toBe(1);
+    expect(JSON.parse(noSecrets.stdout).error.message).toContain(
+      'needs the secret(s): TRACKING_SITE_ID, TRACKING_API_KEY. Pass each with --secret TRACKING_SITE_ID=VALUE --secret TRACKING_API_KEY=VALUE (quiver call) or environment variables of those names (or secrets.TRACKING_SITE_ID and secrets.TRACKING_API_KEY in the config file)',
+    );
     const notFound = await runCli([
       'call',
       'CrmMarketingApi.GetCampaignDetails',
