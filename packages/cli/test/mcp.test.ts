@@ -193,6 +193,33 @@ describe('the tool listing over stdio', () => {
     expect(JSON.parse(answers.get(3).content[0].text)).toMatchObject({ results: expect.any(Array) });
   });
 
+  // Ids must not be reused while a request is in flight; a client that does so anyway gets both answers all the same.
+  it('answers both of two calls sent with one id before the client closed its end', async () => {
+    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const output: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for (const message of [
+      { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      { method: 'notifications/initialized' },
+      { id: 2, method: 'tools/call', params: { name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: {} } },
+      { id: 2, method: 'tools/call', params: { name: 'CrmMarketingApi_GetMarketingCampaign', arguments: {} } },
+    ])
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    child.stdin!.end();
+    expect(await exited).toBe(0);
+    const answers = Buffer.concat(output)
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((answer) => answer.id === 2)
+      .map((answer) => answer.result.content[0].text as string);
+    expect(answers).toHaveLength(2);
+    expect(answers.some((text) => text.includes('Did you mean CrmMarketingApi_GetMarketingCampaigns'))).toBe(true);
+    expect(answers.some((text) => text.startsWith('{') && 'results' in JSON.parse(text))).toBe(true);
+  });
+
   const built = (options: ServingOptions, toolkitNames?: string[]) =>
     toolkits
       .filter((toolkit) => !toolkitNames || toolkitNames.includes(toolkit.name))

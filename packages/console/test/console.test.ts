@@ -15,7 +15,7 @@ import { authorize, mcpWith, redeem, registerClient, type SignInClient } from '@
 import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { Browser } from '@quiver/test-support/oidc';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { authorizationServerSettings, sandboxCredentials, selectToolkits, startWorkerServer, type WorkerServer } from '@quiver/engine';
 import { startSandbox, type Sandbox } from '@quiver/sandbox';
 import { toolkits } from '@quiver/toolkits';
@@ -119,6 +119,16 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await sandbox?.close();
     authServer?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  // A test that waited in vain says what the page showed instead: its address, alerts and notices.
+  beforeEach(() => {
+    onTestFailed(async () => {
+      const shown = await page
+        .evaluate(() => [location.hash, ...[...document.querySelectorAll('[role=alert], [role=status], h1')].map((node) => (node as HTMLElement).innerText)])
+        .catch((error: Error) => [`(the page could not be read: ${error.message})`]);
+      console.error(`The page showed: ${shown.join('\n  ')}`);
+    });
   });
 
   async function shoot(name: string): Promise<void> {

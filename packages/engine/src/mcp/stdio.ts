@@ -36,7 +36,8 @@ export class StdioTransport extends StdioServerTransport {
   private readonly output: Writable;
   /** What the SDK's transport reads: the input's data as it comes, its end once every request read is answered. */
   private readonly held: Readable;
-  private readonly unanswered = new Set<string | number>();
+  /** Requests read and not yet answered, by id: a client may reuse an id before its answer (a mistake), and is answered twice. */
+  private readonly unanswered = new Map<string | number, number>();
   private inputEnded = false;
   private endTimer: NodeJS.Timeout | undefined;
   private readonly detach: () => void;
@@ -67,7 +68,9 @@ export class StdioTransport extends StdioServerTransport {
     const deliver = this.onmessage;
     this.onmessage = (message) => {
       const { id, method } = message as { id?: string | number; method?: unknown };
-      if (id !== undefined && typeof method === 'string' && !streams.has(method)) this.unanswered.add(id);
+      if (id !== undefined && typeof method === 'string' && !streams.has(method)) {
+        this.unanswered.set(id, (this.unanswered.get(id) ?? 0) + 1);
+      }
       deliver?.(message);
     };
     return super.start();
@@ -78,7 +81,9 @@ export class StdioTransport extends StdioServerTransport {
     const { id } = message as { id?: string | number };
     if (id === undefined || !('result' in message || 'error' in message)) return sent;
     return sent.finally(() => {
-      this.unanswered.delete(id);
+      const left = (this.unanswered.get(id) ?? 1) - 1;
+      if (left) this.unanswered.set(id, left);
+      else this.unanswered.delete(id);
       if (this.inputEnded && this.unanswered.size === 0) this.endHeld();
     });
   }
