@@ -118,6 +118,13 @@ describe('did you mean, over the built-in tools', () => {
     expect((await suggest('RepoHostApi.RemoveRepo'))[0]).toBe('RepoHostApi.DeleteRepohostRepository');
   });
 
+  // The search ranks the tools that name one pull request (`ListPullRequestCommits`) above `ListPullRequests` for "list prs".
+  it('puts first the tool whose name has the same words, an acronym read as its phrase and a plural as its singular', async () => {
+    expect((await suggest('RepoHostApi.ListPRs'))[0]).toBe('RepoHostApi.ListPullRequests');
+    expect((await suggest('RepoHostApi_ListPRs'))[0]).toBe('RepoHostApi_ListPullRequests');
+    expect((await suggest('ListPRs'))[0]).toBe('RepoHostApi.ListPullRequests');
+  });
+
   it('still puts a typo right first, and suggests nothing for a name like no tool', async () => {
     expect(await suggest('RepoHostApi.CreateRepohostIsue')).toEqual(['RepoHostApi.CreateRepohostIssue']);
     expect((await suggest('CreateRepohostIssue'))[0]).toBe('RepoHostApi.CreateRepohostIssue');

@@ -69,18 +69,27 @@ async function closeMeanings(wanted: string, tools: readonly Tool[], search: Non
   );
   const rest = toolkit ? wanted.slice(toolkit.length + 1) : wanted;
   // Only called with a search, whose module holds the analysis: loading it here costs nothing more.
-  const { nameTerms } = await import('./tool-index.js');
+  const [{ nameTerms, nameWords }, { singularPhrases, terms }] = await Promise.all([import('./tool-index.js'), import('./terms.js')]);
   const asked = [...new Set(nameTerms(rest, toolkit ?? ''))];
   if (!asked.length) return [];
   // A name's first word is mostly its action (List, Get, Create): shared alone, it says nothing of which tool.
   const objects = asked.length > 1 ? asked.slice(1) : asked;
+  // A name of the same words comes first, whatever the search ranks first: `ListPRs` is `ListPullRequests`, where
+  // the search puts the tools that name one pull request (`ListPullRequestCommits`) above the one that lists them.
+  const key = (name: string, toolkitName: string) =>
+    terms(singularPhrases(nameWords(name, toolkitName)))
+      .sort()
+      .join(' ');
+  const wantedKey = key(rest, toolkit ?? '');
+  const same = tools.filter((tool) => (!toolkit || tool.toolkit.name === toolkit) && key(tool.name, tool.toolkit.name) === wantedKey);
   const hits = await search(words(rest).join(' '), { toolkit });
-  return hits
+  const found = hits
     .map(({ tool }) => tool)
     .filter((tool) => {
       const own = nameTerms(tool.name, tool.toolkit.name);
       return asked.filter((term) => own.includes(term)).length * 2 >= asked.length && objects.some((term) => own.includes(term));
     });
+  return [...same, ...found];
 }
 
 /** Levenshtein distance, one row at a time. */

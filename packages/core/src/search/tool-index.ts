@@ -568,8 +568,13 @@ function actionWordOf(tool: Tool): string {
 
 /** The terms of a tool's name, less its toolkit's own name (`CreateRepohostIssue` in RepoHostApi), which says nothing about the tool. */
 export function nameTerms(name: string, toolkit: string): string[] {
+  return terms(nameWords(name, toolkit));
+}
+
+/** A tool name's words less its toolkit's (`repohost` of `ListRepohostIssues` in RepoHostApi). */
+export function nameWords(name: string, toolkit: string): string[] {
   const brand = toolkit.toLowerCase().replace(/api$/, '');
-  return terms(words(name).filter((word) => word !== brand));
+  return words(name).filter((word) => word !== brand);
 }
 /** A tool description's first sentence says what it does; the rest is mostly caveats. */
 const sentencesOf = (tool: Tool) => tool.description.split(/(?<=\.)\s/);
