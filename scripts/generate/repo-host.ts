@@ -251,7 +251,8 @@ export function generateRepoHost(sharedDir: string): GeneratedFile[] {
     const description = toolDescriptions[tool.name] ?? describedTool(tool.name, summary, operation.description, shared, tool.path, scopes);
 
     const parameters = tool.params.map((param): Parameter => {
-      if (tool.mode_driven && modeParameters[param.name] && !param.in) return { ...modeParameters[param.name]!, required: param.required };
+      const modeParameter = modeParameters[param.name as keyof typeof modeParameters] as Parameter | undefined;
+      if (tool.mode_driven && modeParameter && !param.in) return { ...modeParameter, required: param.required };
       const placement = param.in ? { in: param.in, upstream: param.upstream! } : placementFixes[`${tool.name}.${param.name}`];
       if (!placement) throw new Error(`${where}: parameter ${param.name} has no placement`);
       const upstream =

@@ -67,7 +67,9 @@ export interface Example {
 }
 
 export function generateSearchAssociations(): GeneratedFile[] {
-  const tools = toolkits.flatMap((toolkit) => toolkit.tools);
+  // The toolkits are typed by core's declarations and the search's internals here by core's source: one Tool when
+  // run, two to the compiler, since a class's private field makes each declaration a type of its own.
+  const tools = toolkits.flatMap((toolkit) => toolkit.tools) as unknown as Tool[];
   const sides = tools.map(toolTerms);
   const model = train(examples(tools), sides);
   const table: Record<string, Record<string, number>> = {};

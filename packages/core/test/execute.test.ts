@@ -9,6 +9,8 @@ import {
   localDispatcher,
   qualifiedName,
   UpstreamClient,
+  type JsonSchema,
+  type Parameter,
   type Tool,
   type ToolContext,
   type ToolData,
@@ -27,7 +29,13 @@ const upstream = createServer((req, res) => {
   });
 });
 
-const param = (name: string, schema: object, place: object, required = false) => ({ name, description: name, required, schema, ...place });
+const param = (name: string, schema: JsonSchema, place: Pick<Parameter, 'in' | 'upstream' | 'explode'>, required = false): Parameter => ({
+  name,
+  description: name,
+  required,
+  schema,
+  ...place,
+});
 
 const tools: ToolData[] = [
   {

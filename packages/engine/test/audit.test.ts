@@ -320,7 +320,7 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
 
   it.skipIf(skip)("replaces the request body's write-only values in whatever a route records", async () => {
     const app = await buildApp(engine.engine, [
-      (app) =>
+      (app) => {
         app.post<{ Body: { value: string } }>(
           '/v1/admin/careless',
           { config: { audit: 'secret.set' }, schema: { body: { type: 'object', properties: { value: { type: 'string', writeOnly: true } } } } },
@@ -328,7 +328,8 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
             audited(request, 'CARELESS', { value: request.body.value, note: `was ${request.body.value}`, kept: 'plain' });
             return {};
           },
-        ),
+        );
+      },
     ]);
     try {
       const fresh = await recorded(async () => {
@@ -348,10 +349,10 @@ describe.each(databases)('the audit trail on $name', ({ name, skip }) => {
   });
 
   it.skipIf(skip)('refuses to start with an administrative route that records nothing', async () => {
-    await expect(buildApp(engine.engine, [(app) => app.delete('/v1/admin/forgotten/:id', async () => ({}))])).rejects.toThrow(
+    await expect(buildApp(engine.engine, [(app) => void app.delete('/v1/admin/forgotten/:id', async () => ({}))])).rejects.toThrow(
       'DELETE /v1/admin/forgotten/:id is administrative: declare the audit action it records',
     );
-    await expect(buildApp(engine.engine, [(app) => app.post('/v1/workers/:id/restart', async () => ({}))])).rejects.toThrow(/audit/);
+    await expect(buildApp(engine.engine, [(app) => void app.post('/v1/workers/:id/restart', async () => ({}))])).rejects.toThrow(/audit/);
   });
 
   it.skipIf(skip)('keeps every secret value out of the trail, its answers and the log', async () => {

@@ -6,7 +6,11 @@
  * open runs and answers once it completes. Clients that declare neither keep the model's ways: the
  * `confirm` argument, the authorization URL in the text.
  */
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+  type ClientCapabilities as ModernCapabilities,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -40,7 +44,10 @@ async function connect(era: Era, engine: TestEngine, user: string, capabilities:
   const completed: string[] = [];
   // The SDKs refuse a handler for what the client did not declare.
   if (era === '2026-07-28') {
-    const client = new ModernClient({ name: 'elicitation-test', version: '1' }, { capabilities, versionNegotiation: { mode: { pin: era } } });
+    const client = new ModernClient(
+      { name: 'elicitation-test', version: '1' },
+      { capabilities: capabilities as ModernCapabilities, versionNegotiation: { mode: { pin: era } } },
+    );
     if (elicit && capabilities.elicitation) client.setRequestHandler('elicitation/create', (request) => elicit(request.params as ElicitRequest['params']));
     await client.connect(new ModernTransport(url, { requestInit }));
     return {

@@ -109,7 +109,8 @@ describe.skipIf(!havePostgres)('the change watcher on PostgreSQL', () => {
   async function setup() {
     const db = await database('postgres');
     opened.push({ close: db.drop });
-    const [writer, reader]: Store[] = [await openStore(db.url), await openStore(db.url)];
+    const writer = await openStore(db.url);
+    const reader = await openStore(db.url);
     opened.push(writer, reader);
     const lines: Array<{ level: string; message: string }> = [];
     const log = {

@@ -112,9 +112,10 @@ async function startMcpWorker(): Promise<{ url: string; headers: IncomingHttpHea
 }
 
 const byTrace = (spans: ReceivedSpan[], traceId: string) => spans.filter((span) => span.traceId === traceId);
-const one = (spans: ReceivedSpan[], test: (span: ReceivedSpan) => boolean): ReceivedSpan => {
-  const found = spans.filter(test);
-  expect(found, `spans: ${spans.map((s) => s.name).join(', ')}`).toHaveLength(1);
+/** The one span (or log line) that passes `test`; a failure lists each one's name (a line's message). */
+const one = <T extends { name?: string; msg?: string }>(items: T[], test: (item: T) => boolean): T => {
+  const found = items.filter(test);
+  expect(found, `among: ${items.map((item) => item.name ?? item.msg).join(', ')}`).toHaveLength(1);
   return found[0]!;
 };
 

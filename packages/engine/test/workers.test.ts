@@ -168,7 +168,7 @@ describe('http worker source', () => {
   it('never sends an invoke twice once it may have reached the worker', async () => {
     for (const behaviour of ['hang', 'reset'] as const) {
       const fake = await fakeWorker(behaviour);
-      const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 3, secret });
+      const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 3, allowedSecrets: [], secret });
       const [tool] = await source.tools();
       const result = await source.invoke(tool!, {}, invocation);
       expect(result, behaviour).toMatchObject({
@@ -180,7 +180,16 @@ describe('http worker source', () => {
   });
 
   it('retries an invoke whose connection was refused, then gives up', async () => {
-    const source = httpWorkerSource({ id: 'gone', type: 'http', enabled: true, uri: `http://127.0.0.1:${await closedPort()}`, timeout: 1, retry: 2, secret });
+    const source = httpWorkerSource({
+      id: 'gone',
+      type: 'http',
+      enabled: true,
+      uri: `http://127.0.0.1:${await closedPort()}`,
+      timeout: 1,
+      retry: 2,
+      allowedSecrets: [],
+      secret,
+    });
     const result = await source.invoke(ping, {}, invocation);
     expect(result).toMatchObject({
       error: { kind: 'NETWORK_TRANSPORT_RUNTIME_UNREACHABLE', can_retry: true, developer_message: expect.stringContaining('ECONNREFUSED') },
@@ -189,7 +198,7 @@ describe('http worker source', () => {
 
   it("keeps the worker's error, with credentials redacted", async () => {
     const fake = await fakeWorker('fail');
-    const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 0, secret });
+    const source = httpWorkerSource({ id: 'fake', type: 'http', enabled: true, uri: fake.uri, timeout: 1, retry: 0, allowedSecrets: [], secret });
     // Through the dispatcher, as every call goes: it keeps the call's credentials out of whatever a source answers.
     const dispatcher = new Dispatcher(new ToolCatalog([source]), {
       credentials: { resolve: async () => ({ token: invocation.token, secrets: { API_KEY: 'key-1' } }) },

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ToolData } from '@quiver/core';
+import type { JsonSchema, ToolData } from '@quiver/core';
 import {
   catalogDigest,
   catalogProblems,
@@ -287,7 +287,7 @@ describe('documents that gave no tool at all', () => {
 describe('the catalog checks themselves', () => {
   it('take a property named $ref (a schema of schemas) for a name, not a reference', () => {
     const tool = structuredClone(widgetStore.toolkit.tools[1]!);
-    const withReference = (schema: object) => ({
+    const withReference = (schema: JsonSchema) => ({
       ...widgetStore.toolkit,
       tools: [{ ...tool, parameters: [modeParameters.mode, modeParameters.request_body], requestBody: { contentType: 'application/json', schema } }],
     });

@@ -362,7 +362,7 @@ function places(value: unknown, path: string[] = []): string[][] {
 
 /** The answer with the value at one of its places (counted round) replaced. */
 function broken(answer: Answer, at: number, replacement: Replacement, credential: string): Answer {
-  const copy = structuredClone(answer) as Record<string, unknown>;
+  const copy = structuredClone(answer) as unknown as Record<string, unknown>;
   const all = places(copy).filter((path) => path.length > 0);
   const path = all[at % all.length]!;
   const parent = path.slice(0, -1).reduce<any>((node, key) => node[key], copy);
