@@ -19,6 +19,7 @@ import {
 import { builtinToolkitsFor, toolkits } from '@quiver/toolkits';
 import { emptyConfig, envName, mergeConfig, type QuiverConfig, type Settings } from './config.js';
 import { logStream } from './log-format.js';
+import { UsageError } from './usage-error.js';
 import type { SandboxHandle } from './sandbox-session.js';
 
 export interface SetupOptions {
@@ -74,8 +75,18 @@ export async function openSetup(options: SetupOptions): Promise<Setup> {
 }
 
 /** Base URLs the configuration sets, by toolkit. */
-export const configuredBaseUrls = (config: QuiverConfig): Record<string, string> =>
-  Object.fromEntries(Object.entries(config.toolkits).flatMap(([name, settings]) => (settings.baseUrl ? [[name, settings.baseUrl]] : [])));
+/** The toolkits' configured base URLs; one that is no absolute http(s) URL is a usage error, not an upstream that cannot be reached. */
+export function configuredBaseUrls(config: QuiverConfig): Record<string, string> {
+  const urls = Object.entries(config.toolkits).flatMap(([name, settings]) => (settings.baseUrl ? [[name, settings.baseUrl] as const] : []));
+  for (const [name, url] of urls) {
+    if (!/^https?:$/.test(URL.parse(url)?.protocol ?? '')) {
+      throw new UsageError(
+        `the base URL of ${name} is '${url}', not an absolute http:// or https:// URL (given by --base-url, QUIVER_BASE_URL_${envName(name)} or toolkits.${name}.baseUrl in the config file)`,
+      );
+    }
+  }
+  return Object.fromEntries(urls);
+}
 
 export interface App {
   dispatcher: Dispatcher;

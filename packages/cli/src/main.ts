@@ -344,7 +344,7 @@ keys
 keys
   .command('update')
   .description("change an API key's own limits (by id or prefix); running engines apply them within a second")
-  .argument('<key>', 'the id or prefix `quiver keys list` shows')
+  .argument('<key>', 'the id or prefix `quiver keys list` shows', keyReference)
   .option('--rpm <n>', "requests a minute for this key (0: no limit), or `default` for its role's")
   .option('--concurrency <n>', "tool calls in flight for this key (0: no limit), or `default` for its role's")
   .addOption(configOption)
@@ -384,7 +384,7 @@ keys
 keys
   .command('revoke')
   .description('revoke an API key by id or prefix')
-  .argument('<key>', 'the id or prefix `quiver keys list` shows')
+  .argument('<key>', 'the id or prefix `quiver keys list` shows', keyReference)
   .addOption(configOption)
   .addOption(dataDirOption)
   .action(async (idOrPrefix: string, options: SettingFlags) => {
@@ -396,6 +396,11 @@ keys
       console.error(`revoked ${idOrPrefix}`);
     });
   });
+
+/** A key's id or prefix, as given: the prefix pasted from `keys list` ends with the ellipsis it prints. */
+function keyReference(text: string): string {
+  return text.trim().replace(/(?:…|\.{3})$/, '');
+}
 
 type LimitFlags = { rpm?: string; concurrency?: string };
 

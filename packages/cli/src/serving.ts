@@ -71,5 +71,9 @@ export function unmatchedNames(serving: ServingOptions, toolkits: readonly Toolk
         toolkits.flatMap((toolkit) => toolkit.tools),
       )
     : (serving.toolkits ?? []).filter((name) => !known.has(name.trim().toLowerCase()));
-  return unknown.length ? `no toolkit or tool named ${unknown.map((name) => `'${name}'`).join(', ')} (see: quiver tools list)` : undefined;
+  if (!unknown.length) return undefined;
+  const names = unknown.map((name) => `'${name}'`).join(', ');
+  if (namesTools) return `no toolkit or tool named ${names} (see: quiver tools list)`;
+  const all = toolkits.map((toolkit) => toolkit.name).sort();
+  return `no toolkit named ${names} (--toolkits); the toolkits are ${all.join(', ')}`;
 }

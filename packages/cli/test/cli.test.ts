@@ -218,6 +218,10 @@ describe('quiver call', () => {
       "--sandbox-ports places the sandbox's emulators: it goes with --sandbox (quiver serve --sandbox --sandbox-ports 7000)",
     ],
     [['call', 'CrmMarketingApi.GetMarketingCampaigns', '--secret', 'novalue'], 'KEY=VALUE'],
+    [
+      ['call', 'CrmMarketingApi.GetMarketingCampaigns', '--token', 't', '--base-url', 'not-a-url'],
+      "the base URL of CrmMarketingApi is 'not-a-url', not an absolute http:// or https:// URL (given by --base-url,",
+    ],
     [['call'], "missing required argument 'tool'"],
     [['frobnicate'], "unknown command 'frobnicate'"],
   ])('exits 2 on a usage error: %j', async (args, message) => {

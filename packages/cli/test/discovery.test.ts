@@ -318,6 +318,8 @@ describe('quiver tools tokens', () => {
     expect(discovery).toBeLessThan(2_000);
     const openai = await runCli(['tools', 'tokens', '--format', 'openai', '--read-only', '--toolkits', 'CrmMarketingApi']);
     expect(openai.stdout).toMatch(/openai tools array, every tool \(\d+\)/);
-    expect((await runCli(['tools', 'tokens', '--toolkits', 'Nope'])).code).toBe(2);
+    const unknown = await runCli(['tools', 'tokens', '--toolkits', 'Nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no toolkit named 'Nope' (--toolkits); the toolkits are CommerceTools, CrmMarketingApi,");
   });
 });

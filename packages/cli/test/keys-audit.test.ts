@@ -10,7 +10,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'quiver-keys-audit-test-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const keys = (...args: string[]) => runCli(['keys', ...args], { QUIVER_DATA_DIR: dataDir, DATABASE_URL: '' });
 
-describe('quiver keys in the audit trail', () => {
+describe('quiver keys in the audit trail, and by the prefix it lists', () => {
   it('records a key created and revoked from the command line, never the key', async () => {
     const created = await keys('create', '--name', 'deploy bot', '--role', 'service');
     expect(created.code, created.stderr).toBe(0);
@@ -34,5 +34,15 @@ describe('quiver keys in the audit trail', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('revokes a key by its prefix as `keys list` prints it, ellipsis and all', async () => {
+    expect((await keys('create', '--name', 'pasted')).code).toBe(0);
+    const line = (await keys('list')).stdout.split('\n').find((listed) => listed.includes('pasted'))!;
+    const shown = line.split(/\s+/)[1]!;
+    expect(shown).toMatch(/^qk_[\w-]+…$/);
+    const revoked = await keys('revoke', shown);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect((await keys('list')).stdout.split('\n').find((listed) => listed.includes('pasted'))).toMatch(/ revoked /);
   });
 });

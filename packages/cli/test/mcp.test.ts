@@ -193,6 +193,24 @@ describe('the tool listing over stdio', () => {
     expect(JSON.parse(answers.get(3).content[0].text)).toMatchObject({ results: expect.any(Array) });
   });
 
+  it('answers a line of JSON that is no JSON-RPC message with Invalid Request, and goes on', async () => {
+    const child = spawn(process.execPath, [cliPath, 'mcp'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const output: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.stdin!.write('{"method":"tools/list"}\n');
+    const initialize = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    child.stdin!.end(`${JSON.stringify({ jsonrpc: '2.0', ...initialize })}\n`);
+    expect(await exited).toBe(0);
+    const [refused, answered] = Buffer.concat(output)
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(refused).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('not a JSON-RPC 2.0 message') } });
+    expect(answered).toMatchObject({ id: 1, result: { serverInfo: { name: 'quiver' } } });
+  });
+
   // Ids must not be reused while a request is in flight; a client that does so anyway gets both answers all the same.
   it('answers both of two calls sent with one id before the client closed its end', async () => {
     const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });

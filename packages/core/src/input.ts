@@ -3,7 +3,8 @@ import { BoundedMemo } from './bounded-memo.js';
 import { toolError, type ToolError } from './errors.js';
 import { headerValueProblem, loneSurrogateAt, loneSurrogateProblem, unsafeSegmentProblem, unsafeSegments } from './request.js';
 import { isModeDriven, type JsonSchema, type ToolData } from './tool.js';
-import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
+import { editDistance } from './edit-distance.js';
+import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, UNKNOWN_FIELD, validate, type ValidationIssue } from './validation.js';
 
 const schemas = new WeakMap<ToolData, JsonSchema>();
 
@@ -90,7 +91,7 @@ export function checkInput(tool: ToolData, input: unknown): { error: ToolError }
     return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: parameter '${deep}' nests deeper than ${MAX_NESTING_DEPTH} levels.`);
   }
   const issues = validate(inputSchema(tool), input);
-  const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}`);
+  const problems = issues.map((item) => `parameter '${pointerToPath(item.pointer)}' ${item.message}${unknownParameterHint(tool, item)}`);
   problems.push(...textProblems(tool, input as Record<string, unknown>));
   for (const parameter of tool.parameters) {
     if (parameter.in !== 'path') continue;
@@ -105,6 +106,28 @@ export function checkInput(tool: ToolData, input: unknown): { error: ToolError }
   }
   if (!problems.length) return undefined;
   return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `Invalid input for ${tool.name}: ${problems.join('; ')}.`);
+}
+
+/** Past this many parameters, an unknown one's message names only the close ones rather than them all. */
+const LISTED_PARAMETERS = 12;
+
+/**
+ * For a parameter the tool does not have: the tool's parameters it may mean (spelt within a third of its length,
+ * or one name holding the other: `form_id` for `crm_form_id`), else, for a tool of few, all of them.
+ */
+function unknownParameterHint(tool: ToolData, issue: ValidationIssue): string {
+  const name = /^\/([^/]+)$/.exec(issue.pointer)?.[1];
+  if (name === undefined || issue.message !== UNKNOWN_FIELD) return '';
+  const known = tool.parameters.map((parameter) => parameter.name);
+  const bare = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const close = known.filter((candidate) => {
+    const [a, b] = [bare(name), bare(candidate)];
+    return (a.length > 1 && b.includes(a)) || (b.length > 1 && a.includes(b)) || editDistance(a, b) <= Math.max(1, Math.floor(a.length / 3));
+  });
+  const quoted = close.slice(0, 3).map((candidate) => `'${candidate}'`);
+  if (quoted.length) return ` (did you mean ${quoted.join(' or ')}?)`;
+  if (!known.length) return ' (the tool takes no parameters)';
+  return known.length <= LISTED_PARAMETERS ? ` (the parameters are ${known.join(', ')})` : '';
 }
 
 /**

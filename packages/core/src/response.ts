@@ -217,6 +217,15 @@ export function capResult(value: unknown, tool: Tool, maxTokens: number, canSele
     const cut = resumed(plainList, `Showing only plain fields of the first ${plainList.kept} of ${plainList.of} items of ${plainList.where}.`, left);
     return { ...cut, note: `${cut.note}${how}]` };
   }
+  const first = firstItemCut(plain, budget);
+  if (first) {
+    const which = first.of > 1 ? `the first of the ${first.of} items` : 'the only item';
+    const shown = `Showing only the first ${first.fields.kept} of ${first.fields.of} plain fields of ${which} of ${first.where}, long texts shortened.`;
+    // Items left out are resumed after the one shown; with none left out, the upstream's own paging stands.
+    if (first.of === 1) return { value: first.value, note: `${head} ${shown}${left}${how}]` };
+    const cut = resumed(first, shown, left);
+    return { ...cut, note: `${cut.note}${how}]` };
+  }
   const { value: leading, kept, of } = leadingFields(plain, budget);
   return { value: leading, note: `${head} Showing only the first ${kept} of its ${of} plain fields, long texts shortened.${left}${how}]` };
 }
@@ -277,10 +286,10 @@ function suggestion(value: unknown): string {
 }
 
 /** The value with its list cut to the leading items that fit `budget` tokens; undefined when not one item fits. */
-function listCut(value: unknown, budget: number): { value: unknown; kept: number; of: number; where: string } | undefined {
-  const list = Array.isArray(value) ? { key: undefined, items: value } : largestList(value);
+function listCut(value: unknown, budget: number): ListCut | undefined {
+  const list = listOf(value);
   if (!list) return undefined;
-  let size = list.key === undefined ? 1 : estimateTokens(JSON.stringify({ ...(value as object), [list.key]: [] }));
+  let size = frameSize(value, list);
   let kept = 0;
   for (const item of list.items) {
     size += estimateTokens(JSON.stringify(item) ?? 'null') + 1;
@@ -288,10 +297,39 @@ function listCut(value: unknown, budget: number): { value: unknown; kept: number
     kept++;
   }
   if (!kept) return undefined;
-  const items = list.items.slice(0, kept);
+  return withItems(value, list, list.items.slice(0, kept));
+}
+
+/**
+ * The list with its first item alone, cut to the leading plain fields that fit: for a list whose first item's
+ * plain fields are over the budget, where cutting the object that holds the list would drop the list.
+ */
+function firstItemCut(value: unknown, budget: number): (ListCut & { fields: { kept: number; of: number } }) | undefined {
+  const list = listOf(value);
+  if (!list?.items.length) return undefined;
+  const first = leadingFields(list.items[0], budget - frameSize(value, list));
+  if (!first.kept) return undefined;
+  return { ...withItems(value, list, [first.value]), fields: { kept: first.kept, of: first.of } };
+}
+
+interface ListCut {
+  value: unknown;
+  kept: number;
+  of: number;
+  where: string;
+}
+
+/** The result's list: the result itself, or its largest top-level list. */
+const listOf = (value: unknown) => (Array.isArray(value) ? { key: undefined, items: value } : largestList(value));
+
+/** Tokens of what holds the list, without its items. */
+const frameSize = (value: unknown, list: { key?: string }) =>
+  list.key === undefined ? 1 : estimateTokens(JSON.stringify({ ...(value as object), [list.key]: [] }));
+
+function withItems(value: unknown, list: { key?: string; items: unknown[] }, items: unknown[]): ListCut {
   return {
     value: list.key === undefined ? items : { ...(value as object), [list.key]: items },
-    kept,
+    kept: items.length,
     of: list.items.length,
     where: list.key === undefined ? 'the list' : `"${list.key}"`,
   };

@@ -33,6 +33,9 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
   return validate;
 }
 
+/** The message of a field the schema does not have. */
+export const UNKNOWN_FIELD = 'is not a known field';
+
 export interface ValidationIssue {
   /** JSON pointer to the offending value ("" for the root). */
   pointer: string;
@@ -53,7 +56,7 @@ function describe(error: ErrorObject): ValidationIssue {
     case 'required':
       return issue(`${error.instancePath}/${escapePointer(String(params.missingProperty))}`, 'is required');
     case 'additionalProperties':
-      return issue(`${error.instancePath}/${escapePointer(String(params.additionalProperty))}`, 'is not a known field');
+      return issue(`${error.instancePath}/${escapePointer(String(params.additionalProperty))}`, UNKNOWN_FIELD);
     case 'type':
       return issue(error.instancePath, `must be ${withArticle(String(params.type))}`);
     case 'enum':

@@ -179,7 +179,12 @@ describe('input validation', () => {
     [{ owner: 'o', title: 't', color: 'green' }, "parameter 'color' must be one of: 'red', 'blue'"],
     [{ owner: 'o', title: 't', tags: 'x' }, "parameter 'tags' must be an array"],
     [{ owner: 'o', title: 't', tags: [1] }, "parameter 'tags[0]' must be a string"],
-    [{ owner: 'o', title: 't', colour: 'red' }, "parameter 'colour' is not a known field"],
+    [{ owner: 'o', title: 't', colour: 'red' }, "parameter 'colour' is not a known field (did you mean 'color'?)"],
+    [{ owner: 'o', title: 't', email: 'a@b.c' }, "parameter 'email' is not a known field (did you mean 'author_email'?)"],
+    [
+      { owner: 'o', title: 't', shade: 'red' },
+      "parameter 'shade' is not a known field (the parameters are owner, tags, fields, dry_run, trace, title, author_email, author_name, color, count)",
+    ],
   ])('rejects %j naming the parameter, and sends nothing', async (input, message) => {
     const result = await executeTool(createThing, input, context);
     expect(result).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE', can_retry: false } });

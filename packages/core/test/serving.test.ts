@@ -238,6 +238,28 @@ describe('response budget', () => {
     expect(note).toContain('Left out, as too large: items.body.');
   });
 
+  // Cutting the object that holds the list would drop the list, and say "the first 0 of its 0 plain fields".
+  it("keeps the list with its first item's leading plain fields when not even one item's plain fields fit", () => {
+    const wide = (id: number) => ({ id, ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, 'v '.repeat(200)])), user: { login: 'x' } });
+    const { value, note, leftOut } = capResult({ total_count: 3, items: [wide(1), wide(2), wide(3)] }, list, 400, true);
+    const [first, ...others] = (value as { items: Array<Record<string, unknown>> }).items;
+    expect(others).toEqual([]);
+    expect(first!.id).toBe(1);
+    expect(Object.keys(first!).length).toBeGreaterThan(1);
+    expect(Object.keys(first!).length).toBeLessThan(41);
+    expect((value as { total_count: number }).total_count).toBe(3);
+    expect(estimateTokens(JSON.stringify(value))).toBeLessThanOrEqual(400);
+    expect(note).toMatch(
+      /Showing only the first \d+ of 41 plain fields of the first of the 3 items of "items", long texts shortened\. Left out, as too large: items\.user\./,
+    );
+    // The next page starts after the item shown, as after any cut list.
+    expect(leftOut).toEqual({ next_page: { results_page_number: 2, results_per_page: 1 } });
+    const alone = capResult([wide(9)], list, 400, true);
+    expect((alone.value as unknown[]).length).toBe(1);
+    expect(alone.note).toContain('plain fields of the only item of the list');
+    expect(alone.leftOut).toBeUndefined();
+  });
+
   it('shortens the texts of one huge plain object, and cuts a text result as text', () => {
     const flat = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field_${i}`, 'v '.repeat(2_000)]));
     const { value, note } = capResult(flat, get, 1000, false);

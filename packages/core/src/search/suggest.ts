@@ -2,6 +2,7 @@
  * "Did you mean" for a tool name that names no tool: a typo, the wrong separator, a bare `CreateRepohostIssue`,
  * or other words for what a tool does (`RepoHostApi_CreateIssue` for `RepoHostApi.CreateRepohostIssue`).
  */
+import { editDistance } from '../edit-distance.js';
 import { functionName } from '../formats.js';
 import { qualifiedName, type Tool } from '../tool.js';
 import type { SearchHit, SearchOptions } from './types.js';
@@ -90,17 +91,4 @@ async function closeMeanings(wanted: string, tools: readonly Tool[], search: Non
       return asked.filter((term) => own.includes(term)).length * 2 >= asked.length && objects.some((term) => own.includes(term));
     });
   return [...same, ...found];
-}
-
-/** Levenshtein distance, one row at a time. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -73,6 +73,17 @@ export class StdioTransport extends StdioServerTransport {
       }
       deliver?.(message);
     };
+    // A line of JSON that is no JSON-RPC message is answered as JSON-RPC 2.0 says, Invalid Request with a null id
+    // (none could be read): the SDK's transport only reports it to the server, and the client waited in vain. (A
+    // line that is not JSON at all the SDK's transport skips, as stray output, before anything sees it.)
+    const report = this.onerror;
+    this.onerror = (error) => {
+      if (error.name === 'ZodError') {
+        const refusal = { code: -32600, message: 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message' };
+        this.write({ jsonrpc: '2.0', id: null, error: refusal } as unknown as JSONRPCMessage).catch(() => undefined);
+      }
+      report?.(error);
+    };
     return super.start();
   }
 
