@@ -471,17 +471,17 @@ program
       if (tool.toolkit.name === 'CommerceTools') checkDataDir(settings, { required: false });
       const telemetry = await openTelemetry(settings);
       // `fields` as over MCP; the whole result, uncapped, since a terminal takes any size.
-      const app = await openApp({
-        settings,
-        sandbox: options.sandbox && ((await attachedSandbox(settings)) ?? true),
-        overrides,
-        serving: { maxResponseTokens: 0 },
-      });
+      const running = options.sandbox ? await attachedSandbox(settings) : undefined;
+      const app = await openApp({ settings, sandbox: options.sandbox && (running ?? true), overrides, serving: { maxResponseTokens: 0 } });
       try {
         const result = await app.dispatcher.call(name, input);
         const printed = 'error' in result && !options.includeErrorStacktrace ? { error: withoutStacktrace(result.error) } : result;
         process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
         process.exitCode = 'error' in result ? 1 : 0;
+        // An id another call created or listed is unknown to a sandbox started for this call alone.
+        if ('error' in result && result.error.kind === 'UPSTREAM_RUNTIME_NOT_FOUND' && options.sandbox && !running) {
+          console.error('quiver: this call started the sandbox afresh, with its demo data only: run `quiver sandbox` to keep state between calls.');
+        }
       } finally {
         await app.close();
         // The call's spans are exported before the process ends.

@@ -189,5 +189,11 @@ describe('quiver sandbox', () => {
     expect(fresh.stderr).not.toContain('using the running sandbox');
     expect(fresh.stdout).toContain('Spring launch');
     expect(fresh.stdout).not.toContain('Kept between calls');
+    // An id from the sandbox that has ended: a sandbox started for one call does not know it, and says why.
+    const id = JSON.parse(create.stdout).value.id as string;
+    const gone = await runCli(['call', 'CrmMarketingApi.GetCampaignDetails', '--sandbox', '--input', JSON.stringify({ campaign_guid: id })], env);
+    expect(gone.code).toBe(1);
+    expect(JSON.parse(gone.stdout).error.kind).toBe('UPSTREAM_RUNTIME_NOT_FOUND');
+    expect(gone.stderr).toContain('this call started the sandbox afresh, with its demo data only: run `quiver sandbox` to keep state between calls');
   }, 60_000);
 });

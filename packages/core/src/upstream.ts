@@ -685,7 +685,16 @@ function httpError(request: UpstreamRequest, response: UpstreamResponse, kind: E
  * (the upstream's message rarely says which one). A value is what the caller passed, never a credential.
  */
 function notFoundAt(request: UpstreamRequest): string | undefined {
-  const named = Object.entries(request.pathArguments ?? {});
+  // In the order they stand in the path (owner before repository), which the parameters' order need not be.
+  const path = withoutQuery(request.url);
+  const at = (value: string) => {
+    const segment = `/${encodeURIComponent(value)}`;
+    for (let from = path.indexOf(segment); from >= 0; from = path.indexOf(segment, from + 1)) {
+      if ([undefined, '/'].includes(path[from + segment.length])) return from;
+    }
+    return Number.MAX_SAFE_INTEGER;
+  };
+  const named = Object.entries(request.pathArguments ?? {}).sort(([, a], [, b]) => at(a) - at(b));
   if (!named.length) return undefined;
   const values = named.map(([name, value]) => `${name}=${JSON.stringify(truncate(value, 100))}`).join(', ');
   return `Nothing was found for ${values}, or the credential cannot see it: check these values.`;

@@ -111,8 +111,9 @@ describe('upstream client', () => {
       name: 'GetRepository',
       description: 'Gets a repository.',
       parameters: [
-        { name: 'repository_owner', description: 'Owner.', required: true, schema: { type: 'string' }, in: 'path' as const, upstream: 'owner' },
+        // Declared in another order than the path's, as GitHub's tools are: the message follows the path.
         { name: 'repository_name', description: 'Name.', required: true, schema: { type: 'string' }, in: 'path' as const, upstream: 'repo' },
+        { name: 'repository_owner', description: 'Owner.', required: true, schema: { type: 'string' }, in: 'path' as const, upstream: 'owner' },
         { name: 'results_page', description: 'Page.', required: false, schema: { type: 'integer' }, in: 'query' as const, upstream: 'page' },
       ],
       output: { description: 'A repository.' },

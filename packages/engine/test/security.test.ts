@@ -105,6 +105,15 @@ describe('the engine at its edges', () => {
     });
   });
 
+  it('tells a body sent without its type which type the API reads', async () => {
+    const reply = await raw(engine.url, '/v1/tools/execute', { authorization: `Bearer ${engine.key}` }, '{"tool_name":"Broken.Fail"}');
+    expect(reply.status).toBe(415);
+    expect(JSON.parse(reply.body)).toEqual({
+      name: 'bad_request',
+      message: expect.stringMatching(/send the body as JSON, with content-type: application\/json$/),
+    });
+  });
+
   it('answers GET on the stateless MCP endpoint with 405, opening no stream', async () => {
     for (const path of ['/v1/mcp', '/mcp']) {
       const response = await fetch(`${engine.url}${path}`, { headers: { authorization: `Bearer ${engine.key}`, accept: 'text/event-stream' } });

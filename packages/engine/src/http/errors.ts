@@ -30,6 +30,13 @@ export const errorSchema = {
   properties: { name: { type: 'string' }, message: { type: 'string' } },
 } as const;
 
+/** Fastify's words for a request it refused, and for a body of a type the API does not read, the type it does. */
+function clientMessage(error: Error & { code?: string }, url: string): string {
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && url.startsWith('/v1/'))
+    return `${error.message}: send the body as JSON, with content-type: application/json`;
+  return error.message;
+}
+
 /** The error and not-found handlers of a Fastify server that speaks this API's errors. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
@@ -46,7 +53,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error.validation) return reply.status(400).send({ name: 'bad_request', message: error.message });
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'unhandled error');
-    return reply.status(status).send({ name: status === 500 ? 'internal_error' : 'bad_request', message: status === 500 ? 'Internal error.' : error.message });
+    return reply
+      .status(status)
+      .send({ name: status === 500 ? 'internal_error' : 'bad_request', message: status === 500 ? 'Internal error.' : clientMessage(error, request.url) });
   });
   app.setNotFoundHandler((request, reply) => reply.status(404).send({ name: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}` }));
 }
