@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
+import { editDistance, toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 // Only the engine's small settings modules: its HTTP stack stays out of commands that do not run it.
 import { defaultDatabase, engineDefaults, type EngineConfig } from '@quiver/engine/config';
 import { limitSettings } from '@quiver/engine/limit-settings';
@@ -130,7 +130,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     flag: '--data-dir',
     env: 'QUIVER_DATA_DIR',
     file: 'dataDir',
-    default: 'the platform data directory (see below)',
+    default: 'the platform data directory (see below); a relative `dataDir` is relative to the config file',
   },
   {
     setting: 'database: a `postgres://` or `postgresql://` URL, or the absolute path of a SQLite file (anything else stops the engine at start)',
@@ -144,13 +144,13 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
     default: 'key file `master.key` in the data directory, mode 0600',
   },
   {
-    setting: "the engine's address as browsers see it (OAuth callbacks, the URLs of the tools' icons)",
+    setting: "the engine's http(s) address as browsers see it (OAuth callbacks, the URLs of the tools' icons)",
     env: 'QUIVER_PUBLIC_URL',
     file: 'publicUrl',
     default: '`http://<host>:<port>`',
   },
   {
-    setting: 'log level (lines on standard error)',
+    setting: 'log level (lines on standard error): `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
     env: 'QUIVER_LOG_LEVEL',
     file: 'logLevel',
     default: '`info`',
@@ -337,7 +337,15 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
     if (typeof value !== 'string') throw new UsageError(`config file ${configFile}: ${key} must be a string`);
     return value;
   };
-  const dataDir = resolve(cwd, flags.dataDir ?? env.QUIVER_DATA_DIR ?? text('dataDir') ?? defaultDataDir(env, platform, home));
+  /** A setting from its variable, else from the config file: its value, and the name an error calls it by. */
+  const fromEnvOrFile = (variable: string, key: string): Given =>
+    env[variable] !== undefined ? { value: env[variable], name: variable } : { value: text(key), name: `${key} in config file ${configFile}` };
+  // A folder the config file names is relative to that file, as its toolkitPaths are.
+  const fileDataDir = text('dataDir');
+  const dataDir = resolve(
+    cwd,
+    flags.dataDir ?? env.QUIVER_DATA_DIR ?? (fileDataDir && resolve(dirname(configFile!), fileDataDir)) ?? defaultDataDir(env, platform, home),
+  );
   const secretVariable = flags.secretEnv ?? 'QUIVER_WORKER_SECRET';
   const authProviders = file.authProviders ?? [];
   if (!Array.isArray(authProviders)) throw new UsageError(`config file ${configFile}: authProviders must be an array`);
@@ -346,9 +354,9 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
     dataDir,
     database: env.DATABASE_URL ?? text('database') ?? defaultDatabase(dataDir),
     masterKey: env.QUIVER_MASTER_KEY,
-    publicUrl: (env.QUIVER_PUBLIC_URL ?? text('publicUrl'))?.replace(/\/+$/, ''),
-    logLevel: env.QUIVER_LOG_LEVEL ?? text('logLevel') ?? 'info',
-    logFormat: logFormatOf(env.QUIVER_LOG_FORMAT ?? text('logFormat'), terminal),
+    publicUrl: publicUrlOf(fromEnvOrFile('QUIVER_PUBLIC_URL', 'publicUrl')),
+    logLevel: logLevelOf(fromEnvOrFile('QUIVER_LOG_LEVEL', 'logLevel')),
+    logFormat: logFormatOf(fromEnvOrFile('QUIVER_LOG_FORMAT', 'logFormat'), terminal),
     telemetry: usage(() => telemetrySettings(env)),
     projectName: env.QUIVER_PROJECT_NAME ?? text('projectName') ?? engineDefaults.projectName,
     allowedOrigins: allowedOriginsOf(env.QUIVER_ALLOWED_ORIGINS),
@@ -524,10 +532,31 @@ function onOff(name: string, setting: string | undefined, fallback: boolean): bo
 }
 
 /** QUIVER_LOG_FORMAT: `json` or `pretty`; unset, pretty for a person at a terminal and JSON for whatever collects the lines. */
-function logFormatOf(setting: string | undefined, terminal: boolean): LogFormat {
-  if (setting === undefined) return terminal ? 'pretty' : 'json';
-  if (setting !== 'json' && setting !== 'pretty') throw new UsageError(`QUIVER_LOG_FORMAT must be json or pretty, not '${setting}'`);
-  return setting;
+/** A setting's value where one is given, and what an error calls it: its variable, or its key in the config file. */
+interface Given {
+  value: string | undefined;
+  name: string;
+}
+
+function logFormatOf({ value, name }: Given, terminal: boolean): LogFormat {
+  if (value === undefined) return terminal ? 'pretty' : 'json';
+  if (value !== 'json' && value !== 'pretty') throw new UsageError(`${name} must be json or pretty, not '${value}'`);
+  return value;
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevelOf({ value, name }: Given): string {
+  if (value === undefined) return 'info';
+  if (!logLevels.includes(value)) throw new UsageError(`${name} must be one of ${logLevels.join(', ')}, not '${value}'`);
+  return value;
+}
+
+/** The engine's public address: an http(s) URL, without a trailing slash. */
+function publicUrlOf({ value, name }: Given): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^https?:$/.test(URL.parse(value)?.protocol ?? '')) throw new UsageError(`${name} must be the engine's http:// or https:// URL, not '${value}'`);
+  return value.replace(/\/+$/, '');
 }
 
 /** QUIVER_ALLOWED_ORIGINS: comma-separated origins (scheme, host and port), each checked now rather than at the first request. */
@@ -603,7 +632,40 @@ function readConfigFile(file: string): Record<string, unknown> {
     throw new UsageError(`config file ${file} is not valid JSON: ${(cause as Error).message}`);
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`config file ${file} must hold a JSON object`);
-  return parsed as Record<string, unknown>;
+  const settings = parsed as Record<string, unknown>;
+  const unknown = Object.keys(settings).filter((key) => !fileKeys.has(key));
+  if (unknown.length) {
+    const named = unknown.map((key) => `'${key}'${meant(key, [...fileKeys])}`).join(', ');
+    throw new UsageError(`config file ${file}: no setting is named ${named}; the settings are ${[...fileKeys].join(', ')}`);
+  }
+  const toolkits = settings.toolkits ?? {};
+  if (!isPlainObject(toolkits))
+    throw new UsageError(`config file ${file}: toolkits must be an object of toolkits by name, e.g. {"CrmMarketingApi": {"baseUrl": "https://…"}}`);
+  for (const [name, entry] of Object.entries(toolkits)) {
+    const stray = isPlainObject(entry) ? Object.keys(entry).filter((key) => key !== 'baseUrl') : [];
+    if (!isPlainObject(entry) || stray.length) {
+      const what = stray.length ? `has no setting ${stray.map((key) => `'${key}'${meant(key, ['baseUrl'])}`).join(', ')}` : 'must be an object';
+      throw new UsageError(`config file ${file}: toolkits.${name} ${what}: a toolkit's settings are {"baseUrl": "https://…"}`);
+    }
+  }
+  for (const key of ['tokens', 'secrets'] as const) {
+    const values = settings[key] ?? {};
+    if (!isPlainObject(values) || Object.values(values).some((value) => typeof value !== 'string')) {
+      throw new UsageError(`config file ${file}: ${key} must be an object of strings by name`);
+    }
+  }
+  return settings;
+}
+
+/** The config file's top-level settings: the first part of each `file` of the settings table. */
+const fileKeys = new Set(settingDocs.flatMap((doc) => (doc.file ? [doc.file.split('.')[0]!] : [])));
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** " (did you mean 'x'?)" for a key spelt within two edits of a known one, ignoring case; else nothing. */
+function meant(key: string, known: readonly string[]): string {
+  const close = known.find((name) => editDistance(key.toLowerCase(), name.toLowerCase()) <= 2);
+  return close ? ` (did you mean '${close}'?)` : '';
 }
 
 const upstreamOf = (file: Partial<Record<keyof QuiverConfig, unknown>>): QuiverConfig => ({

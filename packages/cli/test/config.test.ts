@@ -95,6 +95,37 @@ describe('resolveSettings', () => {
     expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(/authProviders must be an array/);
   });
 
+  it.each([
+    [{ QUIVER_LOG_LEVEL: 'loud' }, "QUIVER_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not 'loud'"],
+    [{ QUIVER_LOG_FORMAT: 'xml' }, "QUIVER_LOG_FORMAT must be json or pretty, not 'xml'"],
+    [{ QUIVER_PUBLIC_URL: 'notaurl' }, "QUIVER_PUBLIC_URL must be the engine's http:// or https:// URL, not 'notaurl'"],
+  ])('refuses %j, naming the variable', (env, message) => {
+    expect(() => settings({ env })).toThrow(new UsageError(message));
+  });
+
+  it('reads a relative dataDir in the config file as relative to that file', () => {
+    mkdirSync(join(cwd, 'conf'), { recursive: true });
+    writeFileSync(join(cwd, 'conf', 'c.json'), '{"dataDir": "data"}');
+    expect(settings({ flags: { config: 'conf/c.json' } }).dataDir).toBe(join(cwd, 'conf', 'data'));
+  });
+
+  // A misspelt setting was left unused without a word: a base URL under "baseURL" sent the calls to the real host.
+  it.each([
+    ['{"toolkitPath": ["x"]}', "no setting is named 'toolkitPath' (did you mean 'toolkitPaths'?); the settings are dataDir, database,"],
+    ['{"datadir": "d", "colour": 1}', "no setting is named 'datadir' (did you mean 'dataDir'?), 'colour'; the settings are"],
+    ['{"toolkits": {"CrmMarketingApi": {"baseURL": "http://127.0.0.1:9"}}}', "toolkits.CrmMarketingApi has no setting 'baseURL' (did you mean 'baseUrl'?)"],
+    ['{"toolkits": {"CrmMarketingApi": "https://x.example"}}', 'toolkits.CrmMarketingApi must be an object'],
+    ['{"toolkits": []}', 'toolkits must be an object of toolkits by name'],
+    ['{"tokens": {"github": 5}}', 'tokens must be an object of strings by name'],
+    ['{"logFormat": "xml"}', 'logFormat in config file'],
+    ['{"logLevel": "loud"}', "must be one of fatal, error, warn, info, debug, trace, silent, not 'loud'"],
+    ['{"publicUrl": "ftp://quiver.example"}', 'publicUrl in config file'],
+  ])('refuses the config file %s, naming what is wrong', (text, message) => {
+    writeFileSync(join(cwd, 'bad.json'), text);
+    expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(UsageError);
+    expect(() => settings({ flags: { config: 'bad.json' } })).toThrow(message);
+  });
+
   it('keeps audit events 90 days and drains for no time unless told, refusing what is not a whole number', () => {
     expect(settings()).toMatchObject({ auditRetentionDays: 90, drainSeconds: 0 });
     expect(settings({ env: { QUIVER_AUDIT_RETENTION_DAYS: '365', QUIVER_DRAIN_SECONDS: '15' } })).toMatchObject({ auditRetentionDays: 365, drainSeconds: 15 });

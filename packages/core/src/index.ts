@@ -23,3 +23,5 @@ export * from './serving.js';
 export * from './telemetry.js';
 export * from './icons.js';
 export * from './client-config.js';
+export * from './edit-distance.js';
+export * from './loopback.js';

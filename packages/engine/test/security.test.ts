@@ -9,12 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineToolkit } from '@quiver/core';
+import { defineToolkit, isLoopback } from '@quiver/core';
 import { allRoutes, buildApp, createApiKey, engineConfig, openEngine } from '@quiver/engine';
 import { startTestEngine, type TestEngine } from '@quiver/test-support/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoHost } from '@quiver/toolkits';
-import { isLoopback } from '../src/security/loopback.js';
 
 /** A raw request, so that Host and Origin are exactly what a hostile page's browser would send. */
 function raw(url: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {

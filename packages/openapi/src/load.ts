@@ -4,6 +4,7 @@
  * OpenAPI 3.0 with swagger2openapi. The result is a plain JSON value: what openapi.json holds.
  */
 import { createRequire } from 'node:module';
+import { isLoopback } from '@quiver/core';
 import { isNode, type Node } from './shapes.js';
 
 const require = createRequire(import.meta.url);
@@ -20,12 +21,18 @@ export interface LoadedDocument {
 export async function loadDocument(source: string): Promise<LoadedDocument> {
   const SwaggerParser = require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser');
   let bundled: unknown;
+  // The parser reads no loopback or private address over http, so that a document's references cannot reach into
+  // the network it is read from; a document the user serves on this machine may, and so may its references.
+  const onLoopback = /^https?:/i.test(source) && isLoopback(URL.parse(source)?.hostname ?? '');
+  const options = { resolve: { http: { safeUrlResolver: !onLoopback } } };
   try {
     // A document whose references all point inside it stays as written; bundling would re-point some of them.
-    const parsed = await SwaggerParser.parse(source);
-    bundled = hasExternalReferences(parsed) ? await SwaggerParser.bundle(source) : parsed;
+    const parsed = await SwaggerParser.parse(source, options);
+    bundled = hasExternalReferences(parsed) ? await SwaggerParser.bundle(source, options) : parsed;
   } catch (error) {
-    throw new DocumentError(`cannot read the OpenAPI document ${source}: ${firstLine(error)}`);
+    const refused = /^https?:/i.test(source) && !onLoopback && /Unable to resolve \$ref pointer/.test(firstLine(error));
+    const why = refused ? ': a document is read over http only from a public address or from this machine (localhost, 127.0.0.1, ::1)' : '';
+    throw new DocumentError(`cannot read the OpenAPI document ${source}: ${firstLine(error)}${why}`);
   }
   // A JSON value of its own: the parser's objects may share nodes, and openapi.json is written from it.
   const document = JSON.parse(JSON.stringify(bundled)) as unknown;

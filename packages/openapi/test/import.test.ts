@@ -5,6 +5,9 @@
 import { annotationsOf, buildRequest, placeCredentials, validate, type Parameter, type ToolData, type UpstreamRequest } from '@quiver/core';
 import { catalogProblems, convertDocument, importDocument, modeParameters, SchemaConverter, type ImportedToolkit } from '@quiver/openapi';
 import { toolkits } from '@quiver/toolkits';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
@@ -265,6 +268,25 @@ describe('servers, hints and the report', () => {
       ['text', true],
       ['pinned', false],
     ]);
+  });
+
+  it('reads a document, and its references, served on this machine; from a private address, says why not', async () => {
+    const server = createServer((request, response) => {
+      const file = fixture(`split${request.url}`);
+      if (!existsSync(file)) return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-type': 'application/yaml' }).end(readFileSync(file));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const served = await importDocument(`http://127.0.0.1:${(server.address() as AddressInfo).port}/main.yaml`, { name: 'Served' });
+      expect(served.toolkit.tools[0]!.parameters.map((p) => p.name)).toEqual(['text', 'pinned']);
+    } finally {
+      server.close();
+    }
+    // Refused before any connection: the address is never asked.
+    await expect(importDocument('http://10.255.255.1/openapi.json', { name: 'Private' })).rejects.toThrow(
+      /a document is read over http only from a public address or from this machine \(localhost, 127\.0\.0\.1, ::1\)$/,
+    );
   });
 
   it('refuses what is not an OpenAPI document, naming it', async () => {

@@ -6,7 +6,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import type { AuthProvider } from './providers.js';
-import { isLoopback } from '../security/loopback.js';
+import { isLoopback } from '@quiver/core';
 
 /** The tokens of one grant, as the engine keeps them. */
 export interface Grant {

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { conflict, invalid } from '../errors.js';
-import { isLoopback } from '../security/loopback.js';
+import { isLoopback } from '@quiver/core';
 import type { Vault } from '../security/vault.js';
 import type { AuthProviderTable, Database } from '../store/schema.js';
 import { presets, type EndpointRequest, type OAuth2Settings, type Preset } from './presets.js';

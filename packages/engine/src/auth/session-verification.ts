@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { invalid } from '../errors.js';
-import { isLoopback } from '../security/loopback.js';
+import { isLoopback } from '@quiver/core';
 import type { Database } from '../store/schema.js';
 
 export interface SessionVerification {

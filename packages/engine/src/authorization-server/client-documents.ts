@@ -15,7 +15,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import type { AdapterPayload } from 'oidc-provider';
-import { isLoopback } from '../security/loopback.js';
+import { isLoopback } from '@quiver/core';
 import { clientMetadataProblem } from './client-metadata.js';
 
 export const DOCUMENT_LIMITS = {

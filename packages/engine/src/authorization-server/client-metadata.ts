@@ -4,7 +4,7 @@
  * cannot grow the database without end, and with redirect URIs the MCP authorization specification
  * allows: HTTPS, or plain HTTP on a loopback address (a desktop client's local listener).
  */
-import { isLoopback } from '../security/loopback.js';
+import { isLoopback } from '@quiver/core';
 
 export const CLIENT_LIMITS = {
   /** The whole metadata as stored, in bytes of JSON; a real client's is well under 2 KB. */

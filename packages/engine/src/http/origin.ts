@@ -12,7 +12,7 @@ import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import type { EngineConfig } from '../config.js';
 import { forbidden } from '../errors.js';
-import { isLoopback } from '../security/loopback.js';
+import { isLoopback } from '@quiver/core';
 
 const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, '').toLowerCase();
 

@@ -1,6 +1,6 @@
 /**
- * What "loopback" means everywhere in the engine (the Origin and Host check, OAuth endpoints that may
- * be plain http, session verification, client metadata documents): an IP literal of 127.0.0.0/8, the
+ * What "loopback" means everywhere (the engine's Origin and Host check, OAuth endpoints that may be plain
+ * http, session verification, client metadata documents; the OpenAPI importer's own address): an IP literal of 127.0.0.0/8, the
  * IPv6 literal ::1, or the name `localhost`. Nothing else: a name that merely starts with `127.` is a
  * DNS name like any other (`127.0.0.1.evil.example`), and resolves wherever its owner likes.
  */
