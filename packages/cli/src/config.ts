@@ -566,8 +566,10 @@ function allowedOriginsOf(setting: string | undefined): string[] {
     .map((origin) => origin.trim())
     .filter(Boolean);
   return origins.map((origin) => {
-    const url = usage(() => new URL(origin));
-    if (url.origin !== origin.replace(/\/$/, '')) throw new UsageError(`QUIVER_ALLOWED_ORIGINS: '${origin}' is not an origin (scheme, host and port only)`);
+    const url = URL.parse(origin);
+    if (url?.origin !== origin.replace(/\/$/, '')) {
+      throw new UsageError(`QUIVER_ALLOWED_ORIGINS: '${origin}' is not an origin (scheme, host and port only, e.g. https://app.example.com)`);
+    }
     return url.origin;
   });
 }

@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { checkNewToolkitName } from './toolkit-name.js';
 import { UsageError } from './usage-error.js';
 
 export interface ImportOptions {
@@ -40,9 +41,7 @@ export async function importToolkit({
   cwd = process.cwd(),
   log = (text) => console.error(text),
 }: ImportOptions): Promise<ImportResult> {
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(name) || name.length > 40) {
-    throw new UsageError(`the toolkit name must be PascalCase letters and digits, at most 40 characters (e.g. PetStore), got '${name}'`);
-  }
+  checkNewToolkitName(name, 'PetStore');
   const remote = /^https?:\/\//i.test(document);
   const source = remote ? document : resolve(cwd, document);
   if (!remote && (!existsSync(source) || !statSync(source).isFile())) throw new UsageError(`cannot read the OpenAPI document ${document}: no such file`);

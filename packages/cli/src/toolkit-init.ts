@@ -4,6 +4,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { checkNewToolkitName } from './toolkit-name.js';
 import { UsageError } from './usage-error.js';
 
 export interface InitOptions {
@@ -17,9 +18,7 @@ export interface InitOptions {
 
 /** Writes the folder; returns its path and the files written. */
 export function initToolkit({ name, out, cwd, engineVersion }: InitOptions): { folder: string; files: string[] } {
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(name) || name.length > 40) {
-    throw new UsageError(`the toolkit name must be PascalCase letters and digits, at most 40 characters (e.g. Greeter), got '${name}'`);
-  }
+  checkNewToolkitName(name, 'Greeter');
   const folder = resolve(cwd, out ?? name);
   if (existsSync(folder) && readdirSync(folder).length) throw new UsageError(`${folder} exists and is not empty`);
   mkdirSync(folder, { recursive: true });

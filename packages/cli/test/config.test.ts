@@ -99,6 +99,10 @@ describe('resolveSettings', () => {
     [{ QUIVER_LOG_LEVEL: 'loud' }, "QUIVER_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not 'loud'"],
     [{ QUIVER_LOG_FORMAT: 'xml' }, "QUIVER_LOG_FORMAT must be json or pretty, not 'xml'"],
     [{ QUIVER_PUBLIC_URL: 'notaurl' }, "QUIVER_PUBLIC_URL must be the engine's http:// or https:// URL, not 'notaurl'"],
+    [
+      { QUIVER_ALLOWED_ORIGINS: 'notanorigin' },
+      "QUIVER_ALLOWED_ORIGINS: 'notanorigin' is not an origin (scheme, host and port only, e.g. https://app.example.com)",
+    ],
   ])('refuses %j, naming the variable', (env, message) => {
     expect(() => settings({ env })).toThrow(new UsageError(message));
   });

@@ -56,6 +56,11 @@ describe('importToolkit', () => {
     const quiet = { cwd: work, log: () => {} };
     await expect(importToolkit({ document: fixture('zoo-2.0.yaml'), name: 'zoo api', ...quiet })).rejects.toThrow(UsageError);
     await expect(importToolkit({ document: fixture('zoo-2.0.yaml'), name: 'zoo api', ...quiet })).rejects.toThrow(/PascalCase/);
+    // A built-in toolkit's name, in any letter case, could never be loaded beside it: refused before anything is written.
+    await expect(importToolkit({ document: fixture('zoo-2.0.yaml'), name: 'Repohostapi', ...quiet })).rejects.toThrow(
+      new UsageError('the toolkit name Repohostapi is taken by the built-in toolkit RepoHostApi: choose another'),
+    );
+    expect(existsSync(join(work, 'Repohostapi'))).toBe(false);
     await expect(importToolkit({ document: join(work, 'nowhere.yaml'), name: 'Zoo', ...quiet })).rejects.toThrow(
       /cannot read the OpenAPI document .*nowhere\.yaml: no such file/,
     );

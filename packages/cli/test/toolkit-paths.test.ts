@@ -534,6 +534,9 @@ describe('quiver toolkit init', () => {
     const badName = await quiver(['toolkit', 'init', 'my-kit']);
     expect(badName.code).toBe(2);
     expect(badName.stderr).toContain('must be PascalCase');
+    const builtIn = await quiver(['toolkit', 'init', 'Design']);
+    expect(builtIn.code).toBe(2);
+    expect(builtIn.stderr).toContain('the toolkit name Design is taken by the built-in toolkit Design: choose another');
     const taken = await quiver(['toolkit', 'init', 'Other', '--out', 'elsewhere/other']);
     expect(taken.code).toBe(2);
     expect(taken.stderr).toContain('exists and is not empty');

@@ -954,10 +954,20 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
   });
 
   it('starts an authorization, follows it to completion and lists the connection; signs out forgetting the key', async () => {
+    // A page of its own, as the keyboard test starts: nothing the earlier tests left running (timers, requests) shares it.
+    await page.reload();
     await page.getByRole('link', { name: 'Connections' }).click();
+    // The page has loaded its providers (offered as the field's suggestions) before anything is typed.
+    await page.locator('#provider-list option[value="github"]').waitFor({ state: 'attached' });
     await page.getByLabel('Provider').fill('github');
     await page.getByLabel('Scopes').fill('repo');
-    await page.getByRole('button', { name: 'Start' }).click();
+    expect(await page.getByLabel('Provider').inputValue()).toBe('github');
+    // Once timed out in CI with nothing on the page: this says whether the authorization was asked for at all.
+    const [started] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith('/v1/auth/authorize')),
+      page.getByRole('button', { name: 'Start' }).click(),
+    ]);
+    expect(started.status()).toBe(200);
     await page.getByRole('status').filter({ hasText: 'Authorization of ada@example.com with github: pending' }).waitFor();
     await audit('connections');
     await shoot('connections-pending');
