@@ -46,7 +46,11 @@ export function catalogProblemsByTool(toolkit: ToolkitData, options: CatalogChec
   const own: string[] = [];
   if (!/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(toolkit.name)) own.push(`toolkit name ${toolkit.name} is not PascalCase letters and digits`);
   const strict = options.strict ?? false;
+  // A server variable the document gave no default stays in the URL: no request could reach that host.
+  const unfilled = /\{[^}]*\}/.exec(toolkit.baseUrl)?.[0];
   if (strict && !/^https?:\/\/|^\//.test(toolkit.baseUrl)) own.push(`base URL ${toolkit.baseUrl} is neither an http(s) URL nor a path`);
+  else if (strict && unfilled)
+    own.push(`base URL ${toolkit.baseUrl} holds ${unfilled}, a server variable without a default: set the base URL in the configuration`);
   const names = new Set<string>();
   const byTool: string[][] = [];
   for (const tool of toolkit.tools) {

@@ -198,6 +198,15 @@ describe('a problem of the toolkit as a whole', () => {
     writeToolkitFolder(folder, unplaced);
     expect(JSON.parse(readFileSync(join(folder, 'toolkit.json'), 'utf8')).checked).toBeUndefined();
   });
+
+  it('is a server variable without a default, left in the host: no request could reach it', async () => {
+    const tenant = { url: 'https://{tenant}.widgets.example.com', variables: { tenant: { enum: ['a', 'b'] } } };
+    const unfilled = await imported('Tenanted', { ...widgets, servers: [tenant] });
+    expect(unfilled.toolkit.tools).toHaveLength(3);
+    expect(unfilled.problems).toEqual([
+      'base URL https://{tenant}.widgets.example.com holds {tenant}, a server variable without a default: set the base URL in the configuration',
+    ]);
+  });
 });
 
 describe('documents that gave no tool at all', () => {
