@@ -202,6 +202,13 @@ export class UpstreamClient {
       const problem = headerValueProblem(value);
       if (problem) return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `The value of the ${name} header ${problem}.`);
     }
+    // A base URL that is a path (an imported document without servers) names no host: not an outage to retry.
+    if (!ABSOLUTE_HTTP.test(request.url)) {
+      return toolError(
+        'TOOL_REQUIREMENTS_NOT_MET',
+        `The request URL ${withoutQuery(request.url)} is not an absolute http(s) URL: set the base URL of ${toolkit ?? "the tool's toolkit"} in the configuration.`,
+      );
+    }
     const canRetry = SAFE_TO_RETRY.has(request.method);
     const deadline = Date.now() + this.options.deadlineMs;
     const observed = this.options.recordAttempts && (telemetry.tracer !== undefined || telemetry.meter !== undefined);
@@ -747,4 +754,5 @@ function transportError(request: UpstreamRequest, cause: unknown): ToolError {
 }
 
 const withoutQuery = (url: string) => url.split('?')[0]!;
+const ABSOLUTE_HTTP = /^https?:\/\//i;
 const truncate = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

@@ -137,6 +137,17 @@ describe('upstream client', () => {
     expect('error' in bare && bare.error.message).toBe('The upstream service answered 404: Not Found');
   });
 
+  it('sends nothing to a URL that is no absolute http(s) URL, and says to set the base URL rather than to retry', async () => {
+    script = [status(200, {}, '{}')];
+    const outcome = await client.send({ method: 'GET', url: '/a/4?x=1', headers: {} }, 'NoServers');
+    expect('error' in outcome && outcome.error).toMatchObject({
+      kind: 'TOOL_REQUIREMENTS_NOT_MET',
+      can_retry: false,
+      message: 'The request URL /a/4 is not an absolute http(s) URL: set the base URL of NoServers in the configuration.',
+    });
+    expect(script).toHaveLength(1);
+  });
+
   it.each([
     ['{"meta":{"error":"segment 7 is data-driven"}}', 'segment 7 is data-driven'],
     ['{"errors":[{"reason":"required","field":"identifiers","message":"identifiers is required"}]}', 'identifiers is required'],
