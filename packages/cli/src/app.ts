@@ -17,7 +17,7 @@ import {
   type Toolkit,
 } from '@quiver/core';
 import { builtinToolkitsFor, toolkits } from '@quiver/toolkits';
-import { emptyConfig, envName, mergeConfig, type QuiverConfig, type Settings } from './config.js';
+import { emptyConfig, envName, isHttpUrl, mergeConfig, type QuiverConfig, type Settings } from './config.js';
 import { logStream } from './log-format.js';
 import { UsageError } from './usage-error.js';
 import type { SandboxHandle } from './sandbox-session.js';
@@ -79,7 +79,7 @@ export async function openSetup(options: SetupOptions): Promise<Setup> {
 export function configuredBaseUrls(config: QuiverConfig): Record<string, string> {
   const urls = Object.entries(config.toolkits).flatMap(([name, settings]) => (settings.baseUrl ? [[name, settings.baseUrl] as const] : []));
   for (const [name, url] of urls) {
-    if (!/^https?:$/.test(URL.parse(url)?.protocol ?? '')) {
+    if (!isHttpUrl(url)) {
       throw new UsageError(
         `the base URL of ${name} is '${url}', not an absolute http:// or https:// URL (given by --base-url, QUIVER_BASE_URL_${envName(name)} or toolkits.${name}.baseUrl in the config file)`,
       );

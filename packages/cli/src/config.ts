@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { editDistance, toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
+import { editDistance, isRecord, toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 // Only the engine's small settings modules: its HTTP stack stays out of commands that do not run it.
 import { defaultDatabase, engineDefaults, type EngineConfig } from '@quiver/engine/config';
 import { limitSettings } from '@quiver/engine/limit-settings';
@@ -552,10 +552,13 @@ function logLevelOf({ value, name }: Given): string {
   return value;
 }
 
+/** An absolute http:// or https:// URL, as a base URL and the public URL must be. */
+export const isHttpUrl = (text: string): boolean => /^https?:$/.test(URL.parse(text)?.protocol ?? '');
+
 /** The engine's public address: an http(s) URL, without a trailing slash. */
 function publicUrlOf({ value, name }: Given): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^https?:$/.test(URL.parse(value)?.protocol ?? '')) throw new UsageError(`${name} must be the engine's http:// or https:// URL, not '${value}'`);
+  if (!isHttpUrl(value)) throw new UsageError(`${name} must be the engine's http:// or https:// URL, not '${value}'`);
   return value.replace(/\/+$/, '');
 }
 
@@ -641,18 +644,18 @@ function readConfigFile(file: string): Record<string, unknown> {
     throw new UsageError(`config file ${file}: no setting is named ${named}; the settings are ${[...fileKeys].join(', ')}`);
   }
   const toolkits = settings.toolkits ?? {};
-  if (!isPlainObject(toolkits))
+  if (!isRecord(toolkits))
     throw new UsageError(`config file ${file}: toolkits must be an object of toolkits by name, e.g. {"CrmMarketingApi": {"baseUrl": "https://…"}}`);
   for (const [name, entry] of Object.entries(toolkits)) {
-    const stray = isPlainObject(entry) ? Object.keys(entry).filter((key) => key !== 'baseUrl') : [];
-    if (!isPlainObject(entry) || stray.length) {
+    const stray = isRecord(entry) ? Object.keys(entry).filter((key) => key !== 'baseUrl') : [];
+    if (!isRecord(entry) || stray.length) {
       const what = stray.length ? `has no setting ${stray.map((key) => `'${key}'${meant(key, ['baseUrl'])}`).join(', ')}` : 'must be an object';
       throw new UsageError(`config file ${file}: toolkits.${name} ${what}: a toolkit's settings are {"baseUrl": "https://…"}`);
     }
   }
   for (const key of ['tokens', 'secrets'] as const) {
     const values = settings[key] ?? {};
-    if (!isPlainObject(values) || Object.values(values).some((value) => typeof value !== 'string')) {
+    if (!isRecord(values) || Object.values(values).some((value) => typeof value !== 'string')) {
       throw new UsageError(`config file ${file}: ${key} must be an object of strings by name`);
     }
   }
@@ -661,8 +664,6 @@ function readConfigFile(file: string): Record<string, unknown> {
 
 /** The config file's top-level settings: the first part of each `file` of the settings table. */
 const fileKeys = new Set(settingDocs.flatMap((doc) => (doc.file ? [doc.file.split('.')[0]!] : [])));
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** " (did you mean 'x'?)" for a key spelt within two edits of a known one, ignoring case; else nothing. */
 function meant(key: string, known: readonly string[]): string {

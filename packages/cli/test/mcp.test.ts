@@ -113,6 +113,9 @@ mcpSuite(
 );
 
 describe('the tool listing over stdio', () => {
+  const initialize = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const initialized = { method: 'notifications/initialized' };
+
   /**
    * `tools/list` as a client gets it from `quiver mcp` with these flags, as the line it reads: a 2025 client, or with
    * `meta` a 2026-07-28 one (no initialize; the request's own _meta).
@@ -126,28 +129,34 @@ describe('the tool listing over stdio', () => {
     };
     try {
       if (meta) return await ask({ id: 2, method: 'tools/list', params: { _meta: meta } });
-      await ask({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      await ask(initialize);
       return await ask({ id: 2, method: 'tools/list', params: {} });
     } finally {
       child.kill();
     }
   }
-  it('reaches a client that closes its end right after asking, whole', async () => {
-    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  /** `quiver mcp <args>` sent these lines (a message, or raw text) and its input closed at once: its exit status and its answers. */
+  async function closedAtOnce(args: string[], lines: Array<object | string>): Promise<{ code: number | null; answers: any[] }> {
+    const child = spawn(process.execPath, [cliPath, 'mcp', ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
     const output: Buffer[] = [];
     child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    for (const message of [
-      { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
-      { method: 'notifications/initialized' },
-      { id: 2, method: 'tools/list', params: {} },
-    ])
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (const line of lines) child.stdin!.write(`${typeof line === 'string' ? line : JSON.stringify({ jsonrpc: '2.0', ...line })}\n`);
     child.stdin!.end();
-    expect(await exited).toBe(0);
-    const lines = Buffer.concat(output).toString('utf8').trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(JSON.parse(lines[1]!).result.tools).toHaveLength(toolkits.flatMap((toolkit) => toolkit.tools).length);
+    const code = await exited;
+    const answers = Buffer.concat(output)
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    return { code, answers };
+  }
+
+  it('reaches a client that closes its end right after asking, whole', async () => {
+    const { code, answers } = await closedAtOnce(['--sandbox'], [initialize, initialized, { id: 2, method: 'tools/list', params: {} }]);
+    expect(code).toBe(0);
+    expect(answers).toHaveLength(2);
+    expect(answers[1].result.tools).toHaveLength(toolkits.flatMap((toolkit) => toolkit.tools).length);
   });
 
   // Calls still running when standard input ends: a misspelt name (its suggestions build the search index) and a
@@ -162,31 +171,16 @@ describe('the tool listing over stdio', () => {
       'io.modelcontextprotocol/clientCapabilities': {},
     };
     const params = (name: string) => ({ name, arguments: {}, ...(!handshake && { _meta: meta }) });
-    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const output: Buffer[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    const messages = [
-      ...(handshake
-        ? [
-            { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
-            { method: 'notifications/initialized' },
-          ]
-        : []),
-      { id: 2, method: 'tools/call', params: params('CrmMarketingApi_GetMarketingCampaign') },
-      { id: 3, method: 'tools/call', params: params('CrmMarketingApi_GetMarketingCampaigns') },
-    ];
-    for (const message of messages) child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    child.stdin!.end();
-    expect(await exited).toBe(0);
-    const answers = new Map(
-      Buffer.concat(output)
-        .toString('utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-        .map((answer) => [answer.id, answer.result]),
+    const { code, answers: answered } = await closedAtOnce(
+      ['--sandbox'],
+      [
+        ...(handshake ? [initialize, initialized] : []),
+        { id: 2, method: 'tools/call', params: params('CrmMarketingApi_GetMarketingCampaign') },
+        { id: 3, method: 'tools/call', params: params('CrmMarketingApi_GetMarketingCampaigns') },
+      ],
     );
+    expect(code).toBe(0);
+    const answers = new Map(answered.map((answer) => [answer.id, answer.result]));
     // Named as the client was listed the tools, so that it can call the suggestion.
     expect(answers.get(2).content[0].text).toContain('Did you mean CrmMarketingApi_GetMarketingCampaigns');
     expect(answers.get(3).isError).toBeFalsy();
@@ -194,45 +188,26 @@ describe('the tool listing over stdio', () => {
   });
 
   it('answers a line of JSON that is no JSON-RPC message with Invalid Request, and goes on', async () => {
-    const child = spawn(process.execPath, [cliPath, 'mcp'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const output: Buffer[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.stdin!.write('{"method":"tools/list"}\n');
-    const initialize = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-    child.stdin!.end(`${JSON.stringify({ jsonrpc: '2.0', ...initialize })}\n`);
-    expect(await exited).toBe(0);
-    const [refused, answered] = Buffer.concat(output)
-      .toString('utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const { code, answers } = await closedAtOnce([], ['{"method":"tools/list"}', initialize]);
+    expect(code).toBe(0);
+    const [refused, answered] = answers;
     expect(refused).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('not a JSON-RPC 2.0 message') } });
     expect(answered).toMatchObject({ id: 1, result: { serverInfo: { name: 'quiver' } } });
   });
 
   // Ids must not be reused while a request is in flight; a client that does so anyway gets both answers all the same.
   it('answers both of two calls sent with one id before the client closed its end', async () => {
-    const child = spawn(process.execPath, [cliPath, 'mcp', '--sandbox'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const output: Buffer[] = [];
-    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    for (const message of [
-      { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
-      { method: 'notifications/initialized' },
-      { id: 2, method: 'tools/call', params: { name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: {} } },
-      { id: 2, method: 'tools/call', params: { name: 'CrmMarketingApi_GetMarketingCampaign', arguments: {} } },
-    ])
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    child.stdin!.end();
-    expect(await exited).toBe(0);
-    const answers = Buffer.concat(output)
-      .toString('utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-      .filter((answer) => answer.id === 2)
-      .map((answer) => answer.result.content[0].text as string);
+    const { code, answers: answered } = await closedAtOnce(
+      ['--sandbox'],
+      [
+        initialize,
+        initialized,
+        { id: 2, method: 'tools/call', params: { name: 'CrmMarketingApi_GetMarketingCampaigns', arguments: {} } },
+        { id: 2, method: 'tools/call', params: { name: 'CrmMarketingApi_GetMarketingCampaign', arguments: {} } },
+      ],
+    );
+    expect(code).toBe(0);
+    const answers = answered.filter((answer) => answer.id === 2).map((answer) => answer.result.content[0].text as string);
     expect(answers).toHaveLength(2);
     expect(answers.some((text) => text.includes('Did you mean CrmMarketingApi_GetMarketingCampaigns'))).toBe(true);
     expect(answers.some((text) => text.startsWith('{') && 'results' in JSON.parse(text))).toBe(true);

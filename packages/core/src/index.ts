@@ -25,3 +25,4 @@ export * from './icons.js';
 export * from './client-config.js';
 export * from './edit-distance.js';
 export * from './loopback.js';
+export * from './records.js';

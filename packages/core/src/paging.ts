@@ -7,6 +7,7 @@
 import type { NextPage } from './errors.js';
 import type { UpstreamResponse } from './upstream.js';
 import type { Parameter, Tool } from './tool.js';
+import { isRecord } from './records.js';
 
 /** Top-level keys of a result that carry its paging state (HubSpot, Pylon, Dropbox, ClickUp, Graph, Customer.io, ...). */
 export const pagingKeys: ReadonlySet<string> = new Set([
@@ -183,5 +184,3 @@ const numberOf = (value: unknown): number | undefined => {
 
 /** A number as the parameter takes it: text for a string parameter (MailClient's token), else the number. */
 const typed = (parameter: Parameter, value: number): unknown => (parameter.schema.type === 'string' ? String(value) : value);
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);

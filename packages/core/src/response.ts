@@ -6,6 +6,7 @@
 import { toolError, type NextPage, type ToolError } from './errors.js';
 import { resumeAfterCut } from './paging.js';
 import type { JsonSchema, Tool } from './tool.js';
+import { isRecord } from './records.js';
 
 export const fieldsName = 'fields';
 
@@ -334,8 +335,6 @@ function withItems(value: unknown, list: { key?: string; items: unknown[] }, ite
     where: list.key === undefined ? 'the list' : `"${list.key}"`,
   };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * An object without its nested objects and lists (those of a list's items, for a list, or of the

@@ -23,14 +23,15 @@ export async function loadDocument(source: string): Promise<LoadedDocument> {
   let bundled: unknown;
   // The parser reads no loopback or private address over http, so that a document's references cannot reach into
   // the network it is read from; a document the user serves on this machine may, and so may its references.
-  const onLoopback = /^https?:/i.test(source) && isLoopback(URL.parse(source)?.hostname ?? '');
+  const remote = /^https?:/i.test(source);
+  const onLoopback = remote && isLoopback(URL.parse(source)?.hostname ?? '');
   const options = { resolve: { http: { safeUrlResolver: !onLoopback } } };
   try {
     // A document whose references all point inside it stays as written; bundling would re-point some of them.
     const parsed = await SwaggerParser.parse(source, options);
     bundled = hasExternalReferences(parsed) ? await SwaggerParser.bundle(source, options) : parsed;
   } catch (error) {
-    const refused = /^https?:/i.test(source) && !onLoopback && /Unable to resolve \$ref pointer/.test(firstLine(error));
+    const refused = remote && !onLoopback && /Unable to resolve \$ref pointer/.test(firstLine(error));
     const why = refused ? ': a document is read over http only from a public address or from this machine (localhost, 127.0.0.1, ::1)' : '';
     throw new DocumentError(`cannot read the OpenAPI document ${source}: ${firstLine(error)}${why}`);
   }
