@@ -117,7 +117,9 @@ const LISTED_PARAMETERS = 12;
  */
 function unknownParameterHint(tool: ToolData, issue: ValidationIssue): string {
   const name = /^\/([^/]+)$/.exec(issue.pointer)?.[1];
-  if (name === undefined || issue.message !== UNKNOWN_FIELD) return '';
+  // A parameter's name is at most 64 characters (the catalog checks): a longer one is compared with none, since
+  // the comparison's time grows with the name's length (a hostile input's keys can be megabytes long).
+  if (name === undefined || issue.message !== UNKNOWN_FIELD || name.length > 128) return '';
   const known = tool.parameters.map((parameter) => parameter.name);
   const bare = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
   const close = known.filter((candidate) => {

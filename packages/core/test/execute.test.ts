@@ -192,6 +192,12 @@ describe('input validation', () => {
     expect(received).toHaveLength(0);
   });
 
+  it('names no parameter for an unknown one longer than any parameter name can be', async () => {
+    const result = await executeTool(createThing, { owner: 'o', title: 't', [`colour${'r'.repeat(200)}`]: 'red' }, context);
+    expect('error' in result && result.error.message).toMatch(/is not a known field\.$/);
+    expect(received).toHaveLength(0);
+  });
+
   it('rejects a non-object input', async () => {
     expect(await executeTool(createThing, [], context)).toMatchObject({ error: { kind: 'TOOL_RUNTIME_BAD_INPUT_VALUE' } });
   });

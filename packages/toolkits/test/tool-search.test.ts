@@ -125,6 +125,11 @@ describe('did you mean, over the built-in tools', () => {
     expect((await suggest('ListPRs'))[0]).toBe('RepoHostApi.ListPullRequests');
   });
 
+  // Spelling is compared in time that grows with the name's length: a megabyte held the process for minutes.
+  it('suggests nothing, at once, for a name longer than any tool name can be', async () => {
+    expect(await suggest(`RepoHostApi.${'ListPullRequests'.repeat(65_536)}`)).toEqual([]);
+  });
+
   it('still puts a typo right first, and suggests nothing for a name like no tool', async () => {
     expect(await suggest('RepoHostApi.CreateRepohostIsue')).toEqual(['RepoHostApi.CreateRepohostIssue']);
     expect((await suggest('CreateRepohostIssue'))[0]).toBe('RepoHostApi.CreateRepohostIssue');

@@ -36,13 +36,18 @@ export interface SuggestOptions {
  */
 export async function suggestToolNames(name: string, tools: readonly Tool[], { limit = 3, nameOf, search }: SuggestOptions = {}): Promise<string[]> {
   const wanted = name.split('@')[0]!.trim();
-  if (!wanted) return [];
+  // Spelling is compared in time proportional to the name's length times every tool's: a name longer than any
+  // tool's could be (a caller's megabyte) would hold the process for minutes, and is like no tool anyway.
+  if (!wanted || wanted.length > MAX_NAME_LENGTH) return [];
   // A client that can only call the names it was listed can call these.
   const spelt = nameOf ?? (wanted.includes('_') && !wanted.includes('.') ? functionName : qualifiedName);
   const suggested = new Set(closeSpellings(wanted, tools));
   if (search && suggested.size < limit) for (const tool of await closeMeanings(wanted, tools, search)) suggested.add(tool);
   return [...suggested].slice(0, limit).map(spelt);
 }
+
+/** Longer than any `Toolkit.Tool@version` can be (a toolkit's and a tool's name are at most 64 characters each). */
+const MAX_NAME_LENGTH = 200;
 
 /** " Did you mean A, B or C?" for an error message, or nothing when there is no suggestion. */
 export function didYouMean(suggestions: readonly string[]): string {
