@@ -33,11 +33,11 @@ let score = measure(best, tune).mrr;
 const knobs = [
   ...Object.keys(rankingWeights.fields).map((field) => ['fields', field]),
   ...Object.keys(rankingWeights)
-    .filter((knob) => knob !== 'fields')
+    .filter((knob) => typeof rankingWeights[knob] === 'number')
     .map((knob) => [knob]),
 ];
 // Factors that lower a score stay at or below 1.
-const lowering = new Set(['destructive', 'destructiveInRead', 'opener', 'namesOnly', 'repositoryName']);
+const lowering = new Set(['destructive', 'destructiveInRead', 'opener', 'namesOnly', 'repositoryName', 'otherService']);
 for (let pass = 0; pass < 2; pass++) {
   for (const [knob, field] of knobs) {
     for (const factor of [0.5, 0.75, 1.33, 2]) {

@@ -40,6 +40,10 @@ const firstStage: RankingWeights = {
   namesOnly: 1,
   several: 1,
   repositoryName: 1,
+  // And those for a service named, for a number written `#231` and for what a request no longer wants.
+  otherService: 1,
+  numberSign: 0,
+  stopping: false,
   pair: 0.25,
   opener: 0.25,
   listed: 0.3,

@@ -96,9 +96,10 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
     // "Again" may ask to repeat ("trigger it again, as we triggered it this morning"): only a verb with an
     // inverse is read as reversed by it, any action by words that say the earlier one was a mistake.
     const reversible = (candidate: string) => inverses.has(candidate) || (strong && actions.has(candidate));
-    const own = term(word);
+    // The stemmer cuts some past tenses short of their verb ("added" to "ad"): the verb's own forms are tried too.
+    const own = [word, ...pastTenseBases(word)].map(term).find((candidate) => candidate !== undefined && reversible(candidate));
     // An everyday verb stands for the API's ("blocked" for suspended) where its own term is no reversible action.
-    const candidates = own !== undefined && reversible(own) ? [own] : apiVerbsOf(word).filter(reversible);
+    const candidates = own !== undefined ? [own] : apiVerbsOf(word).filter(reversible);
     for (const candidate of candidates) if (!negated.includes(candidate) && !reversed.includes(candidate)) reversed.push(candidate);
   };
   // "Stop following sam" and "it shouldn't be locked anymore" ask for the inverse, as a reversal does.
@@ -116,9 +117,12 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
 
 const term = (word: string): string | undefined => terms([word])[0];
 
+/** The verb a past tense may be of: added → add, closed → close, starred → star. */
+const pastTenseBases = (word: string): string[] => (/ed$/.test(word) ? [word.replace(/ed$/, ''), word.replace(/d$/, ''), word.replace(/(\w)\1ed$/, '$1')] : []);
+
 /** The terms of the API verbs an everyday verb in the past tense stands for: blocked → suspend, banned → suspend. */
 function apiVerbsOf(word: string): string[] {
-  for (const base of [word, word.replace(/ed$/, ''), word.replace(/d$/, ''), word.replace(/(\w)\1ed$/, '$1')]) {
+  for (const base of [word, ...pastTenseBases(word)]) {
     const api = apiWordsOf(base);
     if (api.length) return terms(api);
   }
@@ -130,8 +134,9 @@ const negation =
   /\b(?:don'?t|do not|does not|doesn'?t|never mind|nevermind|never|no need to|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
 /** Negating words that a noun may follow as well as a verb. */
 const nounNegation = /^(?:without|instead of|rather than)\b/;
-/** Words that say an earlier action was a mistake. */
-const mistake = /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|shouldn'?t have|should not have)\b/;
+/** Words that say an earlier action was a mistake ("published too early" is one as well). */
+const mistake =
+  /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|shouldn'?t have|should not have|too early|too soon|prematurely)\b/;
 /** Words that ask to put something back as it was. */
 const reversal = new RegExp(`${mistake.source}|\\b(?:again|back|restore|reinstate|re-\\w+)\\b`);
 /** A state the request says should end: "shouldn't be attached", "no longer suspended". */

@@ -74,6 +74,21 @@ export interface RankingWeights {
    * the message is read as the request and quoted text is dropped, as names are.
    */
   message: number;
+  /**
+   * A request that names a toolkit's service (`serviceNames`: "the deck in Dropbox", "our HubSpot forms") asks
+   * that toolkit: the tools of the others count this much.
+   */
+  otherService: number;
+  /**
+   * Weight of the words "issue" and "pull request" that a number written `#231` adds to a request that names
+   * neither: on the code sites that write numbers so, it is one or the other.
+   */
+  numberSign: number;
+  /**
+   * Whether a request that no longer wants to do something is read as asking to stop it (`asStopping`: "I
+   * don't want to watch octo/app anymore" as "stop watching octo/app").
+   */
+  stopping: boolean;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
   pair: number;
   /**
@@ -104,6 +119,9 @@ export const rankingWeights: RankingWeights = {
   namesOnly: 0.9,
   several: 1.1,
   repositoryName: 0.3,
+  otherService: 0.5,
+  numberSign: 0.8,
+  stopping: true,
   pair: 0.13,
   listed: 0.3,
   message: 0.3,
@@ -119,6 +137,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     fields,
     weights.fields,
   );
+  const services = serviceNames(tools, phrases);
+  const servicePattern = services.size ? wordsPattern([...services.keys()]) : undefined;
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
@@ -152,7 +172,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
 
   return {
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
-      const query = request.slice(0, maxRequestLength);
+      const query = weights.stopping ? asStopping(request.slice(0, maxRequestLength)) : request.slice(0, maxRequestLength);
       const wanted = toolkit?.toLowerCase();
       const typed = requestTerms(query, true, weights.message < 1);
       if (!typed.own.length && !typed.added.length) return [];
@@ -171,7 +191,11 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       // A repository named by owner and name is read as the word "repository", its words at a fraction.
       const repositoryWords = repositoryNameTerms(query);
       const repository = repositoryWords.size > 0 && weights.repositoryName < 1 && !own.includes(repositoryTerm) ? [repositoryTerm] : [];
+      // "#231" is an issue or a pull request by its number.
+      const numbered =
+        weights.numberSign > 0 && numberSign.test(query) && !own.includes(issueTerm) && !own.includes(pullRequestTerm) ? [issueTerm, pullRequestTerm] : [];
       const asked = [
+        ...numbered.map((term) => ({ term, boost: weights.numberSign, prefix: false })),
         ...own.map((term) => ({ term, boost: repositoryWords.has(term) ? weights.repositoryName : 1, prefix: prefix(term) })),
         ...repository.map((term) => ({ term, boost: 1 - weights.repositoryName, prefix: false })),
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
@@ -195,6 +219,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         endsAState.test(query) ||
         [...askedFor].some((term) => changeTerms.has(term));
       const actionOf = actionOdds?.(query, unwanted);
+      const servicesNamed = new Set(servicePattern ? Array.from(query.matchAll(servicePattern), ([name]) => services.get(name.toLowerCase())!) : []);
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
           score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
@@ -204,6 +229,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         if (named === 'several' && lists[id]) score *= weights.several;
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
         if (actionOf && actions[id] !== undefined) score *= actionOf(actions[id]!) ** weights.action;
+        if (servicesNamed.size && !servicesNamed.has(tools[id]!.toolkit.name)) score *= weights.otherService;
         return { id, score };
       });
       hits.sort((a, b) => b.score - a.score);
@@ -403,6 +429,23 @@ const messageStart = new RegExp(
   'i',
 );
 
+/**
+ * A request that no longer wants to do something, worded as stopping it: "I don't want to watch octo/app
+ * anymore" as "stop watching octo/app", "we no longer need to run the nightly job" as "stop running ...".
+ */
+export function asStopping(request: string): string {
+  return request.replace(noLongerWanted, (_, before: string | undefined, after: string | undefined) => `stop ${gerundOf((before ?? after)!)}`);
+}
+const noLongerWanted =
+  /\b(?:(?:i|we)\s+)?(?:(?:don'?t|do not)\s+(?:want|need|wish)\s+to\s+([a-z]{3,})\b(?=[^.;!?]*\b(?:anymore|any more)\b)|no longer\s+(?:want|need|wish)\s+to\s+([a-z]{3,})\b)/gi;
+/** The -ing form of a verb: watch → watching, receive → receiving, get → getting. */
+function gerundOf(verb: string): string {
+  const lower = verb.toLowerCase();
+  if (/[^e]e$/.test(lower)) return `${lower.slice(0, -1)}ing`;
+  if (/^[^aeiou]*[aeiou][bdgmnpt]$/.test(lower)) return `${lower}${lower.at(-1)}ing`;
+  return `${lower}ing`;
+}
+
 /** Whether a text is a list of short items: two or more, each of a few words, between commas or "and". */
 function isList(text: string): boolean {
   const items = text.split(/,|\band\b/).map((item) => item.trim().split(/\s+/).filter(Boolean).length);
@@ -410,6 +453,9 @@ function isList(text: string): boolean {
 }
 const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
+const issueTerm = terms(['issue'])[0]!;
+const pullRequestTerm = terms(['pr'])[0]!;
+const numberSign = /(?:^|[\s(])#\d+\b/;
 const repositoryTerm = terms(['repository'])[0]!;
 const listTerm = terms(['list'])[0]!;
 
@@ -596,6 +642,48 @@ function documentOf(tool: Tool, phrases: readonly string[]): Document {
     phrases: analyseRequests(phrases),
   };
 }
+
+/**
+ * The names of the services toolkits wrap (`dropbox`, `figma`, `hubspot`, `customer.io`), from the catalog: a word
+ * of a toolkit's description written with a capital (not for opening a sentence), never in lower case in any tool's
+ * description (as "track", "people" or "read" are), and named by a quarter or more of the toolkit's own tools or
+ * their phrases. By the service's name a request asks its toolkit: "the board deck in Dropbox" is no project of a
+ * repository. Returned by name, in lower case.
+ */
+export function serviceNames(tools: readonly Tool[], phrases: readonly (readonly string[])[]): Map<string, string> {
+  const candidates = new Map<string, string>();
+  const sizes = new Map<string, number>();
+  for (const { toolkit } of tools) {
+    sizes.set(toolkit.name, (sizes.get(toolkit.name) ?? 0) + 1);
+    if (sizes.get(toolkit.name)! > 1) continue;
+    const words = toolkit.description.split(/\s+/);
+    for (const [i, word] of words.entries()) {
+      const name = word.replace(/^\W+|\W+$/g, '');
+      // A word that opens a later sentence has its capital from there; the description's first word is often the service.
+      if (name.length >= 4 && /^\p{Lu}/u.test(name) && !/[.:!?]$/.test(words[i - 1] ?? '')) candidates.set(name.toLowerCase(), toolkit.name);
+    }
+  }
+  if (!candidates.size) return candidates;
+  const pattern = wordsPattern([...candidates.keys()]);
+  const lowerCase = new Set<string>();
+  const naming = new Map<string, number>();
+  for (const [id, tool] of tools.entries()) {
+    // Written in lower case as a word of its own, not as part of a dotted name (api.github.com).
+    for (const match of tool.description.matchAll(pattern)) {
+      const around = `${tool.description[match.index - 1] ?? ''}${tool.description[match.index + match[0].length] ?? ''}`;
+      if (match[0] === match[0].toLowerCase() && !around.includes('.') && !around.includes('/')) lowerCase.add(match[0]);
+    }
+    const named = new Set(Array.from(`${tool.name} ${tool.description} ${phrases[id]!.join(' ')}`.toLowerCase().matchAll(pattern), ([name]) => name));
+    for (const name of named) if (candidates.get(name) === tool.toolkit.name) naming.set(name, (naming.get(name) ?? 0) + 1);
+  }
+  return new Map([...candidates].filter(([name, toolkit]) => !lowerCase.has(name) && (naming.get(name) ?? 0) >= serviceShare * sizes.get(toolkit)!));
+}
+/** The share of a toolkit's tools that name its service. */
+const serviceShare = 0.25;
+
+/** Any of these words, standing alone (a dot may join it to another: customer.io, api.github.com), in any case. */
+const wordsPattern = (words: readonly string[]): RegExp =>
+  new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
 
 /** What each HTTP method does, in the words a request uses. */
 const methodWords: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };

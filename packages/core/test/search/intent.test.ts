@@ -3,7 +3,7 @@ import { createToolIndex, qualifiedName, type ToolData } from '../../src/index.j
 import { destructive, forum, forumTool, readOnly } from './forum.js';
 import { intentOf, inversesOf } from '../../src/search/intent.js';
 import { terms } from '../../src/search/terms.js';
-import { associationsOf, buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
+import { asStopping, associationsOf, buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
 
 const term = (word: string) => terms([word])[0]!;
 
@@ -67,6 +67,10 @@ describe('negated and reversed actions of a request', () => {
     expect(read('we deleted the page by accident')).toMatchObject({ reversed: [term('delete')], inverses: [term('create')] });
     expect(read('stop following sam')).toMatchObject({ reversed: ['follow'], inverses: ['unfollow'] });
     expect(read('the user should no longer be suspended')).toMatchObject({ reversed: ['suspend'], inverses: ['unsuspend'] });
+    // The stemmer cuts "added" to "ad": the verb's own form is read.
+    expect(read('I added jo to the repo by mistake, take her back out')).toMatchObject({ reversed: [term('add')], inverses: [term('delete')] });
+    // Done too early is a mistake too.
+    expect(read('we published it too early, take it down')).toMatchObject({ reversed: ['publish'], inverses: ['unpublish'] });
   });
 
   it('does not read a past action as reversed without words that ask to reverse it', () => {
@@ -324,5 +328,24 @@ describe('a negated verb that begins no tool name', () => {
         .filter((name) => name === 'PostForumComment' || name === 'DeleteForumTicketComment');
     expect(order({ [term('close')]: { [term('update')]: 0.3 } })).toEqual(['PostForumComment', 'DeleteForumTicketComment']);
     expect(order({})).toEqual(['DeleteForumTicketComment', 'PostForumComment']);
+  });
+});
+
+describe('a request that no longer wants to do something', () => {
+  it('is read as asking to stop it', () => {
+    expect(asStopping("I don't want to watch octo/app anymore")).toBe('stop watching octo/app anymore');
+    expect(asStopping('we no longer need to run the nightly job')).toBe('stop running the nightly job');
+    expect(asStopping('I do not want to get these emails any more')).toBe('stop getting these emails any more');
+    expect(asStopping('I no longer wish to receive the digest')).toBe('stop receiving the digest');
+    // Without "anymore" it is a negation of its own ("don't want to delete it, just archive it").
+    expect(asStopping("I don't want to delete it, just archive it")).toBe("I don't want to delete it, just archive it");
+  });
+
+  it('asks for the inverse of what it stops', () => {
+    const tools = forum([forumTool('FollowForumUser', 'Follows a user.'), forumTool('UnfollowForumUser', 'Unfollows a user.')]);
+    const first = (weights = rankingWeights) => buildToolIndex(tools.tools, weights).search("I don't want to follow sam anymore")[0]?.tool.name;
+    expect(first()).toBe('UnfollowForumUser');
+    // Read as a negation alone, it asks for nothing the forum has.
+    expect(first({ ...rankingWeights, stopping: false })).toBeUndefined();
   });
 });

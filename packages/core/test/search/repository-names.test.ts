@@ -20,3 +20,18 @@ describe('a repository named by owner and name', () => {
     expect(first('who has access to acme/app-server.ts')).toBe('ListForumAppInstallations');
   });
 });
+
+describe('a number written #231', () => {
+  const tools = forum([
+    forumTool('ListForumRunnerLabels', 'Lists runner labels.', readOnly),
+    forumTool('ListForumIssueLabels', 'Lists the labels on an issue, each with its name, colour and description.', readOnly),
+  ]);
+  const first = (request: string, weights = rankingWeights) => buildToolIndex(tools.tools, weights).search(request)[0]!.tool.name;
+
+  it('names an issue or a pull request', () => {
+    // The learned associations are left out: they know labels of issues better than those of runners.
+    const weights = { ...rankingWeights, associations: 0 };
+    expect(first('which labels are on #45', weights)).toBe('ListForumIssueLabels');
+    expect(first('which labels are on #45', { ...weights, numberSign: 0 })).toBe('ListForumRunnerLabels');
+  });
+});
