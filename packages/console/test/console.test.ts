@@ -302,9 +302,23 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     const list = page.getByRole('region', { name: 'Tool list' });
     await list.evaluate((element) => element.scrollTo({ top: 20_000 }));
     await expect.poll(() => list.evaluate((element) => element.scrollTop)).toBe(20_000);
-    const far = page.locator('.tool-link').nth(8);
-    const farName = (await far.locator('.tool-name').textContent())!;
-    await far.click();
+    // The list renders the rows in view once it has scrolled there, a moment after the scroll: the tool taken is
+    // one shown in view, and it is clicked by its name (a row read before that moment may be gone by the click).
+    const shownName = () =>
+      list.evaluate((element) => {
+        const view = element.getBoundingClientRect();
+        const shown = [...element.querySelectorAll('.tool-link')].find((link) => {
+          const box = link.getBoundingClientRect();
+          return box.top >= view.top && box.bottom <= view.bottom;
+        });
+        return shown?.querySelector('.tool-name')?.textContent ?? null;
+      });
+    await expect.poll(shownName).not.toBeNull();
+    const farName = (await shownName())!;
+    await page
+      .locator('.tool-link')
+      .filter({ has: page.locator('.tool-name').getByText(farName, { exact: true }) })
+      .click();
     await page.getByRole('heading', { level: 1, name: farName }).waitFor();
     await page.goBack();
     await page.getByText(/^1,?007 tools$/).waitFor();
