@@ -180,6 +180,10 @@ export async function startEmulator<Principal>(service: EmulatorService<Principa
       (error: unknown) => send(reply, { status: 500, body: { message: String(error) } }),
     );
   });
+  // Node closes a connection idle for 5 s, and a client that sends on it as it closes reads ECONNRESET (a call that
+  // is not retried, since it may have acted): a test that holds the process busy for seconds between two calls met
+  // that. Real services keep idle connections far longer; so does an emulator.
+  server.keepAliveTimeout = idleConnectionMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(service.port ?? 0, '127.0.0.1', () => {
@@ -337,3 +341,5 @@ async function readText(message: IncomingMessage): Promise<string> {
   for await (const chunk of message) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
+/** How long an emulator keeps an idle connection open: below Node's 60 s wait for a request's headers. */
+const idleConnectionMs = 30_000;
