@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { editDistance, isRecord, toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
+import { editDistance, isRecord, switchSetting, toolkitNeeds, upstreamSettings, type Toolkit, type UpstreamClientOptions } from '@quiver/core';
 // Only the engine's small settings modules: its HTTP stack stays out of commands that do not run it.
 import { defaultDatabase, engineDefaults, type EngineConfig } from '@quiver/engine/config';
 import { limitSettings } from '@quiver/engine/limit-settings';
@@ -169,7 +169,7 @@ export const settingDocs: ReadonlyArray<SettingDoc> = [
   {
     setting: "the user id on a tool call's span (`user.id`)",
     env: 'QUIVER_TELEMETRY_USER_ID',
-    default: 'off (`1` turns it on)',
+    default: 'off (`on`, `true` or `1` turns it on)',
   },
   {
     setting: 'project name',
@@ -349,7 +349,7 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
   const secretVariable = flags.secretEnv ?? 'QUIVER_WORKER_SECRET';
   const authProviders = file.authProviders ?? [];
   if (!Array.isArray(authProviders)) throw new UsageError(`config file ${configFile}: authProviders must be an array`);
-  return {
+  const settings: Settings = {
     configFile,
     dataDir,
     database: env.DATABASE_URL ?? text('database') ?? defaultDatabase(dataDir),
@@ -371,7 +371,7 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
       engineDefaults.auditRetentionDays,
       'days (0 keeps events for ever)',
     ),
-    recordCallData: onOff('QUIVER_RECORD_CALL_DATA', env.QUIVER_RECORD_CALL_DATA, engineDefaults.recordCallData),
+    recordCallData: usage(() => switchSetting('QUIVER_RECORD_CALL_DATA', env.QUIVER_RECORD_CALL_DATA, engineDefaults.recordCallData)),
     drainSeconds: wholeNumber('QUIVER_DRAIN_SECONDS', env.QUIVER_DRAIN_SECONDS, engineDefaults.drainSeconds, 'seconds from 0 to 300', 300),
     drainTimeoutSeconds: wholeNumber(
       'QUIVER_DRAIN_TIMEOUT_SECONDS',
@@ -389,6 +389,21 @@ export function resolveSettings({ flags, env: given, cwd, platform, home, toolki
     loadedToolkits: [],
     sandboxPorts: sandboxPortsOf(flags.sandboxPorts, env.QUIVER_SANDBOX_PORTS, file.sandboxPorts, configFile),
   };
+  // With toolkit paths, the names are known once those toolkits are loaded: the loader's caller checks then.
+  if (!settings.toolkitPaths.length) checkConfiguredToolkits(settings, toolkits);
+  return settings;
+}
+
+/**
+ * Refuses a config file's `toolkits` entry that names no toolkit (`RepohostApi`, `Github`): its base URL would
+ * go unused without a word, and the toolkit it was meant for would call its real host.
+ */
+export function checkConfiguredToolkits(settings: Settings, toolkits: readonly Toolkit[]): void {
+  const names = toolkits.map((toolkit) => toolkit.name);
+  const stray = Object.keys(settings.upstream.toolkits).filter((name) => !names.includes(name));
+  if (!stray.length) return;
+  const named = stray.map((name) => `'${name}'${meant(name, names)}`).join(', ');
+  throw new UsageError(`config file ${settings.configFile}: toolkits names no toolkit ${named}; the toolkits are ${names.join(', ')}`);
 }
 
 /**
@@ -522,22 +537,13 @@ function wholeNumber(name: string, setting: string | undefined, fallback: number
   return value;
 }
 
-/** A switch: `on`, `true` or `1`, or `off`, `false` or `0` (any case); the default when unset. */
-function onOff(name: string, setting: string | undefined, fallback: boolean): boolean {
-  if (setting === undefined) return fallback;
-  const value = setting.trim().toLowerCase();
-  if (['on', 'true', '1'].includes(value)) return true;
-  if (['off', 'false', '0'].includes(value)) return false;
-  throw new UsageError(`${name} must be on or off (true or false, 1 or 0), not '${setting}'`);
-}
-
-/** QUIVER_LOG_FORMAT: `json` or `pretty`; unset, pretty for a person at a terminal and JSON for whatever collects the lines. */
 /** A setting's value where one is given, and what an error calls it: its variable, or its key in the config file. */
 interface Given {
   value: string | undefined;
   name: string;
 }
 
+/** QUIVER_LOG_FORMAT: `json` or `pretty`; unset, pretty for a person at a terminal and JSON for whatever collects the lines. */
 function logFormatOf({ value, name }: Given, terminal: boolean): LogFormat {
   if (value === undefined) return terminal ? 'pretty' : 'json';
   if (value !== 'json' && value !== 'pretty') throw new UsageError(`${name} must be json or pretty, not '${value}'`);

@@ -33,7 +33,7 @@ import {
   runnableToolkits,
 } from './app.js';
 import { currentLauncher, forwardedArgs } from './client-config.js';
-import { emptyConfig, loadSettings, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
+import { checkConfiguredToolkits, emptyConfig, loadSettings, type QuiverConfig, type SettingFlags, type Settings } from './config.js';
 import { dataDirProblem } from './data-dir.js';
 import { checkPortFree, closeOnStop, exitOnUncaught, listenError } from './lifecycle.js';
 import { logStream } from './log-format.js';
@@ -89,7 +89,10 @@ async function settingsWithToolkits(flags: SettingFlags): Promise<Settings> {
   // The loader, and the OpenAPI checks it runs, only when a toolkit path is given.
   const { loadToolkits } = await import('./toolkit-paths.js');
   const loaded = await loadToolkits(settings.toolkitPaths, listedToolkits, process.cwd());
-  return { ...loadSettings(flags, [...listedToolkits, ...loaded.map(({ toolkit }) => toolkit)]), loadedToolkits: loaded };
+  const toolkits = [...listedToolkits, ...loaded.map(({ toolkit }) => toolkit)];
+  const withLoaded = { ...loadSettings(flags, toolkits), loadedToolkits: loaded };
+  checkConfiguredToolkits(withLoaded, toolkits);
+  return withLoaded;
 }
 
 /** Commands that keep data stop here when they cannot; those that only may (CommerceTools) warn and go on. */

@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { checkNewToolkitName } from './toolkit-name.js';
+import { entryModule } from './toolkit-paths.js';
 import { UsageError } from './usage-error.js';
 
 export interface ImportOptions {
@@ -49,6 +50,13 @@ export async function importToolkit({
   if (existsSync(folder)) {
     if (!statSync(folder).isDirectory()) throw new UsageError(`${folder} exists and is not a folder`);
     if (readdirSync(folder).length && !force) throw new UsageError(`${folder} exists and is not empty (pass --force to write into it)`);
+    // The loader takes a folder's code before its catalog: an import written beside code would never be served.
+    const code = entryModule(folder, relative(cwd, folder) || '.');
+    if (code) {
+      throw new UsageError(
+        `${folder} holds a toolkit with code of its own (${relative(folder, code)}), which is loaded instead of a catalog: import into another folder`,
+      );
+    }
   }
   const { importDocument, writeToolkitFolder, DocumentError } = await import('@quiver/openapi');
   let imported: Awaited<ReturnType<typeof importDocument>>;

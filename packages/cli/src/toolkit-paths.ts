@@ -219,7 +219,7 @@ function catalogToolkit(data: ToolkitData, catalog: string, given: string): Tool
 }
 
 /** package.json's "exports" (its "." entry, import or default condition) or "main", else index.js; none: a catalog only. */
-function entryModule(folder: string, given: string): string | undefined {
+export function entryModule(folder: string, given: string): string | undefined {
   const manifestFile = join(folder, 'package.json');
   if (existsSync(manifestFile)) {
     let manifest: { exports?: unknown; main?: unknown };

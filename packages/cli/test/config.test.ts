@@ -120,6 +120,10 @@ describe('resolveSettings', () => {
     ['{"toolkits": {"CrmMarketingApi": {"baseURL": "http://127.0.0.1:9"}}}', "toolkits.CrmMarketingApi has no setting 'baseURL' (did you mean 'baseUrl'?)"],
     ['{"toolkits": {"CrmMarketingApi": "https://x.example"}}', 'toolkits.CrmMarketingApi must be an object'],
     ['{"toolkits": []}', 'toolkits must be an object of toolkits by name'],
+    [
+      '{"toolkits": {"RepohostApi": {"baseUrl": "http://127.0.0.1:9"}, "Github": {}}}',
+      "toolkits names no toolkit 'RepohostApi' (did you mean 'RepoHostApi'?), 'Github'; the toolkits are CrmMarketingApi, RepoHostApi,",
+    ],
     ['{"tokens": {"github": 5}}', 'tokens must be an object of strings by name'],
     ['{"logFormat": "xml"}', 'logFormat in config file'],
     ['{"logLevel": "loud"}', "must be one of fatal, error, warn, info, debug, trace, silent, not 'loud'"],

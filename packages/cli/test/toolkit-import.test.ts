@@ -72,6 +72,13 @@ describe('importToolkit', () => {
     const forced = await importToolkit({ document: fixture('zoo-2.0.yaml'), name: 'Zoo', out: 'Full', force: true, ...quiet });
     expect(forced.tools).toBe(4);
     expect(readFileSync(join(work, 'Full', 'keep.txt'), 'utf8')).toBe('mine');
+    // A folder with code of its own is loaded by its code: an import there would never be served, so none is written.
+    mkdirSync(join(work, 'Coded'));
+    writeFileSync(join(work, 'Coded', 'index.js'), 'export default {};');
+    await expect(importToolkit({ document: fixture('zoo-2.0.yaml'), name: 'Zoo', out: 'Coded', force: true, ...quiet })).rejects.toThrow(
+      /holds a toolkit with code of its own \(index\.js\), which is loaded instead of a catalog: import into another folder$/,
+    );
+    expect(existsSync(join(work, 'Coded', 'catalog.json'))).toBe(false);
   });
 });
 

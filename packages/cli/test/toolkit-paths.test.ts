@@ -180,6 +180,17 @@ describe('a loaded toolkit', () => {
     expect(JSON.parse(called.stdout)).toEqual({ value: { id: '8', name: 'Rex' } });
   });
 
+  it("takes a loaded toolkit's base URL from the config file's toolkits, and refuses an entry that names no toolkit loaded", async () => {
+    const dir = join(scratch, 'configured-url');
+    const args = ['call', 'PetShop.GetPet', '--input', '{"pet_id": "9"}', '--secret', 'PET_API_KEY=pet-key'];
+    write(join(dir, 'quiver.config.json'), { toolkitPaths: ['../pets'], toolkits: { PetShop: { baseUrl: upstreamUrl } } });
+    expect(JSON.parse((await quiver(args, {}, dir)).stdout)).toEqual({ value: { id: '9', name: 'Rex' } });
+    write(join(dir, 'quiver.config.json'), { toolkitPaths: ['../pets'], toolkits: { Petshop: { baseUrl: upstreamUrl } } });
+    const refused = await quiver(args, {}, dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("toolkits names no toolkit 'Petshop' (did you mean 'PetShop'?)");
+  });
+
   it("runs a module folder's handler, importing the authoring API from 'quiver-engine'", async () => {
     const called = await quiver(['call', 'Greeter.SayHello', '--input', '{"who": "Ada"}', '--toolkit-path', greeterFolder]);
     expect(JSON.parse(called.stdout)).toEqual({ value: 'Hello, Ada!' });

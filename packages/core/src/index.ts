@@ -26,3 +26,4 @@ export * from './client-config.js';
 export * from './edit-distance.js';
 export * from './loopback.js';
 export * from './records.js';
+export * from './switch-setting.js';

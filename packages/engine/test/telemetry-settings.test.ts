@@ -38,6 +38,8 @@ describe('telemetry settings', () => {
       recordUserId: true,
     });
     expect(telemetrySettings({ OTEL_RESOURCE_ATTRIBUTES: 'service.name=from-resource' }).serviceName).toBe('from-resource');
+    expect(telemetrySettings({ QUIVER_TELEMETRY_USER_ID: 'on' }).recordUserId).toBe(true);
+    expect(telemetrySettings({ QUIVER_TELEMETRY_USER_ID: 'false' }).recordUserId).toBe(false);
     expect(telemetrySettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' })).not.toHaveProperty('traces');
   });
 
@@ -50,6 +52,8 @@ describe('telemetry settings', () => {
     [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }, 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1'],
     [{ OTEL_METRIC_EXPORT_INTERVAL: '0' }, 'OTEL_METRIC_EXPORT_INTERVAL must be a positive whole number'],
     [{ OTEL_RESOURCE_ATTRIBUTES: 'novalue' }, "OTEL_RESOURCE_ATTRIBUTES: 'novalue' is not key=value"],
+    // "yes" was read as off without a word.
+    [{ QUIVER_TELEMETRY_USER_ID: 'yes' }, "QUIVER_TELEMETRY_USER_ID must be on or off (true or false, 1 or 0), not 'yes'"],
   ])('refuse %o naming the variable', (env, message) => {
     expect(() => telemetrySettings(env)).toThrow(message);
   });

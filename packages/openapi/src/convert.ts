@@ -6,7 +6,7 @@
  * first server as the base URL; paging parameters and Link headers marked for the paging notes.
  */
 import type { HttpBinding, HttpMethod, Parameter, ParameterLocation, Requirements, SecretAuth, ToolData, ToolkitData } from '@quiver/core';
-import { SchemaConverter, isSimple } from './schema.js';
+import { BrokenReference, SchemaConverter, isSimple } from './schema.js';
 import { isNode, modeParameters, type Node } from './shapes.js';
 import { operationWords, pascalCase, plainText, screamingSnake, shorten, wordCount } from './text.js';
 
@@ -136,7 +136,8 @@ class Converter {
         try {
           tools.push(this.tool(method, path, item, operation));
         } catch (error) {
-          if (!(error instanceof Skip)) throw error;
+          // One operation's broken reference costs that operation, as anything else it cannot be made with.
+          if (!(error instanceof Skip || error instanceof BrokenReference)) throw error;
           this.skipped.push({ ...where, reason: error.message });
         }
       }

@@ -14,7 +14,7 @@ export * from './convert.js';
 export { credentialSecrets } from './credentials.js';
 export { DocumentError, loadDocument, type LoadedDocument } from './load.js';
 export { renderReport } from './report.js';
-export { SchemaConverter } from './schema.js';
+export { BrokenReference, SchemaConverter } from './schema.js';
 export { isNode, mapSchema, modeParameters, simplify } from './shapes.js';
 export { pascalCase, plainText, shorten } from './text.js';
 

@@ -5,6 +5,7 @@
  * enums kept, defaults and examples moved out (a default is told in the description), prose shortened,
  * only formats and patterns the validator knows, and objects that list their properties closed.
  */
+import { DocumentError } from './load.js';
 import { isNode, type Node } from './shapes.js';
 import { plainText, shorten } from './text.js';
 
@@ -49,6 +50,9 @@ export interface SchemaOptions {
   close?: boolean;
 }
 
+/** A `$ref` that names nothing in the document, or that cannot be followed: the document's fault, never the importer's. */
+export class BrokenReference extends DocumentError {}
+
 export class SchemaConverter {
   /** Schemas cut because they refer to themselves, by reference (for the report). */
   readonly cycles = new Set<string>();
@@ -61,10 +65,10 @@ export class SchemaConverter {
     const refs = [...seen];
     for (let hops = 0; isNode(current) && typeof current.$ref === 'string'; hops++) {
       const ref = current.$ref;
-      if (hops > 20 || !ref.startsWith('#')) throw new Error(`cannot follow the reference ${ref}`);
+      if (hops > 20 || !ref.startsWith('#')) throw new BrokenReference(`cannot follow the reference ${ref}`);
       refs.push(ref);
       const target = pointer(this.document, ref);
-      if (target === undefined) throw new Error(`the reference ${ref} names nothing in the document`);
+      if (target === undefined) throw new BrokenReference(`the reference ${ref} names nothing in the document`);
       // 3.1 lets a reference carry a description of its own beside it.
       const { $ref: _, ...siblings } = current;
       current = Object.keys(siblings).length && isNode(target) ? { ...target, ...siblings } : target;

@@ -258,6 +258,29 @@ describe('servers, hints and the report', () => {
     expect(tasks.report).toContain('1 webhook(s)');
   });
 
+  it('skips an operation whose schema refers to nothing, naming the operation and the reference, and makes the others', () => {
+    const body = (ref: string) => ({ content: { 'application/json': { schema: { $ref: ref } } } });
+    const converted = convertDocument(
+      {
+        openapi: '3.0.3',
+        info: { title: 'Pets', version: '1' },
+        servers: [{ url: 'https://pets.example.com' }],
+        components: { schemas: { Pet: { type: 'object', properties: { name: { type: 'string' } } } } },
+        paths: {
+          '/pets': {
+            post: { operationId: 'addPet', requestBody: body('#/components/schemas/Pet'), responses: { 201: { description: 'Added.' } } },
+            put: { operationId: 'replacePets', requestBody: body('#/components/schemas/Gone'), responses: { 200: { description: 'Replaced.' } } },
+          },
+        },
+      },
+      { name: 'Pets', source: 'pets.json' },
+    );
+    expect(converted.toolkit.tools.map((made) => made.name)).toEqual(['AddPet']);
+    expect(converted.skipped).toEqual([
+      { method: 'PUT', path: '/pets', operationId: 'replacePets', reason: 'the reference #/components/schemas/Gone names nothing in the document' },
+    ]);
+  });
+
   it('carries the operations tags, and writes the document bundled as OpenAPI 3', async () => {
     expect((tool(pets, 'ListPets') as ToolData & { tags?: string[] }).tags).toEqual(['pets']);
     expect(zoo.document.openapi).toMatch(/^3\.0/);

@@ -12,11 +12,12 @@
  *   OTEL_SERVICE_NAME                             else service.name of OTEL_RESOURCE_ATTRIBUTES (key=value pairs), else `quiver`
  *   OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG  default parentbased_always_on
  *   OTEL_METRIC_EXPORT_INTERVAL                   milliseconds between OTLP metric exports, default 60000
- *   QUIVER_TELEMETRY_USER_ID=1                    a tool call's span names its user (`user.id`); off by default
+ *   QUIVER_TELEMETRY_USER_ID=1                    a tool call's span names its user (`user.id`); off by default (on, true or 1)
  *
  * The OTLP exporters also honour the standard variables this module does not read (headers, timeout,
  * compression, certificates: OTEL_EXPORTER_OTLP_HEADERS and the like), as every OpenTelemetry SDK does.
  */
+import { switchSetting } from '@quiver/core';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
@@ -68,7 +69,7 @@ export function telemetrySettings(env: Record<string, string | undefined>): Tele
     ...(traces && { traces }),
     ...(metrics && { metrics: { ...metrics, intervalMs } }),
     sampler,
-    recordUserId: value('QUIVER_TELEMETRY_USER_ID') === '1',
+    recordUserId: switchSetting('QUIVER_TELEMETRY_USER_ID', value('QUIVER_TELEMETRY_USER_ID'), false),
   };
 }
 
