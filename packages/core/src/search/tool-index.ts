@@ -138,7 +138,6 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
     weights.fields,
   );
   const services = serviceNames(tools, phrases);
-  const servicePattern = services.size ? wordsPattern([...services.keys()]) : undefined;
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
@@ -219,7 +218,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         endsAState.test(query) ||
         [...askedFor].some((term) => changeTerms.has(term));
       const actionOf = actionOdds?.(query, unwanted);
-      const servicesNamed = new Set(servicePattern ? Array.from(query.matchAll(servicePattern), ([name]) => services.get(name.toLowerCase())!) : []);
+      const servicesNamed = services.size ? servicesIn(query, services) : noToolkits;
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
           score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
@@ -664,26 +663,36 @@ export function serviceNames(tools: readonly Tool[], phrases: readonly (readonly
     }
   }
   if (!candidates.size) return candidates;
-  const pattern = wordsPattern([...candidates.keys()]);
   const lowerCase = new Set<string>();
   const naming = new Map<string, number>();
   for (const [id, tool] of tools.entries()) {
-    // Written in lower case as a word of its own, not as part of a dotted name (api.github.com).
-    for (const match of tool.description.matchAll(pattern)) {
-      const around = `${tool.description[match.index - 1] ?? ''}${tool.description[match.index + match[0].length] ?? ''}`;
-      if (match[0] === match[0].toLowerCase() && !around.includes('.') && !around.includes('/')) lowerCase.add(match[0]);
+    const named = new Set<string>();
+    const name = (word: string) => {
+      for (const part of wordsOf(word)) if (candidates.get(part) === tool.toolkit.name) named.add(part);
+    };
+    for (const match of tool.description.matchAll(dottedWords)) {
+      const [word] = match;
+      const lower = word.toLowerCase();
+      // Written in lower case as a word of its own, not within a dotted name or a path (api.github.com, /repos/github).
+      if (lower === word && !word.includes('.') && tool.description[match.index - 1] !== '/' && candidates.has(word)) lowerCase.add(word);
+      name(lower);
     }
-    const named = new Set(Array.from(`${tool.name} ${tool.description} ${phrases[id]!.join(' ')}`.toLowerCase().matchAll(pattern), ([name]) => name));
-    for (const name of named) if (candidates.get(name) === tool.toolkit.name) naming.set(name, (naming.get(name) ?? 0) + 1);
+    for (const [word] of `${tool.name} ${phrases[id]!.join(' ')}`.toLowerCase().matchAll(dottedWords)) name(word);
+    for (const found of named) naming.set(found, (naming.get(found) ?? 0) + 1);
   }
   return new Map([...candidates].filter(([name, toolkit]) => !lowerCase.has(name) && (naming.get(name) ?? 0) >= serviceShare * sizes.get(toolkit)!));
 }
+/** Words of letters and digits, with those a dot joins (`customer.io`, `api.github.com`) as one. */
+const dottedWords = /[\p{L}\p{N}]+(?:\.[\p{L}\p{N}]+)*/gu;
+/** A word and, where dots join it, its parts: customer.io, customer, io. */
+const wordsOf = (word: string): string[] => (word.includes('.') ? [word, ...word.split('.')] : [word]);
 /** The share of a toolkit's tools that name its service. */
 const serviceShare = 0.25;
+const noToolkits: ReadonlySet<string> = new Set();
 
-/** Any of these words, standing alone (a dot may join it to another: customer.io, api.github.com), in any case. */
-const wordsPattern = (words: readonly string[]): RegExp =>
-  new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+/** The toolkits whose services a request names (`serviceNames`). */
+const servicesIn = (request: string, services: ReadonlyMap<string, string>): Set<string> =>
+  new Set(Array.from(request.toLowerCase().matchAll(dottedWords), ([word]) => wordsOf(word).flatMap((part) => services.get(part) ?? [])).flat());
 
 /** What each HTTP method does, in the words a request uses. */
 const methodWords: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };

@@ -28,4 +28,12 @@ describe('a service named in a request', () => {
     // "Search" opens a sentence there; "Project" opens the boards' description and is named by no tool.
     expect(serviceNames(tools, [[], [], []])).toEqual(new Map([['dropbox', 'FilesApi']]));
   });
+
+  it('may be a name with a dot, as written', () => {
+    const people = toolkit('PeopleApi', 'People of a Customer.io workspace.', [forumTool('AddPerson', 'Adds a person to Customer.io.')]);
+    expect(serviceNames([...tools, ...people.tools], [[], [], [], []]).get('customer.io')).toBe('PeopleApi');
+    const top = (weights = rankingWeights) => buildToolIndex([...tools, ...people.tools], weights).search('search files for jo, on customer.io')[0]!.tool.name;
+    expect(top()).toBe('AddPerson');
+    expect(top({ ...rankingWeights, otherService: 1 })).toBe('SearchFiles');
+  });
 });
