@@ -44,6 +44,7 @@ const firstStage: RankingWeights = {
   otherService: 1,
   numberSign: 0,
   stopping: false,
+  mistaken: 1,
   pair: 0.25,
   opener: 0.25,
   listed: 0.3,

@@ -18,6 +18,11 @@ export interface Intent {
   instead?: string;
   /** Whether the request asks to put something back as it was ("by mistake", "again", "restore"). */
   restores: boolean;
+  /**
+   * The clause that tells what was done by mistake ("joe was made an outside collaborator by mistake"), where
+   * the rest of the request asks for something: it names the state to leave, not what to do.
+   */
+  mistaken?: string;
 }
 
 /** Action term → the terms of the actions that undo it (suspend → unsuspend, and back). */
@@ -74,7 +79,7 @@ export function inversesOf(actions: Iterable<string>): Inverses {
  * things back (`reversal`), or when the request asks to stop doing it or says a state should end.
  */
 export function intentOf(request: string, actions: ReadonlySet<string>, inverses: Inverses, meaning: (term: string) => readonly string[] = () => []): Intent {
-  const text = request.toLowerCase().replace(/[’`]/g, "'");
+  const text = lowered(request);
   const negated: string[] = [];
   let instead: string | undefined;
   for (const match of [...text.matchAll(negation), ...text.matchAll(preventFrom), ...text.matchAll(leaveAlone)]) {
@@ -112,10 +117,30 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
     for (const [word] of text.matchAll(pastTense)) reverse(word, strong);
   }
   const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
-  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }), restores };
+  const mistaken = mistakenClause(text);
+  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }), restores, ...(mistaken === undefined ? {} : { mistaken }) };
 }
 
 const term = (word: string): string | undefined => terms([word])[0];
+
+/** A request as intent reads it: in lower case, with typographic apostrophes as plain ones. */
+export const lowered = (request: string): string => request.toLowerCase().replace(/[’`]/g, "'");
+
+/** The clause around words that call an earlier action a mistake, where another clause follows or comes before it. */
+function mistakenClause(text: string): string | undefined {
+  const match = mistakeSaid.exec(text);
+  if (!match) return undefined;
+  const start = Math.max(...[...text.slice(0, match.index).matchAll(clauseBreak)].map((b) => b.index + b[0].length), 0);
+  const next = text.slice(match.index + match[0].length).match(firstClauseBreak);
+  const end = next?.index === undefined ? text.length : match.index + match[0].length + next.index;
+  const rest = `${text.slice(0, start)} ${text.slice(end)}`;
+  return /\p{L}{3,}/u.test(rest) ? text.slice(start, end) : undefined;
+}
+/** Words that say an earlier action was a mistake, as a description of it ("undo" and "revert" ask instead). */
+const mistakeSaid = /\b(?:by mistake|mistakenly|by accident|accidental|accidentally|wrongly|by error|in error|too early|too soon|prematurely)\b/;
+/** Where a clause ends: punctuation, a dash, or a word that joins a request to it. */
+const clauseBreak = /[,;:.!?]\s|\s[-–—]\s|\s(?:so|but|and|please|then)\s/g;
+const firstClauseBreak = new RegExp(clauseBreak.source);
 
 /** The verb a past tense may be of: added → add, closed → close, starred → star. */
 const pastTenseBases = (word: string): string[] => (/ed$/.test(word) ? [word.replace(/ed$/, ''), word.replace(/d$/, ''), word.replace(/(\w)\1ed$/, '$1')] : []);

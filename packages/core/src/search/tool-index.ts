@@ -9,7 +9,7 @@ import { annotationsOf, type Parameter, type Tool } from '../tool.js';
 import { Bm25Index } from './bm25.js';
 import { apiWordsOf, everydayWords } from './everyday.js';
 import type { SearchHit, SearchOptions, ToolIndex } from './types.js';
-import { intentOf, inversesOf } from './intent.js';
+import { intentOf, inversesOf, lowered } from './intent.js';
 import { stopWords } from './synonyms.js';
 import { terms } from './terms.js';
 import { words } from './words.js';
@@ -84,6 +84,8 @@ export interface RankingWeights {
    * neither: on the code sites that write numbers so, it is one or the other.
    */
   numberSign: number;
+  /** Weight of the terms only the clause that tells a mistake has (`Intent.mistaken`), against 1 for the rest. */
+  mistaken: number;
   /**
    * Whether a request that no longer wants to do something is read as asking to stop it (`asStopping`: "I
    * don't want to watch octo/app anymore" as "stop watching octo/app").
@@ -122,6 +124,7 @@ export const rankingWeights: RankingWeights = {
   otherService: 0.5,
   numberSign: 0.8,
   stopping: true,
+  mistaken: 0.5,
   pair: 0.13,
   listed: 0.3,
   message: 0.3,
@@ -179,6 +182,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const intent = intentOf(query, actionTerms, inverses, actionsMeant);
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
       const own = typed.own.filter((term) => !unwanted.has(term));
+      // What a mistake made is the state to leave: its words count as content where the rest does not name them.
+      const mistaken = intent.mistaken === undefined || weights.mistaken >= 1 ? noTerms : mistakenTerms(intent.mistaken, query);
       // A reversal names the action wanted more precisely than an everyday verb does ("withdraw" stands for
       // deleting, but "withdraw the approving review" asks to dismiss it): the verb's other actions are dropped.
       const added = typed.added.filter(
@@ -195,7 +200,11 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         weights.numberSign > 0 && numberSign.test(query) && !own.includes(issueTerm) && !own.includes(pullRequestTerm) ? [issueTerm, pullRequestTerm] : [];
       const asked = [
         ...numbered.map((term) => ({ term, boost: weights.numberSign, prefix: false })),
-        ...own.map((term) => ({ term, boost: repositoryWords.has(term) ? weights.repositoryName : 1, prefix: prefix(term) })),
+        ...own.map((term) => ({
+          term,
+          boost: repositoryWords.has(term) ? weights.repositoryName : mistaken.has(term) ? weights.mistaken : 1,
+          prefix: prefix(term),
+        })),
         ...repository.map((term) => ({ term, boost: 1 - weights.repositoryName, prefix: false })),
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
@@ -507,6 +516,13 @@ function isPlural(word: string): boolean {
   const [term] = terms([word]);
   return term === terms([word.slice(0, -1)])[0] || (word.endsWith('es') && term === terms([word.slice(0, -2)])[0]);
 }
+/** The terms of the clause that tells a mistake that the rest of the request does not have. */
+function mistakenTerms(clause: string, request: string): Set<string> {
+  const inClause = terms(words(clause));
+  const rest = new Set(terms(words(lowered(request).replace(clause, ' '))));
+  return new Set(inClause.filter((term) => !rest.has(term)));
+}
+const noTerms: ReadonlySet<string> = new Set();
 const endsAState = /\b(?:no longer|anymore|any more)\b/i;
 
 /** Everyday phrases by their first word, longest first, each with the API terms it adds (or puts in its place). */

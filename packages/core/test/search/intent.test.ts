@@ -73,6 +73,15 @@ describe('negated and reversed actions of a request', () => {
     expect(read('we published it too early, take it down')).toMatchObject({ reversed: ['publish'], inverses: ['unpublish'] });
   });
 
+  it('reads the clause that tells a mistake apart from the request it comes with', () => {
+    expect(read('sam was made a moderator by mistake, make him a plain member again').mistaken).toBe('sam was made a moderator by mistake');
+    expect(read('accidentally unfollowed priya this morning - follow her again').mistaken).toBe('accidentally unfollowed priya this morning');
+    expect(read('the post went out too early so take it down').mistaken).toBe('the post went out too early');
+    // A request that only tells the mistake has no other clause: all of it is read.
+    expect(read('we deleted the page by accident').mistaken).toBeUndefined();
+    expect(read('undo the merge, it was wrong').mistaken).toBeUndefined();
+  });
+
   it('does not read a past action as reversed without words that ask to reverse it', () => {
     expect(read('who suspended her last week')).toMatchObject({ reversed: [], inverses: [] });
     // "Again" repeats an action that has no inverse; only words of a mistake reverse it.
@@ -163,6 +172,16 @@ describe('more ways a request negates or reverses', () => {
 describe('when a destructive tool is asked for', () => {
   const first = (toolkit: ReturnType<typeof forum>, query: string, weights = rankingWeights) =>
     qualifiedName(buildToolIndex(toolkit.tools, weights).search(query)[0]!.tool);
+
+  it('weighs the words only the mistake names less than what the request asks for', () => {
+    const members = forum([
+      tool('ConvertForumMemberToModerator', 'Converts a member into a moderator of the forum, made by an admin.'),
+      tool('UpdateForumMembership', 'Updates the membership of a user.'),
+    ]);
+    const request = 'sam was made a moderator by mistake, make him a member again';
+    expect(first(members, request)).toBe('ForumApi.UpdateForumMembership');
+    expect(first(members, request, { ...rankingWeights, mistaken: 1 })).toBe('ForumApi.ConvertForumMemberToModerator');
+  });
 
   it('reads a verb of undoing by the action it reverses, not by the everyday verb it also stands for', () => {
     // "withdraw" stands for deleting, but withdrawing an approval dismisses it.
