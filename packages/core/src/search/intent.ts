@@ -16,6 +16,11 @@ export interface Intent {
   inverses: string[];
   /** The clause after a negation, where the request says what to do instead ("just show them to me"). */
   instead?: string;
+  /**
+   * The clause a negation governs, where the instead clause names what it asks for in words of its own, not by
+   * referring back ("don't open any files, list the projects of team 9", not "... just show them"): what is declined.
+   */
+  declined?: string;
   /** Whether the request asks to put something back as it was ("by mistake", "again", "restore"). */
   restores: boolean;
   /**
@@ -82,6 +87,7 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
   const text = lowered(request);
   const negated: string[] = [];
   let instead: string | undefined;
+  let declined: string | undefined;
   for (const match of [...text.matchAll(negation), ...text.matchAll(preventFrom), ...text.matchAll(leaveAlone)]) {
     const negatedTerm = match[1] === undefined ? undefined : term(match[1]);
     const after = text.slice(match.index + match[0].length);
@@ -94,7 +100,12 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
       const asked = new Set(rest.flatMap((word) => (actions.has(word) ? [word] : meaning(word))));
       negated.push(...meaning(negatedTerm).filter((action) => !asked.has(action)));
     }
-    instead ??= after.match(insteadClause)?.[1];
+    // Nothing more is left alone after "alone": "and" there begins what to do instead.
+    const clause = after.match(match[0].endsWith('alone') ? afterAlone : insteadClause)?.[1];
+    if (instead === undefined && clause !== undefined) {
+      instead = clause;
+      if (!refersBack.test(clause)) declined = text.slice(match.index, text.length - clause.length);
+    }
   }
   const reversed: string[] = [];
   const reverse = (word: string, strong: boolean) => {
@@ -118,7 +129,15 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
   }
   const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
   const mistaken = mistakenClause(text);
-  return { negated, reversed, inverses: undoing, ...(instead === undefined ? {} : { instead }), restores, ...(mistaken === undefined ? {} : { mistaken }) };
+  return {
+    negated,
+    reversed,
+    inverses: undoing,
+    ...(instead === undefined ? {} : { instead }),
+    ...(declined === undefined ? {} : { declined }),
+    restores,
+    ...(mistaken === undefined ? {} : { mistaken }),
+  };
 }
 
 const term = (word: string): string | undefined => terms([word])[0];
@@ -137,7 +156,8 @@ function mistakenClause(text: string): string | undefined {
   return /\p{L}{3,}/u.test(rest) ? text.slice(start, end) : undefined;
 }
 /** Words that say an earlier action was a mistake, as a description of it ("undo" and "revert" ask instead). */
-const mistakeSaid = /\b(?:by mistake|mistakenly|by accident|accidental|accidentally|wrongly|by error|in error|too early|too soon|prematurely)\b/;
+const mistakeSaid =
+  /\b(?:by mistake|a mistake|mistakenly|by accident|accidental|accidentally|wrongly|by error|in error|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently)\b/;
 /** Where a clause ends: punctuation, a dash, or a word that joins a request to it. */
 const clauseBreak = /[,;:.!?]\s|\s[-–—]\s|\s(?:so|but|and|please|then)\s/g;
 const firstClauseBreak = new RegExp(clauseBreak.source);
@@ -161,15 +181,19 @@ const negation =
 const nounNegation = /^(?:without|instead of|rather than)\b/;
 /** Words that say an earlier action was a mistake ("published too early" is one as well). */
 const mistake =
-  /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|shouldn'?t have|should not have|too early|too soon|prematurely)\b/;
+  /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|in error|shouldn'?t have|should not have|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently)\b/;
 /** Words that ask to put something back as it was. */
 const reversal = new RegExp(`${mistake.source}|\\b(?:again|back|restore|reinstate|re-\\w+)\\b`);
 /** A state the request says should end: "shouldn't be attached", "no longer suspended". */
 const noLonger = /\b(?:shouldn'?t|should not|must not|mustn'?t|no longer)\s+(?:be\s+)?(?:\w+ly\s+)?([a-z]{3,}ed)\b/g;
 /** Leaving something alone negates changing it, without naming the change. */
-const leaveAlone = /\bleave\s+(?:[\w'@.-]+\s+){1,5}?alone\b/g;
+const leaveAlone = /\bleave\s+(?:[\w'@.#/-]+\s+){1,5}?alone\b/g;
 /** Where the clause that says what to do instead begins after a negation: a comma, "just", "but", "instead". */
 const insteadClause = /(?:[,;:]|\s(?:just|but|only|instead|rather))\s+(.*)/;
+/** Words by which a clause refers back to what another names ("just show them", "remove the label from it"). */
+const refersBack = /\b(?:it|its|them|their|theirs|that|those|these|there|one|ones|same)\b/;
+/** Where the clause that says what to do instead begins after "leave ... alone". */
+const afterAlone = /^\s*(?:[,;:]\s*|\s(?:and|but|just|only|instead|rather|then)\s+)+(.*)/;
 /** Keeping someone from an action negates it, as a request: "prevent anyone from deleting the tags". */
 const preventFrom = /\b(?:prevent|keep|stop|block|forbid|protect)\s+(?:[\w'@.-]+\s+){0,4}?from\s+([a-z]+ing)\b/g;
 /** A verb of undoing and the action it undoes, as a verb or a noun: "withdraw the approving review", "retract my approval". */

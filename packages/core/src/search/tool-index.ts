@@ -86,6 +86,8 @@ export interface RankingWeights {
   numberSign: number;
   /** Weight of the terms only the clause that tells a mistake has (`Intent.mistaken`), against 1 for the rest. */
   mistaken: number;
+  /** Weight of the terms only the clause a negation declines has (`Intent.declined`), against 1 for the rest. */
+  declined: number;
   /**
    * Whether a request that no longer wants to do something is read as asking to stop it (`asStopping`: "I
    * don't want to watch octo/app anymore" as "stop watching octo/app").
@@ -125,6 +127,7 @@ export const rankingWeights: RankingWeights = {
   numberSign: 0.8,
   stopping: true,
   mistaken: 0.5,
+  declined: 0.5,
   pair: 0.13,
   listed: 0.3,
   message: 0.3,
@@ -183,7 +186,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
       const own = typed.own.filter((term) => !unwanted.has(term));
       // What a mistake made is the state to leave: its words count as content where the rest does not name them.
-      const mistaken = intent.mistaken === undefined || weights.mistaken >= 1 ? noTerms : mistakenTerms(intent.mistaken, query);
+      const mistaken = intent.mistaken === undefined || weights.mistaken >= 1 ? noTerms : clauseOnlyTerms(intent.mistaken, query);
+      // What a negation declines, where the request names what it wants in words of its own, counts less too.
+      const declined = intent.declined === undefined || weights.declined >= 1 ? noTerms : clauseOnlyTerms(intent.declined, query);
       // A reversal names the action wanted more precisely than an everyday verb does ("withdraw" stands for
       // deleting, but "withdraw the approving review" asks to dismiss it): the verb's other actions are dropped.
       const added = typed.added.filter(
@@ -198,13 +203,11 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       // "#231" is an issue or a pull request by its number.
       const numbered =
         weights.numberSign > 0 && numberSign.test(query) && !own.includes(issueTerm) && !own.includes(pullRequestTerm) ? [issueTerm, pullRequestTerm] : [];
+      const ownBoost = (term: string) =>
+        repositoryWords.has(term) ? weights.repositoryName : mistaken.has(term) ? weights.mistaken : declined.has(term) ? weights.declined : 1;
       const asked = [
         ...numbered.map((term) => ({ term, boost: weights.numberSign, prefix: false })),
-        ...own.map((term) => ({
-          term,
-          boost: repositoryWords.has(term) ? weights.repositoryName : mistaken.has(term) ? weights.mistaken : 1,
-          prefix: prefix(term),
-        })),
+        ...own.map((term) => ({ term, boost: ownBoost(term), prefix: prefix(term) })),
         ...repository.map((term) => ({ term, boost: 1 - weights.repositoryName, prefix: false })),
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
@@ -463,7 +466,8 @@ const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
-const numberSign = /(?:^|[\s(])#\d+\b/;
+/** `#231` standing alone, or after a repository as the code sites write it (`acme/web#902`). */
+const numberSign = /(?:^|[\s(]|[\p{L}\p{N}]\/[\p{L}\p{N}_.-]*[\p{L}\p{N}])#\d+\b/u;
 const repositoryTerm = terms(['repository'])[0]!;
 const listTerm = terms(['list'])[0]!;
 
@@ -483,8 +487,8 @@ function repositoryNameTerms(request: string): Set<string> {
   const { own, added } = requestTerms(rest);
   return new Set(terms(words(names.join(' '))).filter((term) => !own.includes(term) && !added.includes(term)));
 }
-/** An owner and a name of letters, digits, hyphens and underscores (no dot, as a file has), one slash between, standing alone. */
-const repositoryName = /(^|[\s(])([\p{L}\p{N}][\p{L}\p{N}-]+)\/([\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}])(?='s\b|[\s,;:!?)]|[.](?:\s|$)|$)/gu;
+/** An owner and a name of letters, digits, hyphens and underscores (no dot, as a file has), one slash between, standing alone or before an issue's number (`acme/web#902`). */
+const repositoryName = /(^|[\s(])([\p{L}\p{N}][\p{L}\p{N}-]+)\/([\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}])(?='s\b|#\d|[\s,;:!?)]|[.](?:\s|$)|$)/gu;
 /** Words before a slash that begin a ref, a branch or a path, not an owner. */
 const notOwners = new Set('refs heads tags release releases feature features hotfix bugfix fix src lib docs test tests'.split(' '));
 
@@ -516,8 +520,8 @@ function isPlural(word: string): boolean {
   const [term] = terms([word]);
   return term === terms([word.slice(0, -1)])[0] || (word.endsWith('es') && term === terms([word.slice(0, -2)])[0]);
 }
-/** The terms of the clause that tells a mistake that the rest of the request does not have. */
-function mistakenTerms(clause: string, request: string): Set<string> {
+/** The terms of a clause of a request (one that tells a mistake, one that declines) that the rest of it does not have. */
+function clauseOnlyTerms(clause: string, request: string): Set<string> {
   const inClause = terms(words(clause));
   const rest = new Set(terms(words(lowered(request).replace(clause, ' '))));
   return new Set(inClause.filter((term) => !rest.has(term)));

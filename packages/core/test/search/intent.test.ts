@@ -52,6 +52,14 @@ describe('negated and reversed actions of a request', () => {
   it('negates only verbs of the catalog', () => {
     expect(read('not my public keys, the signing ones').negated).toEqual([]);
     expect(read("don't forget the invoice").negated).toEqual([]);
+    // What is declined, where the instead clause names what it wants in words of its own.
+    expect(read("don't open any files, list the projects of team 9")).toMatchObject({
+      declined: "don't open any files, ",
+      instead: 'list the projects of team 9',
+    });
+    expect(read("don't delete the invoices, just show them to me").declined).toBeUndefined();
+    // After "alone", "and" begins what to do instead; a repository may be named in what is left alone.
+    expect(read('leave the keys on acme/app alone and list the hooks')).toMatchObject({ negated: [], instead: 'list the hooks' });
     expect(read('leave the keys alone, just list them')).toEqual({
       negated: [],
       reversed: [],
@@ -77,6 +85,11 @@ describe('negated and reversed actions of a request', () => {
     expect(read('sam was made a moderator by mistake, make him a plain member again').mistaken).toBe('sam was made a moderator by mistake');
     expect(read('accidentally unfollowed priya this morning - follow her again').mistaken).toBe('accidentally unfollowed priya this morning');
     expect(read('the post went out too early so take it down').mistaken).toBe('the post went out too early');
+    expect(read('my approval on post 7 was a mistake, dismiss it').mistaken).toBe('my approval on post 7 was a mistake');
+    expect(read('I unpinned the thread without meaning to; pin it again')).toMatchObject({
+      mistaken: 'i unpinned the thread without meaning to',
+      restores: true,
+    });
     // A request that only tells the mistake has no other clause: all of it is read.
     expect(read('we deleted the page by accident').mistaken).toBeUndefined();
     expect(read('undo the merge, it was wrong').mistaken).toBeUndefined();
@@ -172,6 +185,13 @@ describe('more ways a request negates or reverses', () => {
 describe('when a destructive tool is asked for', () => {
   const first = (toolkit: ReturnType<typeof forum>, query: string, weights = rankingWeights) =>
     qualifiedName(buildToolIndex(toolkit.tools, weights).search(query)[0]!.tool);
+
+  it('weighs the words only a negation declines less, where the request names what it wants', () => {
+    const teams = forum([tool('GetForumFiles', 'Lists the files of a team.'), tool('ListForumTeamProjects', 'Lists the projects of a team.')]);
+    const request = "don't open any files, list the projects of team 9";
+    expect(first(teams, request)).toBe('ForumApi.ListForumTeamProjects');
+    expect(first(teams, request, { ...rankingWeights, declined: 1 })).toBe('ForumApi.GetForumFiles');
+  });
 
   it('weighs the words only the mistake names less than what the request asks for', () => {
     const members = forum([

@@ -19,6 +19,11 @@ describe('a repository named by owner and name', () => {
     expect(first('who has access to src/app-server')).toBe('ListForumAppInstallations');
     expect(first('who has access to acme/app-server.ts')).toBe('ListForumAppInstallations');
   });
+
+  it('is read so before the number of one of its issues (acme/app-server#12)', () => {
+    expect(first('who has access to acme/app-server#12')).toBe('ListForumRepoCollaborators');
+    expect(first('who has access to acme/app-server#12', { ...rankingWeights, repositoryName: 1 })).toBe('ListForumAppInstallations');
+  });
 });
 
 describe('a number written #231', () => {
@@ -33,5 +38,8 @@ describe('a number written #231', () => {
     const weights = { ...rankingWeights, associations: 0 };
     expect(first('which labels are on #45', weights)).toBe('ListForumIssueLabels');
     expect(first('which labels are on #45', { ...weights, numberSign: 0 })).toBe('ListForumRunnerLabels');
+    // As the code sites write it after a repository.
+    expect(first('which labels are on acme/web#45', weights)).toBe('ListForumIssueLabels');
+    expect(first('which labels are on acme/web#45', { ...weights, numberSign: 0 })).toBe('ListForumRunnerLabels');
   });
 });
