@@ -45,6 +45,7 @@ const firstStage: RankingWeights = {
   numberSign: 0,
   stopping: false,
   mistaken: 1,
+  number: 1,
   declined: 1,
   pair: 0.25,
   opener: 0.25,

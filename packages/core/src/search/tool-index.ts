@@ -93,6 +93,11 @@ export interface RankingWeights {
    * don't want to watch octo/app anymore" as "stop watching octo/app").
    */
   stopping: boolean;
+  /**
+   * A tool whose name says one thing where the request says several of it, or several where it says one
+   * (`GetComponent` for "the components of file 9", `ListIssues` for "ticket 512"), counts this much.
+   */
+  number: number;
   /** Weight of a pair of neighbouring terms (`pairsOf`) against 1 for a single term. */
   pair: number;
   /**
@@ -127,6 +132,7 @@ export const rankingWeights: RankingWeights = {
   numberSign: 0.8,
   stopping: true,
   mistaken: 0.5,
+  number: 0.95,
   declined: 0.5,
   pair: 0.13,
   listed: 0.3,
@@ -156,6 +162,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
   const objects = tools.map(objectTermsOf);
+  const heads = tools.map(headOf);
   // Everything a tool's name says besides its verb: what it acts on and where (`CheckUserMembershipInOrg` → user, membership, org).
   const subjects = tools.map((tool, id) => nameTerms(tool.name, tool.toolkit.name).filter((term) => term !== actions[id]));
   const actionOdds = weights.action ? actionModel(actions, phrases) : undefined;
@@ -231,6 +238,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         [...askedFor].some((term) => changeTerms.has(term));
       const actionOf = actionOdds?.(query, unwanted);
       const servicesNamed = services.size ? servicesIn(query, services) : noToolkits;
+      const numbers = weights.number < 1 ? numbersOf(query) : noNumbers;
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
           score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
@@ -241,6 +249,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
         if (actionOf && actions[id] !== undefined) score *= actionOf(actions[id]!) ** weights.action;
         if (servicesNamed.size && !servicesNamed.has(tools[id]!.toolkit.name)) score *= weights.otherService;
+        const head = heads[id];
+        if (head !== undefined && numbers.has(head.term) && numbers.get(head.term) !== head.plural) score *= weights.number;
         return { id, score };
       });
       hits.sort((a, b) => b.score - a.score);
@@ -624,6 +634,38 @@ function objectTermsOf(tool: Tool): string[] {
   return terms(named.slice(1, scope < 0 ? undefined : scope));
 }
 const scopeWords = new Set(['for', 'in', 'on', 'of', 'from', 'to', 'by', 'with', 'at', 'into']);
+
+/**
+ * The last word of what a tool's name says it acts on, as a term and whether it is a plural (`GetComponents` →
+ * component, plural; `RemoveIssueLabel` → label, one).
+ */
+function headOf(tool: Tool): { term: string; plural: boolean } | undefined {
+  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
+  const named = words(tool.name).filter((word) => word !== brand);
+  const scope = named.findIndex((word, i) => i > 0 && scopeWords.has(word));
+  const word = named.slice(1, scope < 0 ? undefined : scope).at(-1);
+  const term = word === undefined ? undefined : terms([word])[0];
+  return term === undefined ? undefined : { term, plural: isPlural(word!) };
+}
+
+/**
+ * For each term a request's nouns have, whether it says several of it: plural ("components") or one (singular,
+ * "component 4"). A term said both ways is left out.
+ */
+function numbersOf(request: string): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const mixed = new Set<string>();
+  for (const word of words(request)) {
+    const [term] = terms([word]);
+    if (term === undefined) continue;
+    const plural = isPlural(word);
+    if (out.has(term) && out.get(term) !== plural) mixed.add(term);
+    out.set(term, plural);
+  }
+  for (const term of mixed) out.delete(term);
+  return out;
+}
+const noNumbers: ReadonlyMap<string, boolean> = new Map();
 
 /** The verb a tool's name begins with, less its toolkit's name (`RepohostCreateIssueComment` → create). */
 function actionWordOf(tool: Tool): string {

@@ -35,3 +35,18 @@ describe('a request that only names things', () => {
     expect(first('add signing keys to my account')).toBe('AddForumSigningKey');
   });
 });
+
+describe('the number a request says a thing in', () => {
+  // Listed first, the tool for one component wins a tie.
+  const tools = forum([
+    forumTool('GetForumComponent', 'Returns a component of a file.', readOnly),
+    forumTool('GetForumComponents', 'Returns the components of a file.', readOnly),
+  ]);
+  const first = (request: string, weights = rankingWeights) => buildToolIndex(tools.tools, weights).search(request)[0]!.tool.name;
+
+  it('favours the tool whose name says it in the same number', () => {
+    expect(first('show me the components of file 9')).toBe('GetForumComponents');
+    expect(first('show me the components of file 9', { ...rankingWeights, number: 1 })).toBe('GetForumComponent');
+    expect(first('show me component 4 of file 9')).toBe('GetForumComponent');
+  });
+});
