@@ -40,13 +40,14 @@ const firstStage: RankingWeights = {
   namesOnly: 1,
   several: 1,
   repositoryName: 1,
-  // And those for a service named, for a number written `#231` and for what a request no longer wants.
+  // And those for a service named, for a number written `#231`, for what a request no longer wants, for the
+  // clauses of a mistake and of a negation, and for number.
   otherService: 1,
   numberSign: 0,
   stopping: false,
   mistaken: 1,
-  number: 1,
   declined: 1,
+  number: 1,
   pair: 0.25,
   opener: 0.25,
   listed: 0.3,

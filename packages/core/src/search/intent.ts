@@ -24,7 +24,7 @@ export interface Intent {
   /** Whether the request asks to put something back as it was ("by mistake", "again", "restore"). */
   restores: boolean;
   /**
-   * The clause that tells what was done by mistake ("joe was made an outside collaborator by mistake"), where
+   * The clause that tells what was done by mistake ("sam was made a moderator by mistake"), where
    * the rest of the request asks for something: it names the state to leave, not what to do.
    */
   mistaken?: string;

@@ -132,8 +132,8 @@ export const rankingWeights: RankingWeights = {
   numberSign: 0.8,
   stopping: true,
   mistaken: 0.5,
-  number: 0.95,
   declined: 0.5,
+  number: 0.95,
   pair: 0.13,
   listed: 0.3,
   message: 0.3,
@@ -624,15 +624,15 @@ const asksForActionOn = (asked: ReadonlySet<string>, action: string | undefined,
 const asksAbout = (asked: ReadonlySet<string>, objects: readonly string[]): boolean => objects.length === 0 || objects.some((term) => asked.has(term));
 
 /**
- * The terms of what a tool's name says it acts on: the words after its verb and before the words that
- * scope it (`DisableLfsForRepohostRepo` → lfs, `RemoveIssueLabel` → issue, label).
+ * The words of what a tool's name says it acts on: those after its verb and before the words that scope it
+ * (`DisableLfsForRepohostRepo` → lfs, `RemoveIssueLabel` → issue, label).
  */
-function objectTermsOf(tool: Tool): string[] {
-  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
-  const named = words(tool.name).filter((word) => word !== brand);
+function objectWordsOf(tool: Tool): string[] {
+  const named = nameWords(tool.name, tool.toolkit.name);
   const scope = named.findIndex((word, i) => i > 0 && scopeWords.has(word));
-  return terms(named.slice(1, scope < 0 ? undefined : scope));
+  return named.slice(1, scope < 0 ? undefined : scope);
 }
+const objectTermsOf = (tool: Tool): string[] => terms(objectWordsOf(tool));
 const scopeWords = new Set(['for', 'in', 'on', 'of', 'from', 'to', 'by', 'with', 'at', 'into']);
 
 /**
@@ -640,10 +640,7 @@ const scopeWords = new Set(['for', 'in', 'on', 'of', 'from', 'to', 'by', 'with',
  * component, plural; `RemoveIssueLabel` → label, one).
  */
 function headOf(tool: Tool): { term: string; plural: boolean } | undefined {
-  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
-  const named = words(tool.name).filter((word) => word !== brand);
-  const scope = named.findIndex((word, i) => i > 0 && scopeWords.has(word));
-  const word = named.slice(1, scope < 0 ? undefined : scope).at(-1);
+  const word = objectWordsOf(tool).at(-1);
   const term = word === undefined ? undefined : terms([word])[0];
   return term === undefined ? undefined : { term, plural: isPlural(word!) };
 }
@@ -669,8 +666,7 @@ const noNumbers: ReadonlyMap<string, boolean> = new Map();
 
 /** The verb a tool's name begins with, less its toolkit's name (`RepohostCreateIssueComment` → create). */
 function actionWordOf(tool: Tool): string {
-  const brand = tool.toolkit.name.toLowerCase().replace(/api$/, '');
-  return words(tool.name).find((word) => word !== brand) ?? '';
+  return nameWords(tool.name, tool.toolkit.name)[0] ?? '';
 }
 
 /** The terms of a tool's name, less its toolkit's own name (`CreateRepohostIssue` in RepoHostApi), which says nothing about the tool. */
