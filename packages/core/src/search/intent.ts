@@ -156,8 +156,9 @@ function mistakenClause(text: string): string | undefined {
   return /\p{L}{3,}/u.test(rest) ? text.slice(start, end) : undefined;
 }
 /** Words that say an earlier action was a mistake, as a description of it ("undo" and "revert" ask instead). */
-const mistakeSaid =
-  /\b(?:by mistake|a mistake|mistakenly|by accident|accidental|accidentally|wrongly|by error|in error|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently)\b/;
+const mistakeDescribed =
+  'by mistake|a mistake|mistakenly|by accident|accidental|accidentally|wrongly|by error|in error|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently';
+const mistakeSaid = new RegExp(`\\b(?:${mistakeDescribed})\\b`);
 /** Where a clause ends: punctuation, a dash, or a word that joins a request to it. */
 const clauseBreak = /[,;:.!?]\s|\s[-–—]\s|\s(?:so|but|and|please|then)\s/g;
 const firstClauseBreak = new RegExp(clauseBreak.source);
@@ -179,9 +180,8 @@ const negation =
   /\b(?:don'?t|do not|does not|doesn'?t|never mind|nevermind|never|no need to|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
 /** Negating words that a noun may follow as well as a verb. */
 const nounNegation = /^(?:without|instead of|rather than)\b/;
-/** Words that say an earlier action was a mistake ("published too early" is one as well). */
-const mistake =
-  /\b(?:undo|undid|revert|reverse|mistake|mistakenly|accident|accidental|accidentally|wrongly|by error|in error|shouldn'?t have|should not have|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently)\b/;
+/** Words that say an earlier action was a mistake, or ask to undo it ("published too early" is one as well). */
+const mistake = new RegExp(`\\b(?:undo|undid|revert|reverse|mistake|accident|shouldn'?t have|should not have|${mistakeDescribed})\\b`);
 /** Words that ask to put something back as it was. */
 const reversal = new RegExp(`${mistake.source}|\\b(?:again|back|restore|reinstate|re-\\w+)\\b`);
 /** A state the request says should end: "shouldn't be attached", "no longer suspended". */

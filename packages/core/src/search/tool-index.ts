@@ -161,8 +161,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const actionTerms = new Set(actions.filter((action) => action !== undefined));
   const changeTerms = new Set(actions.filter((action, id) => action !== undefined && changes[id]));
   const inverses = inversesOf(actionWords);
-  const objects = tools.map(objectTermsOf);
-  const heads = tools.map(headOf);
+  const objectWords = tools.map(objectWordsOf);
+  const objects = objectWords.map((named) => terms(named));
+  const heads = objectWords.map(headOf);
   // Everything a tool's name says besides its verb: what it acts on and where (`CheckUserMembershipInOrg` → user, membership, org).
   const subjects = tools.map((tool, id) => nameTerms(tool.name, tool.toolkit.name).filter((term) => term !== actions[id]));
   const actionOdds = weights.action ? actionModel(actions, phrases) : undefined;
@@ -632,15 +633,14 @@ function objectWordsOf(tool: Tool): string[] {
   const scope = named.findIndex((word, i) => i > 0 && scopeWords.has(word));
   return named.slice(1, scope < 0 ? undefined : scope);
 }
-const objectTermsOf = (tool: Tool): string[] => terms(objectWordsOf(tool));
 const scopeWords = new Set(['for', 'in', 'on', 'of', 'from', 'to', 'by', 'with', 'at', 'into']);
 
 /**
- * The last word of what a tool's name says it acts on, as a term and whether it is a plural (`GetComponents` →
- * component, plural; `RemoveIssueLabel` → label, one).
+ * The last of the words a tool's name acts on (`objectWordsOf`), as a term and whether it is a plural
+ * (`GetComponents` → component, plural; `RemoveIssueLabel` → label, one).
  */
-function headOf(tool: Tool): { term: string; plural: boolean } | undefined {
-  const word = objectWordsOf(tool).at(-1);
+function headOf(objectWords: readonly string[]): { term: string; plural: boolean } | undefined {
+  const word = objectWords.at(-1);
   const term = word === undefined ? undefined : terms([word])[0];
   return term === undefined ? undefined : { term, plural: isPlural(word!) };
 }
