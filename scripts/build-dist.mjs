@@ -19,6 +19,8 @@
  *   a form elicitation's answer with it, which most processes never receive.
  * - The built-in catalogs tsc copies into packages/toolkits/dist, indented, are written compact: every start reads
  *   and parses them all, and a third of the size is fewer bytes to decode and a smaller string to hold meanwhile.
+ *   Each tool's parameters, output and request body are written as JSON text, parsed when a call first reads them
+ *   (see `builtCatalogText`).
  * - Beside each built-in catalog, its tools' definitions as `quiver mcp` lists them, as JSON text (see
  *   `writeDefinitions`): a listing then sends that text, where it built and wrote out 1,007 definitions (1.4 MB of
  *   JSON) at every start.
@@ -136,17 +138,24 @@ export async function bundleMcp() {
   });
 }
 
-/** Rewrites the toolkits' built JSON compact, leaving alone what already is. */
-export function compactCatalogs(dir = join(packages, 'toolkits/dist')) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) compactCatalogs(path);
-    else if (entry.name.endsWith('.json')) {
-      const text = readFileSync(path, 'utf8');
-      const compact = JSON.stringify(JSON.parse(text));
-      if (compact !== text) writeFileSync(path, compact);
+/**
+ * Rewrites the toolkits' built JSON compact, each catalog as `builtCatalogText` writes it, leaving alone what
+ * already is.
+ */
+export async function compactCatalogs(dir = join(packages, 'toolkits/dist')) {
+  const { builtCatalogText } = await import('@quiver/toolkits');
+  const compact = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) compact(path);
+      else if (entry.name.endsWith('.json')) {
+        const text = readFileSync(path, 'utf8');
+        const written = entry.name === 'catalog.json' ? builtCatalogText(JSON.parse(text)) : JSON.stringify(JSON.parse(text));
+        if (written !== text) writeFileSync(path, written);
+      }
     }
-  }
+  };
+  compact(dir);
 }
 
 /** Writes the served definitions beside every built-in catalog, with the toolkits just built. */
@@ -256,6 +265,6 @@ export async function bundleWorkspace(name) {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await bundleMcp();
   await Promise.all(Object.keys(bundledWorkspaces).map(bundleWorkspace));
-  compactCatalogs();
+  await compactCatalogs();
   await writeBuiltinDefinitions();
 }

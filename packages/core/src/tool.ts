@@ -77,11 +77,27 @@ export function defineToolkit(data: ToolkitData, handlers: Record<string, ToolHa
     ...(data.definitions && { definitions: data.definitions }),
     ...(data.icon !== undefined && { icon: data.icon }),
   };
-  const tools = data.tools.map((tool): Tool => ({ ...tool, toolkit: info, handler: handlers[tool.name] }));
+  const tools = data.tools.map((tool) => toolOf(tool, info, handlers[tool.name]));
   for (const name of Object.keys(handlers)) {
     if (!tools.some((tool) => tool.name === name)) throw new Error(`${data.name}: handler for unknown tool ${name}`);
   }
   return { ...info, baseUrl: data.baseUrl, tools };
+}
+
+/**
+ * The tool of a toolkit: a copy of its data (a spread, but that a property read through an accessor, a built
+ * catalog's deferred field, see readCatalog, stays one and is parsed only once a call reads it).
+ */
+function toolOf(data: ToolData, toolkit: ToolkitInfo, handler: ToolHandler | undefined): Tool {
+  const tool: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) {
+    const property = Object.getOwnPropertyDescriptor(data, key)!;
+    if (property.get) Object.defineProperty(tool, key, property);
+    else tool[key] = property.value;
+  }
+  tool.toolkit = toolkit;
+  tool.handler = handler;
+  return tool as unknown as Tool;
 }
 
 export const qualifiedName = (tool: Tool): string => `${tool.toolkit.name}.${tool.name}`;

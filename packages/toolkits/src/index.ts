@@ -11,7 +11,7 @@ import { taskboard } from './taskboard/index.js';
 import { toolEngine } from './tool-engine/index.js';
 import { trackingApi } from './tracking/index.js';
 
-export { readCatalog, writeDefinitions } from './read-catalog.js';
+export { builtCatalogText, readCatalog, writeDefinitions } from './read-catalog.js';
 export { crmMarketing, repoHost, toolEngine, taskboard, fileStore, trackingApi, commerceTools, supportDesk, design, mailClient };
 
 /** Every built-in toolkit; CommerceTools keeps what it creates in memory. */

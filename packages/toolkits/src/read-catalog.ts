@@ -1,16 +1,19 @@
 import { isAscii } from 'node:buffer';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { ServingPolicy, type Toolkit, type ToolkitData } from '@quiver/core';
+import { ServingPolicy, type ToolData, type Toolkit, type ToolkitData } from '@quiver/core';
 
 /**
  * Reads a toolkit's generated catalog that sits beside the module that asks for it. The search phrases
  * written for its tools (`phrases.json` beside it: tool name → requests in everyday words) are read only
  * when a search index first asks for them, and the served definitions the build wrote beside it
  * (`definitions.tsv`, see writeDefinitions) each time a listing does (and not kept), so that start-up pays for neither.
+ * In a catalog as the build writes it (builtCatalogText), the fields it names `deferred` are each tool's JSON
+ * text, parsed when first read.
  */
 export function readCatalog(url: URL): ToolkitData {
   const bytes = readFileSync(url);
-  const data = parseJson(bytes) as ToolkitData;
+  const { deferred, ...data } = parseJson(bytes) as ToolkitData & { deferred?: readonly string[] };
+  if (deferred) for (const tool of data.tools) for (const field of deferred) parsedWhenRead(tool, field);
   // The size alone: the bytes are not kept.
   const catalogBytes = bytes.length;
   const definitions = () => readDefinitions(new URL(`./${definitionsFile}`, url), catalogBytes);
@@ -31,6 +34,45 @@ export function readCatalog(url: URL): ToolkitData {
  */
 function parseJson(bytes: Buffer): unknown {
   return JSON.parse(bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'));
+}
+
+/**
+ * The fields of a tool that a built catalog holds as JSON text. Every start reads every catalog, but a listing is
+ * read from the served definitions and a call needs its own tool's fields alone. Parsed at start, they took
+ * about 3 MB more of `quiver mcp`'s memory (see the README's Benchmarks).
+ */
+const DEFERRED: readonly (keyof ToolData)[] = ['parameters', 'output', 'requestBody'];
+
+/** A catalog's JSON as the build writes it: compact, with each tool's deferred fields as JSON text. */
+export function builtCatalogText(catalog: ToolkitData & { deferred?: readonly string[] }): string {
+  if (catalog.deferred) return JSON.stringify(catalog);
+  const tools = catalog.tools.map((tool) => {
+    const written: Record<string, unknown> = { ...tool };
+    for (const field of DEFERRED) if (written[field] !== undefined) written[field] = JSON.stringify(written[field]);
+    return written;
+  });
+  return JSON.stringify({ ...catalog, deferred: DEFERRED, tools });
+}
+
+/**
+ * Makes `field` of a tool read from a built catalog a property parsed from its text when first read. Copies of
+ * the tool made with its property descriptors (defineToolkit) share the parse; one assigned a value keeps it.
+ */
+function parsedWhenRead(tool: ToolData, field: string): void {
+  const text = (tool as unknown as Record<string, unknown>)[field];
+  if (typeof text !== 'string') return;
+  let parsed: { value: unknown } | undefined;
+  Object.defineProperty(tool, field, {
+    get() {
+      parsed ??= { value: JSON.parse(text) };
+      return parsed.value;
+    },
+    set(this: ToolData, value: unknown) {
+      Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /** Where the build writes a catalog's served definitions, beside it. */
