@@ -417,8 +417,8 @@ export function checkConfiguredToolkits(settings: Settings, toolkits: readonly T
  *   QUIVER_AUTH_KEY_USER          signing in with an API key signs in as this user id (unset: off)
  *   QUIVER_AUTH_ACCESS_TOKEN_TTL  access token lifetime in seconds (default 600)
  *   QUIVER_AUTH_REFRESH_TOKEN_TTL refresh token lifetime in seconds (default 30 days)
- *   QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS  `1` accepts client metadata documents over http on
- *                                 loopback addresses and from any address (development only)
+ *   QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS  on (`1`, `true`) accepts client metadata documents over
+ *                                 http, on loopback addresses and from any address (development only)
  *   QUIVER_AUTH_RATE_LIMIT        requests per minute per client address at each endpoint, e.g.
  *                                 `register:10,authorize:60,token:60` (the default); 0 turns one off
  */
@@ -441,7 +441,7 @@ export function authorizationServerFromEnv(env: NodeJS.ProcessEnv): Authorizatio
     keyUser: env.QUIVER_AUTH_KEY_USER?.trim() || undefined,
     accessTokenTtl: seconds('QUIVER_AUTH_ACCESS_TOKEN_TTL', env.QUIVER_AUTH_ACCESS_TOKEN_TTL, authorizationServerDefaults.accessTokenTtl),
     refreshTokenTtl: seconds('QUIVER_AUTH_REFRESH_TOKEN_TTL', env.QUIVER_AUTH_REFRESH_TOKEN_TTL, authorizationServerDefaults.refreshTokenTtl),
-    insecureClientDocuments: env.QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS === '1',
+    insecureClientDocuments: usage(() => switchSetting('QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS', env.QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS, false)),
     rateLimits: rateLimitsOf(env.QUIVER_AUTH_RATE_LIMIT),
   };
 }

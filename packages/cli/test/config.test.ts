@@ -231,6 +231,12 @@ describe('resolveSettings', () => {
     expect(() => settings({ env: { QUIVER_AUTH_RATE_LIMIT: 'login:5' } })).toThrow(
       new UsageError("QUIVER_AUTH_RATE_LIMIT must look like register:10,authorize:60,token:60 (requests per minute, 0 for none), got 'login:5'"),
     );
+    // A switch like every other: `true` turns it on, and a word that is no switch is refused rather than read as off.
+    expect(settings({ env: { QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS: 'true' } }).authorizationServer.insecureClientDocuments).toBe(true);
+    expect(settings({ env: { QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS: 'off' } }).authorizationServer.insecureClientDocuments).toBe(false);
+    expect(() => settings({ env: { QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS: 'yes' } })).toThrow(
+      new UsageError("QUIVER_AUTH_INSECURE_CLIENT_DOCUMENTS must be on or off (true or false, 1 or 0), not 'yes'"),
+    );
   });
 
   it("hands the engine its settings as resolved, over the engine's own defaults", () => {
