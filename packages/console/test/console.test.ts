@@ -419,6 +419,34 @@ describe.skipIf(!haveChromium)('the web console in Chromium', () => {
     await page.getByLabel('User', { exact: true }).fill('ada@example.com');
   });
 
+  it('never shows the tool before under the next one while the next one loads', async () => {
+    await page.goto(`${engine.url}/#/playground/RepoHostApi.AddAppAccessRestrictions`);
+    await page.getByLabel(/^branch_name/).waitFor();
+    // The next tool's definition is held back until the page has been looked at.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const definition = '**/v1/tools/CrmMarketingApi.CreateMarketingCampaign?**';
+    let answered: Promise<void> | undefined;
+    await page.route(definition, (route) => {
+      answered = held.then(() => route.continue());
+      return answered;
+    });
+    try {
+      await page.goto(`${engine.url}/#/playground/CrmMarketingApi.CreateMarketingCampaign`);
+      await page.getByText('Loading the tool…').waitFor();
+      await expect(page.getByLabel(/^branch_name/).count()).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: 'Step 1: get the request schema' }).count()).resolves.toBe(0);
+    } finally {
+      release();
+      await answered;
+      await page.unroute(definition);
+    }
+    await page.getByRole('button', { name: 'Step 1: get the request schema' }).waitFor();
+    await expect(page.getByLabel(/^branch_name/).count()).resolves.toBe(0);
+  });
+
   it('runs a mode-driven HubSpot tool in two steps, refusing an invalid body before sending it', async () => {
     // A GitHub write tool's path parameters are optional for step 1 and marked required for step 2.
     await page.goto(`${engine.url}/#/playground/RepoHostApi.AddAppAccessRestrictions`);

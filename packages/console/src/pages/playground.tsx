@@ -71,10 +71,20 @@ function ToolPicker({ current }: { current: string | undefined }) {
 
 function PlaygroundFor({ name }: { name: string }) {
   const [userId] = useUserId();
-  const tool = useLoad(() => loadTool(name, userId), [name]);
-  if (tool.error) return <ErrorNote error={tool.error} />;
-  if (!tool.data) return <Loading what="the tool" />;
-  return <Runner key={name} tool={tool.data} />;
+  // Each answer with the name it was loaded for: while another tool's loads, the one before (or its error) is
+  // not shown under this name, where a click would run the tool before.
+  const tool = useLoad(
+    () =>
+      loadTool(name, userId).then(
+        (definition) => ({ name, definition }),
+        (error: unknown) => ({ name, error }),
+      ),
+    [name],
+  );
+  const loaded = tool.data?.name === name ? tool.data : undefined;
+  if (!loaded) return <Loading what="the tool" />;
+  if ('error' in loaded) return <ErrorNote error={loaded.error} />;
+  return <Runner key={name} tool={loaded.definition} />;
 }
 
 /** What the playground holds for one tool in this tab: the form's values, `fields` and the body. */
