@@ -66,6 +66,12 @@ export interface RankingWeights {
    * as its words.
    */
   repositoryName: number;
+  /**
+   * Weight of the word "repository" that such a name adds where the request also names a numbered thing
+   * ("issue 301 in acme/web", "acme/api#77", `numberedThing`): the repository is then where the thing is, not
+   * what is acted on.
+   */
+  repositoryPlace: number;
   /** Weight of the terms of a list that ends a request after a colon (`splitList`), mostly values. */
   listed: number;
   /**
@@ -128,6 +134,7 @@ export const rankingWeights: RankingWeights = {
   namesOnly: 0.9,
   several: 1.1,
   repositoryName: 0.3,
+  repositoryPlace: 0.5,
   otherService: 0.5,
   numberSign: 0.8,
   stopping: true,
@@ -216,7 +223,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const asked = [
         ...numbered.map((term) => ({ term, boost: weights.numberSign, prefix: false })),
         ...own.map((term) => ({ term, boost: ownBoost(term), prefix: prefix(term) })),
-        ...repository.map((term) => ({ term, boost: 1 - weights.repositoryName, prefix: false })),
+        ...repository.map((term) => ({ term, boost: numberedThing.test(query) ? weights.repositoryPlace : 1 - weights.repositoryName, prefix: false })),
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
         ...pairsOf(own).map((term) => ({ term, boost: weights.pair, prefix: false })),
@@ -478,6 +485,8 @@ const deleteTerm = terms(['delete'])[0]!;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
 /** `#231` standing alone, or after a repository as the code sites write it (`acme/web#902`). */
+/** A thing named by its number: "issue 301", "release 77", "#231". */
+const numberedThing = /#\d+\b|\b\p{L}{2,}\s+#?\d+\b/iu;
 const numberSign = /(?:^|[\s(]|[\p{L}\p{N}]\/[\p{L}\p{N}_.-]*[\p{L}\p{N}])#\d+\b/u;
 const repositoryTerm = terms(['repository'])[0]!;
 const listTerm = terms(['list'])[0]!;

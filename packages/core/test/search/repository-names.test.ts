@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
-import { forum, forumTool, readOnly } from './forum.js';
+import { destructive, forum, forumTool, readOnly } from './forum.js';
 
 describe('a repository named by owner and name', () => {
   const tools = forum([
@@ -23,6 +23,20 @@ describe('a repository named by owner and name', () => {
   it('is read so before the number of one of its issues (acme/app-server#12)', () => {
     expect(first('who has access to acme/app-server#12')).toBe('ListForumRepoCollaborators');
     expect(first('who has access to acme/app-server#12', { ...rankingWeights, repositoryName: 1 })).toBe('ListForumAppInstallations');
+  });
+});
+
+describe('a repository where a request names a numbered thing in it', () => {
+  const tools = forum([
+    forumTool('DeleteForumRepositoryLabel', 'Deletes a label from a repository.', destructive),
+    forumTool('RemoveForumIssueLabel', 'Removes a label from an issue.'),
+  ]);
+  const first = (request: string, weights = rankingWeights) => buildToolIndex(tools.tools, weights).search(request)[0]!.tool.name;
+
+  it('is the place of that thing, not what is acted on', () => {
+    const request = 'take the wontfix label off issue 301 in acme/web';
+    expect(first(request)).toBe('RemoveForumIssueLabel');
+    expect(first(request, { ...rankingWeights, repositoryPlace: 1 - rankingWeights.repositoryName })).toBe('DeleteForumRepositoryLabel');
   });
 });
 
