@@ -7,13 +7,14 @@ import { ServingPolicy, type ToolData, type Toolkit, type ToolkitData } from '@q
  * written for its tools (`phrases.json` beside it: tool name → requests in everyday words) are read only
  * when a search index first asks for them, and the served definitions the build wrote beside it
  * (`definitions.tsv`, see writeDefinitions) each time a listing does (and not kept), so that start-up pays for neither.
- * In a catalog as the build writes it (builtCatalogText), the fields it names `deferred` are each tool's JSON
- * text, parsed when first read.
+ * In a catalog as the build writes it (builtCatalogText), the fields it names `deferred` (of those the build
+ * defers) are each tool's JSON text, parsed when first read.
  */
 export function readCatalog(url: URL): ToolkitData {
   const bytes = readFileSync(url);
   const { deferred, ...data } = parseJson(bytes) as ToolkitData & { deferred?: readonly string[] };
-  if (deferred) for (const tool of data.tools) for (const field of deferred) parsedWhenRead(tool, field);
+  // Only the fields the build defers: a catalog of a toolkit path that names others is read as it is.
+  if (deferred) for (const tool of data.tools) for (const field of DEFERRED) if (deferred.includes(field)) parsedWhenRead(tool, field);
   // The size alone: the bytes are not kept.
   const catalogBytes = bytes.length;
   const definitions = () => readDefinitions(new URL(`./${definitionsFile}`, url), catalogBytes);

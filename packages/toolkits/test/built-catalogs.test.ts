@@ -51,6 +51,16 @@ describe('a catalog as the build writes it', () => {
     expect(tool!.parameters).toEqual([]);
   });
 
+  it('defers only the fields the build defers, whatever else a catalog names', () => {
+    const url = builtDesign();
+    const catalog = JSON.parse(readFileSync(url, 'utf8'));
+    writeFileSync(url, JSON.stringify({ ...catalog, deferred: [...catalog.deferred, 'description', 'name'] }));
+    const [tool] = readCatalog(url).tools;
+    expect(Object.getOwnPropertyDescriptor(tool, 'description')?.value).toBe(catalog.tools[0].description);
+    expect(tool!.name).toBe(catalog.tools[0].name);
+    expect(Object.getOwnPropertyDescriptor(tool, 'parameters')?.get).toBeDefined();
+  });
+
   it('is written once: a catalog built already is written as it is', () => {
     const text = readFileSync(builtDesign(), 'utf8');
     expect(builtCatalogText(JSON.parse(text))).toBe(text);

@@ -484,9 +484,9 @@ const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
-/** `#231` standing alone, or after a repository as the code sites write it (`acme/web#902`). */
 /** A thing named by its number: "issue 301", "release 77", "#231". */
 const numberedThing = /#\d+\b|\b\p{L}{2,}\s+#?\d+\b/iu;
+/** `#231` standing alone, or after a repository as the code sites write it (`acme/web#902`). */
 const numberSign = /(?:^|[\s(]|[\p{L}\p{N}]\/[\p{L}\p{N}_.-]*[\p{L}\p{N}])#\d+\b/u;
 const repositoryTerm = terms(['repository'])[0]!;
 const listTerm = terms(['list'])[0]!;
