@@ -252,7 +252,7 @@ export class Dispatcher {
     const durationMs = performance.now() - started;
     const record = callRecord(executionId, tool, name, options, result, startedAt, durationMs);
     if (span || telemetry.meter) observeCall(record, durationMs, source, span);
-    this.options.record?.(record, callData(input, credentials, result));
+    this.options.record?.(record, new RedactedOnRead(input, credentials, result));
     return { executionId, result, tool, authorization, durationMs, ...(unknown && { unknown }) };
   }
 }
@@ -286,16 +286,33 @@ function callRecord(
   return record;
 }
 
-/** The call's data, its input redacted on first read with the credentials this call ran with. */
-function callData(input: unknown, credentials: readonly string[], result: ToolResult): CallData {
-  let redacted: { input: unknown } | undefined;
-  return {
-    get input() {
-      redacted ??= { input: redactInput(input, credentials) };
-      return redacted.input;
-    },
-    result,
-  };
+/**
+ * The call's data, its input redacted on first read with the credentials this call ran with. A class, not
+ * an object literal with a getter (such a literal is built anew, property by property, on every call); what
+ * it was given stays in private fields, so that what walks or serializes it sees the redacted input alone.
+ */
+class RedactedOnRead implements CallData {
+  readonly #given: unknown;
+  readonly #credentials: readonly string[];
+  #redacted: { input: unknown } | undefined;
+
+  constructor(
+    given: unknown,
+    credentials: readonly string[],
+    readonly result: ToolResult,
+  ) {
+    this.#given = given;
+    this.#credentials = credentials;
+  }
+
+  get input(): unknown {
+    this.#redacted ??= { input: redactInput(this.#given, this.#credentials) };
+    return this.#redacted.input;
+  }
+
+  toJSON(): { input: unknown; result: ToolResult } {
+    return { input: this.input, result: this.result };
+  }
 }
 
 /** A call's series: toolkit, tool and error kind (none for a success), the tool left out when no toolkit has it. */

@@ -4,6 +4,7 @@ import { toolError, type ToolError, type ToolResult } from './errors.js';
 import { checkInput, inputSchema, withoutNulls } from './input.js';
 import { nextPageArguments, nextPageNote } from './paging.js';
 import { buildRequest, placeCredentials } from './request.js';
+import type { HttpBinding } from './tool-data.js';
 import { isModeDriven, qualifiedName, type Tool } from './tool.js';
 import { MAX_NESTING_DEPTH, nestsDeeperThan, pointerToPath, validate } from './validation.js';
 
@@ -33,8 +34,8 @@ export function executeTool(tool: Tool, given: unknown, context: ToolContext): P
  * (with parseRequestBody) and rewritten it passes the result as `requestBody`.
  */
 export async function callUpstream(tool: Tool, args: Record<string, unknown>, context: ToolContext, requestBody?: { body: unknown }): Promise<ToolResult> {
+  if (!isBound(tool)) return toolError('TOOL_RUNTIME_FATAL', `${qualifiedName(tool)} has neither an upstream binding nor a handler.`);
   const http = tool.http;
-  if (!http) return toolError('TOOL_RUNTIME_FATAL', `${qualifiedName(tool)} has neither an upstream binding nor a handler.`);
   let body: unknown;
   if (isModeDriven(tool)) {
     const parsed = requestBody ?? parseRequestBody(tool, args);
@@ -42,7 +43,7 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
     body = parsed.body;
   }
   const baseUrl = (http.baseUrlSecret && context.secrets[http.baseUrlSecret]) || context.baseUrl;
-  const request = buildRequest({ ...tool, http }, args, baseUrl, body);
+  const request = buildRequest(tool, args, baseUrl, body);
   if ('error' in request) return request;
   if (context.token) request.headers.authorization = `Bearer ${context.token}`;
   if (http.auth) placeCredentials(request, http.auth, context.secrets);
@@ -56,6 +57,9 @@ export async function callUpstream(tool: Tool, args: Record<string, unknown>, co
   // An empty success (204) still tells the model what happened.
   return { value: value === undefined ? { success: true, status } : value, ...(next && { next_page: next, note: nextPageNote(next) }) };
 }
+
+// A guard rather than a copy of the tool with its binding: every call comes through here.
+const isBound = (tool: Tool): tool is Tool & { http: HttpBinding } => tool.http !== undefined;
 
 function requestSchemaAnswer(tool: Tool) {
   const placed = tool.parameters.filter((p) => p.in === 'path' || p.in === 'query').map((p) => p.name);
@@ -133,6 +137,10 @@ export function missingToken(tool: Tool, hint?: string): ToolError {
 
 /** Only the secrets the tool declares. */
 export function declaredSecrets(tool: Tool, secrets: Record<string, string>): Record<string, string> {
-  const declared = (tool.requirements.secrets ?? []).map((secret) => secret.key);
-  return Object.fromEntries(declared.filter((key) => key in secrets).map((key) => [key, secrets[key]!]));
+  const declared = tool.requirements.secrets;
+  // Most tools declare none: they share one empty record rather than making one on every call.
+  if (!declared?.length) return NO_SECRETS;
+  return Object.fromEntries(declared.filter(({ key }) => key in secrets).map(({ key }) => [key, secrets[key]!]));
 }
+
+const NO_SECRETS: Record<string, string> = Object.freeze({});

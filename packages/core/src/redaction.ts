@@ -108,6 +108,8 @@ export function redactResult(result: ToolResult, credentials: readonly string[])
   const scrub = redactor(credentials);
   if (!scrub) return result;
   if ('error' in result) return { error: redactError(result.error, scrub) };
+  // Most results hold no credential: looked through without a copy, they are answered as they came.
+  if (!holdsCredential(result.value, scrub) && !holdsCredential(result.note, scrub) && !holdsCredential(result.next_page, scrub)) return result;
   return {
     ...result,
     value: walk(result.value, scrub),
@@ -203,4 +205,23 @@ function walk(value: unknown, scrub: (text: string) => string, withheld?: (name:
     } else parent[key] = node;
   }
   return root.value;
+}
+
+/** Whether `scrub` would change any string or property name in `value` (walked without recursion, like walk). */
+function holdsCredential(value: unknown, scrub: (text: string) => string): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const node = pending.pop();
+    if (typeof node === 'string') {
+      if (scrub(node) !== node) return true;
+    } else if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+    } else if (node && typeof node === 'object') {
+      for (const [name, item] of Object.entries(node)) {
+        if (scrub(name) !== name) return true;
+        pending.push(item);
+      }
+    }
+  }
+  return false;
 }

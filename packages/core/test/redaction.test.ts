@@ -102,6 +102,15 @@ describe('redactResult', () => {
     expect(redactResult({ value: { a: ['x tok"en\\12\n34 y'], 'tok"en\\12\n34': 1 } }, quoted)).toEqual({ value: { a: [`x ${REDACTED} y`], [REDACTED]: 1 } });
   });
 
+  it('answers a result that holds no credential as it came, without a copy', () => {
+    const result: ToolResult = { value: { id: 'abc', items: [{ name: 'tok-secret' }], nested: [[1, null, true]] }, note: 'page 1', next_page: { page: 2 } };
+    expect(redactResult(result, forms)).toBe(result);
+    // One credential anywhere, a key included, and the result is a scrubbed copy.
+    const keyed: ToolResult = { value: { items: [{ 'tok-secret-123': 1 }] } };
+    expect(redactResult(keyed, forms)).toEqual({ value: { items: [{ [REDACTED]: 1 }] } });
+    expect(keyed).toEqual({ value: { items: [{ 'tok-secret-123': 1 }] } });
+  });
+
   it('leaves a result alone when the call had no credential worth the name', () => {
     const result = { value: { id: 'abc' } };
     expect(redactResult(result, ['abc'])).toBe(result);
@@ -183,7 +192,10 @@ describe('redactInput', () => {
     // Words that no execution id can hold: "ada", hexadecimal, was found in one.
     await dispatcher.call('Sign.In', { user: 'grace tok-secret-123', password: 'hunter2' });
     const [[record, data]] = recorded as [[CallRecord, CallData]];
-    expect(data).toEqual({ input: { user: `grace ${REDACTED}`, password: REDACTED }, result: { value: { user: `grace ${REDACTED}`, token: REDACTED } } });
+    expect({ input: data.input, result: data.result }).toEqual({
+      input: { user: `grace ${REDACTED}`, password: REDACTED },
+      result: { value: { user: `grace ${REDACTED}`, token: REDACTED } },
+    });
     expect(JSON.stringify(record)).not.toMatch(/grace|hunter2|tok-secret-123/);
   });
 });
