@@ -41,6 +41,7 @@ const firstStage: RankingWeights = {
   several: 1,
   repositoryName: 1,
   repositoryPlace: 1,
+  repositoryScope: 1,
   // And those for a service named, for a number written `#231`, for what a request no longer wants, for the
   // clauses of a mistake and of a negation, and for number.
   otherService: 1,

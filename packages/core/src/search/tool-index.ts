@@ -72,6 +72,12 @@ export interface RankingWeights {
    * what is acted on.
    */
   repositoryPlace: number;
+  /**
+   * Where a request names a repository by owner and name ("the webhooks of acme/api"), a tool of a toolkit that
+   * addresses repositories in its routes, whose own route addresses none (an organization's, a user's, the
+   * server's), counts this much: the request is about that one repository.
+   */
+  repositoryScope: number;
   /** Weight of the terms of a list that ends a request after a colon (`splitList`), mostly values. */
   listed: number;
   /**
@@ -135,6 +141,7 @@ export const rankingWeights: RankingWeights = {
   several: 1.1,
   repositoryName: 0.3,
   repositoryPlace: 0.5,
+  repositoryScope: 0.7,
   otherService: 0.5,
   numberSign: 0.8,
   stopping: true,
@@ -160,6 +167,10 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
   const destructive = tools.map((tool) => annotationsOf(tool).destructiveHint);
   const changes = tools.map((tool) => !annotationsOf(tool).readOnlyHint);
   const checks = tools.map((tool) => tool.name.startsWith('Check'));
+  // Tools whose route names a repository, and the toolkits that have any: the others' tools act elsewhere.
+  const placed = tools.map((tool) => repositoryPlaceholder.test(tool.http?.path ?? ''));
+  const withRepositories = new Set(tools.filter((_, id) => placed[id]).map((tool) => tool.toolkit.name));
+  const elsewhere = tools.map((tool, id) => !placed[id] && withRepositories.has(tool.toolkit.name));
   const changeOdds = openers(phrases, changes);
   const everyOpener = openers(phrases, changes, 1);
   const actionWords = tools.map(actionWordOf);
@@ -237,8 +248,11 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const named = namedNumber(query, isVerb);
       // After a negation, the clause that says what to do instead says whether the request reads or changes.
       const opener = verbOpenerOf(intent.instead ?? query, changeOdds);
-      // A request that reverses an earlier action asks for a change, whatever word it begins with.
-      const changing = intent.reversed.length > 0 ? 1 : oddsOf(changeOdds, opener);
+      // A request that reverses an earlier action asks for a change, whatever word it begins with; so does one that
+      // tells a mistake and asks for something besides ("I closed issue 19 by mistake, can you reopen it"): a fix.
+      // (Read so with the mistake's clause, `mistaken`, as the associations were learned without either.)
+      const fixesMistake = intent.mistaken !== undefined && weights.mistaken < 1;
+      const changing = intent.reversed.length > 0 || fixesMistake ? 1 : oddsOf(changeOdds, opener);
       const asksToChange =
         ((changing ?? 0) > 0.5 && !determiners.has(opener)) ||
         intent.reversed.length > 0 ||
@@ -257,6 +271,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         if (changing !== undefined) score *= 1 - weights.opener * (changes[id] ? 1 - changing : changing);
         if (actionOf && actions[id] !== undefined) score *= actionOf(actions[id]!) ** weights.action;
         if (servicesNamed.size && !servicesNamed.has(tools[id]!.toolkit.name)) score *= weights.otherService;
+        if (repositoryWords.size && elsewhere[id]) score *= weights.repositoryScope;
         const head = heads[id];
         if (head !== undefined && numbers.has(head.term) && numbers.get(head.term) !== head.plural) score *= weights.number;
         return { id, score };
@@ -436,11 +451,11 @@ function splitList(request: string): [string, string] {
 
 /**
  * A request and the message it carries ("tell the folks on issue 12 that a fix shipped in 2.3", "let everyone
- * know the patch went out"): what the message says is content, not what the request asks. The whole request
+ * know the patch went out", or after a colon: "make a gist with: …"): what the message says is content, not what the request asks. The whole request
  * is kept where nothing but the message would be left.
  */
 function splitMessage(request: string): [string, string] {
-  const match = request.match(messageStart);
+  const match = request.match(messageStart) ?? request.match(contentAfterColon);
   if (match?.index === undefined) return [request, ''];
   const head = request.slice(0, match.index + match[0].length);
   return terms(words(head)).length ? [head, request.slice(head.length)] : [request, ''];
@@ -451,6 +466,8 @@ function splitMessage(request: string): [string, string] {
  * or a preposition: "reply to that comment"); or after "let … know", but not "let me know", which asks for
  * the answer.
  */
+/** Where content introduced by a colon begins: "make a secret gist with: git push --force …", "comment saying: LGTM". */
+const contentAfterColon = /\b(?:with|saying|says|reading|containing|body|text|message|content)\s*:/i;
 const messageStart = new RegExp(
   String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind)` +
     String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +
@@ -484,6 +501,8 @@ const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
+/** A route's placeholder for a repository: `{repo}`, `{repository_id}`. */
+const repositoryPlaceholder = /\{(?:repo|repository_id)\}/;
 /** A thing named by its number: "issue 301", "release 77", "#231". */
 const numberedThing = /#\d+\b|\b\p{L}{2,}\s+#?\d+\b/iu;
 /** `#231` standing alone, or after a repository as the code sites write it (`acme/web#902`). */
@@ -494,12 +513,13 @@ const listTerm = terms(['list'])[0]!;
 /**
  * The terms that a request has only from the repositories it names by owner and name (`octo/app`,
  * `acme/app-server`): values, whose words ("app", "server") would otherwise pull in the tools named for them
- * (the app installations). A ref, a branch or a path (`refs/heads`, `release/1.2`, `src/app.ts`) is no repository.
+ * (the app installations). A ref, a branch or a path (`refs/heads`, `release/1.2`, `src/app.ts`) is no repository, nor is a team.
  */
 function repositoryNameTerms(request: string): Set<string> {
   const names: string[] = [];
-  const rest = request.replace(repositoryName, (match, lead: string, owner: string, name: string) => {
-    if (notOwners.has(owner.toLowerCase())) return match;
+  const rest = request.replace(repositoryName, (match, lead: string, owner: string, name: string, at: number) => {
+    // A team is written so too, by its organization and slug: "the acme/sre team".
+    if (notOwners.has(owner.toLowerCase()) || teamAfter.test(request.slice(at + match.length))) return match;
     names.push(owner, name);
     return lead;
   });
@@ -509,6 +529,8 @@ function repositoryNameTerms(request: string): Set<string> {
 }
 /** An owner and a name of letters, digits, hyphens and underscores (no dot, as a file has), one slash between, standing alone or before an issue's number (`acme/web#902`). */
 const repositoryName = /(^|[\s(])([\p{L}\p{N}][\p{L}\p{N}-]+)\/([\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}])(?='s\b|#\d|[\s,;:!?)]|[.](?:\s|$)|$)/gu;
+/** What follows a team's `organization/slug`. */
+const teamAfter = /^\s+teams?\b/i;
 /** Words before a slash that begin a ref, a branch or a path, not an owner. */
 const notOwners = new Set('refs heads tags release releases feature features hotfix bugfix fix src lib docs test tests'.split(' '));
 

@@ -266,6 +266,13 @@ describe('when a destructive tool is asked for', () => {
     expect(first(posts, 'publish the release that fixes the comments')).toBe('ForumApi.PublishForumRelease');
   });
 
+  it('counts what follows "with:", "saying:" and the like as content', () => {
+    const snippets = forum([tool('CreateForumSnippet', 'Creates a snippet of text to share.'), tool('DeleteForumBranch', 'Deletes a branch.', true)]);
+    const request = 'make a private snippet with: git push --force && git branch --delete release';
+    expect(first(snippets, request)).toBe('ForumApi.CreateForumSnippet');
+    expect(first(snippets, request, { ...rankingWeights, message: 1 })).toBe('ForumApi.DeleteForumBranch');
+  });
+
   it('counts quoted text as content: it tells tools apart that the request alone does not', () => {
     // Listed first, the thread wins a tie.
     const threads = forum([tool('CreateForumThread', 'Creates a thread.'), tool('CreateForumPoll', 'Creates a poll.')]);
@@ -330,6 +337,15 @@ describe('whether a request asks to change, as a destructive tool is weighed', (
     ]);
     const [first] = buildToolIndex(threads.tools).search('I muted the thread by mistake, I want its notifications again');
     expect(first!.tool.name).toBe('SetForumThreadNotifications');
+  });
+
+  it('reads a request that tells a mistake and asks for something else as asking for a change, though no tool undoes it by name', () => {
+    const tickets = forum([
+      forumTool('ListForumTicketEvents', 'Lists what happened to a ticket, such as who reopened it.', readOnly),
+      tool('UpdateForumTicket', 'Updates a ticket: its title, its body, or its state, open or closed.'),
+    ]);
+    const [first] = buildToolIndex(tickets.tools).search('I closed ticket 19 by mistake, can you reopen it');
+    expect(first!.tool.name).toBe('UpdateForumTicket');
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
+import type { ToolData } from '../../src/index.js';
 import { destructive, forum, forumTool, readOnly } from './forum.js';
 
 describe('a repository named by owner and name', () => {
@@ -55,5 +56,35 @@ describe('a number written #231', () => {
     // As the code sites write it after a repository.
     expect(first('which labels are on acme/web#45', weights)).toBe('ListForumIssueLabels');
     expect(first('which labels are on acme/web#45', { ...weights, numberSign: 0 })).toBe('ListForumRunnerLabels');
+  });
+});
+
+describe('a request that names a repository', () => {
+  const routed = (name: string, description: string, method: 'GET' | 'POST', path: string) => ({
+    ...forumTool(name, description, method === 'GET' ? readOnly : undefined),
+    http: { method, path },
+  });
+  const firstOf =
+    (tools: ToolData[]) =>
+    (request: string, weights = rankingWeights) =>
+      buildToolIndex(forum(tools).tools, weights).search(request)[0]!.tool.name;
+
+  it('asks about that repository: a tool of the toolkit whose route names none counts less', () => {
+    const first = firstOf([
+      routed('CreateForumOrgWebhook', 'Creates a webhook for push events of an organization.', 'POST', '/orgs/{org}/hooks'),
+      routed('CreateForumRepoWebhook', 'Creates a webhook for a repository.', 'POST', '/repos/{owner}/{repo}/hooks'),
+    ]);
+    const request = 'set up a webhook for push events on acme/api';
+    expect(first(request)).toBe('CreateForumRepoWebhook');
+    expect(first(request, { ...rankingWeights, repositoryScope: 1 })).toBe('CreateForumOrgWebhook');
+  });
+
+  it('is no team written by its organization and slug ("the acme/sre team")', () => {
+    const first = firstOf([
+      routed('ListForumTeamMembers', 'Lists the members of a team.', 'GET', '/orgs/{org}/teams/{team_slug}/members'),
+      routed('ListForumRepoTeams', 'Lists the teams with access to a repository.', 'GET', '/repos/{owner}/{repo}/teams'),
+    ]);
+    expect(first('who is on the acme/sre team')).toBe('ListForumTeamMembers');
+    expect(first('which teams can reach acme/sre')).toBe('ListForumRepoTeams');
   });
 });
