@@ -466,8 +466,12 @@ function splitMessage(request: string): [string, string] {
  * or a preposition: "reply to that comment"); or after "let … know", but not "let me know", which asks for
  * the answer.
  */
-/** Where content introduced by a colon begins: "make a secret gist with: git push --force …", "comment saying: LGTM". */
-const contentAfterColon = /\b(?:with|saying|says|reading|containing|body|text|message|content)\s*:/i;
+/**
+ * Where content introduced by a colon begins: "make a secret gist with: git push --force …", "change the body of
+ * issue 77 to: …", "comment saying: LGTM", "add a card with the note: …". A colon alone begins none: "quick one:
+ * list the webhooks" asks what follows it.
+ */
+const contentAfterColon = /\b(?:with|to|say|saying|says|reading|containing|body|text|message|content|notes?)\s*:/i;
 const messageStart = new RegExp(
   String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind)` +
     String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +

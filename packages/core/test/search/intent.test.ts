@@ -266,11 +266,15 @@ describe('when a destructive tool is asked for', () => {
     expect(first(posts, 'publish the release that fixes the comments')).toBe('ForumApi.PublishForumRelease');
   });
 
-  it('counts what follows "with:", "saying:" and the like as content', () => {
+  it('counts what follows "with:", "to:", "saying:" and the like as content', () => {
     const snippets = forum([tool('CreateForumSnippet', 'Creates a snippet of text to share.'), tool('DeleteForumBranch', 'Deletes a branch.', true)]);
-    const request = 'make a private snippet with: git push --force && git branch --delete release';
-    expect(first(snippets, request)).toBe('ForumApi.CreateForumSnippet');
-    expect(first(snippets, request, { ...rankingWeights, message: 1 })).toBe('ForumApi.DeleteForumBranch');
+    for (const request of [
+      'make a private snippet with: git push --force && git branch --delete release',
+      'change my snippet 4 to: git branch --delete release',
+    ]) {
+      expect(first(snippets, request)).toBe('ForumApi.CreateForumSnippet');
+      expect(first(snippets, request, { ...rankingWeights, message: 1 })).toBe('ForumApi.DeleteForumBranch');
+    }
   });
 
   it('counts quoted text as content: it tells tools apart that the request alone does not', () => {
