@@ -39,9 +39,9 @@ export function selectionRule(selection: ToolSelection): (tool: Tool) => { error
         `${qualifiedName(tool)} is not offered to this caller: ${tool.toolkit.name} is served to admin keys only.`,
       );
     }
-    const names = namesOf(tool);
-    const inChoice = !chosen || toolkits.has(tool.toolkit.name.toLowerCase()) || names.some((name) => tools.has(name));
-    if (!inChoice || names.some((name) => excluded.has(name))) {
+    // A tool's names are worked out only where a selection names tools: a listing tests every tool.
+    const inChoice = !chosen || toolkits.has(tool.toolkit.name.toLowerCase()) || namesOf(tool).some((name) => tools.has(name));
+    if (!inChoice || (excluded.size > 0 && namesOf(tool).some((name) => excluded.has(name)))) {
       return toolError('TOOL_RUNTIME_BAD_INPUT_VALUE', `${qualifiedName(tool)} is not offered by this server (its tool selection leaves it out).`, {
         developer_message: 'Refused by --toolkits, --tools or --exclude-tools.',
       });
