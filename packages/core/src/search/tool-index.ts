@@ -451,8 +451,8 @@ function splitList(request: string): [string, string] {
 
 /**
  * A request and the message it carries ("tell the folks on issue 12 that a fix shipped in 2.3", "let everyone
- * know the patch went out", or after a colon: "make a gist with: …"): what the message says is content, not what the request asks. The whole request
- * is kept where nothing but the message would be left.
+ * know the patch went out", or after a colon: "make a gist with: …"): what the message says is content, not
+ * what the request asks. The whole request is kept where nothing but the message would be left.
  */
 function splitMessage(request: string): [string, string] {
   const match = request.match(messageStart) ?? request.match(contentAfterColon);
@@ -517,7 +517,8 @@ const listTerm = terms(['list'])[0]!;
 /**
  * The terms that a request has only from the repositories it names by owner and name (`octo/app`,
  * `acme/app-server`): values, whose words ("app", "server") would otherwise pull in the tools named for them
- * (the app installations). A ref, a branch or a path (`refs/heads`, `release/1.2`, `src/app.ts`) is no repository, nor is a team.
+ * (the app installations). A ref, a branch or a path (`refs/heads`, `release/1.2`, `src/app.ts`) is no
+ * repository, nor is a team.
  */
 function repositoryNameTerms(request: string): Set<string> {
   const names: string[] = [];
