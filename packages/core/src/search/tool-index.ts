@@ -212,7 +212,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
       const own = typed.own.filter((term) => !unwanted.has(term));
       // What a mistake made is the state to leave: its words count as content where the rest does not name them.
-      const mistaken = intent.mistaken === undefined || weights.mistaken >= 1 ? noTerms : clauseOnlyTerms(intent.mistaken, query);
+      const mistakeTold = intent.mistaken !== undefined && weights.mistaken < 1;
+      const mistaken = mistakeTold ? clauseOnlyTerms(intent.mistaken!, query) : noTerms;
       // What a negation declines, where the request names what it wants in words of its own, counts less too.
       const declined = intent.declined === undefined || weights.declined >= 1 ? noTerms : clauseOnlyTerms(intent.declined, query);
       // A reversal names the action wanted more precisely than an everyday verb does ("withdraw" stands for
@@ -251,8 +252,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       // A request that reverses an earlier action asks for a change, whatever word it begins with; so does one that
       // tells a mistake and asks for something besides ("I closed issue 19 by mistake, can you reopen it"): a fix.
       // (Read so with the mistake's clause, `mistaken`, as the associations were learned without either.)
-      const fixesMistake = intent.mistaken !== undefined && weights.mistaken < 1;
-      const changing = intent.reversed.length > 0 || fixesMistake ? 1 : oddsOf(changeOdds, opener);
+      const changing = intent.reversed.length > 0 || mistakeTold ? 1 : oddsOf(changeOdds, opener);
       const asksToChange =
         ((changing ?? 0) > 0.5 && !determiners.has(opener)) ||
         intent.reversed.length > 0 ||
