@@ -187,6 +187,11 @@ export const everydayWords: ReadonlyMap<string, string> = new Map([
   ['file a', 'create'],
   ['raise a', 'create'],
   ['raise an', 'create'],
+  // "Drop" deletes, but dropping someone a note or a line writes one.
+  ['drop a comment', '=create comment'],
+  ['drop a note', '=create note'],
+  ['drop a line', '=send message'],
+  ['drop a message', '=send message'],
   ['give', 'add'],
   ['signed in as', 'authenticated user'],
   ['logged in as', 'authenticated user'],
@@ -225,6 +230,9 @@ export const everydayWords: ReadonlyMap<string, string> = new Map([
   ['newsletters', 'marketing email subscription'],
   ['promotion', 'marketing campaign'],
   ['promo', 'marketing campaign'],
+  // A promotion's code is what a shopper types at checkout.
+  ['promo code', '=discount code'],
+  ['promo codes', '=discount codes'],
   ['webinar', 'marketing event'],
   ['meetup', 'marketing event'],
   ['showed up', 'attendance participation'],

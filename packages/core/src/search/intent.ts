@@ -24,6 +24,11 @@ export interface Intent {
   /** Whether the request asks to put something back as it was ("by mistake", "again", "restore"). */
   restores: boolean;
   /**
+   * Whether the request negates a verb, of the catalog or not ("stop the webhook from firing for a while"):
+   * it says what not to do, so a destructive tool it does not ask for weighs as in a read.
+   */
+  negates: boolean;
+  /**
    * The clause that tells what was done by mistake ("sam was made a moderator by mistake"), where
    * the rest of the request asks for something: it names the state to leave, not what to do.
    */
@@ -79,19 +84,34 @@ export function inversesOf(actions: Iterable<string>): Inverses {
 /**
  * Reads the negated and reversed actions of a request. `actions` are the terms of the catalog's verbs:
  * only a verb is negated ("not my public keys" negates no action). A negated verb that begins no tool's
- * name negates the catalog actions `meaning` reads it as ("close" an issue is updating it).
+ * name negates the catalog actions `meaning` reads it as ("close" an issue is updating it). A verb the
+ * request asks for in another clause, in the terms `asks` reads from a text, is not negated.
  * An earlier action counts as reversed when it is mentioned in the past tense and the request asks to put
  * things back (`reversal`), or when the request asks to stop doing it or says a state should end.
  */
-export function intentOf(request: string, actions: ReadonlySet<string>, inverses: Inverses, meaning: (term: string) => readonly string[] = () => []): Intent {
+export function intentOf(
+  request: string,
+  actions: ReadonlySet<string>,
+  inverses: Inverses,
+  meaning: (term: string) => readonly string[] = () => [],
+  asks: (text: string) => readonly string[] = (text) => terms(words(text)),
+): Intent {
   const text = lowered(request);
   const negated: string[] = [];
   let instead: string | undefined;
   let declined: string | undefined;
+  let negates = false;
   for (const match of [...text.matchAll(negation), ...text.matchAll(preventFrom), ...text.matchAll(leaveAlone)]) {
     const negatedTerm = match[1] === undefined ? undefined : term(match[1]);
+    if (negatedTerm !== undefined) negates = true;
     const after = text.slice(match.index + match[0].length);
-    if (negatedTerm !== undefined && actions.has(negatedTerm)) negated.push(negatedTerm);
+    // Nothing more is left alone after "alone": "and" there begins what to do instead.
+    const clause = after.match(match[0].endsWith('alone') ? afterAlone : insteadClause)?.[1];
+    if (negatedTerm !== undefined && actions.has(negatedTerm)) {
+      // An action asked for in another clause is wanted there: "without deleting the campaign, remove its spend line".
+      const elsewhere = asks(`${text.slice(0, match.index)} ${clause ?? ''}`);
+      if (!elsewhere.includes(negatedTerm)) negated.push(negatedTerm);
+    }
     // After "without" or "instead of" a verb takes -ing: another word there is a noun ("without attachments").
     else if (negatedTerm !== undefined && (match[1]!.endsWith('ing') || !nounNegation.test(match[0]))) {
       // What the rest of the request asks for is not negated, though the negated verb means it too ("update
@@ -100,8 +120,6 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
       const asked = new Set(rest.flatMap((word) => (actions.has(word) ? [word] : meaning(word))));
       negated.push(...meaning(negatedTerm).filter((action) => !asked.has(action)));
     }
-    // Nothing more is left alone after "alone": "and" there begins what to do instead.
-    const clause = after.match(match[0].endsWith('alone') ? afterAlone : insteadClause)?.[1];
     if (instead === undefined && clause !== undefined) {
       instead = clause;
       if (!refersBack.test(clause)) declined = text.slice(match.index, text.length - clause.length);
@@ -122,6 +140,8 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
   for (const [, verb] of text.matchAll(stopDoing)) reverse(verb!, true);
   for (const [, verb] of text.matchAll(noLonger)) reverse(verb!, false);
   for (const [, word] of text.matchAll(undoVerb)) reverse(word!, false);
+  // A verb with its inverting prefix written apart asks for the inverse: "un-suppress cust_123".
+  for (const [, verb] of text.matchAll(prefixedApart)) reverse(verb!, false);
   const restores = reversal.test(text);
   if (restores) {
     const strong = mistake.test(text);
@@ -136,6 +156,7 @@ export function intentOf(request: string, actions: ReadonlySet<string>, inverses
     ...(instead === undefined ? {} : { instead }),
     ...(declined === undefined ? {} : { declined }),
     restores,
+    negates,
     ...(mistaken === undefined ? {} : { mistaken }),
   };
 }
@@ -157,7 +178,7 @@ function mistakenClause(text: string): string | undefined {
 }
 /** Words that say an earlier action was a mistake, as a description of it ("undo" and "revert" ask instead). */
 const mistakeDescribed =
-  'by mistake|a mistake|mistakenly|by accident|accidental|accidentally|wrongly|by error|in error|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently';
+  'by mistake|a mistake|mistakenly|by accident|accidental|accidentally|wrongly|the wrong|by error|in error|too early|too soon|prematurely|without meaning to|unintentionally|inadvertently';
 const mistakeSaid = new RegExp(`\\b(?:${mistakeDescribed})\\b`);
 /** Where a clause ends: punctuation, a dash, or a word that joins a request to it. */
 const clauseBreak = /[,;:.!?]\s|\s[-–—]\s|\s(?:so|but|and|please|then)\s/g;
@@ -198,6 +219,8 @@ const afterAlone = /^\s*(?:[,;:]\s*|\s(?:and|but|just|only|instead|rather|then)\
 const preventFrom = /\b(?:prevent|keep|stop|block|forbid|protect)\s+(?:[\w'@.-]+\s+){0,4}?from\s+([a-z]+ing)\b/g;
 /** A verb of undoing and the action it undoes, as a verb or a noun: "withdraw the approving review", "retract my approval". */
 const undoVerb = /\b(?:undo|revert|reverse|withdraw|retract|take back|roll back)\s+(?:(?:the|my|our|your|his|her|their|this|that|its|a|an)\s+)?([a-z]{3,})/g;
+/** A verb after an inverting prefix and a hyphen: "un-suppress", "dis-associate". */
+const prefixedApart = /\b(?:un|dis|de)-([a-z]{3,})\b/g;
 /** "Stop" and the verb it stops: "stop following", "stop sending". */
 const stopDoing = /\bstop\s+([a-z]{3,}ing)\b/g;
 /** A past-tense verb: "suspended", "unpublished", "locked". */

@@ -6,7 +6,7 @@
  */
 export const synonyms: readonly (readonly string[])[] = [
   ['create', 'add', 'new', 'make', 'insert', 'start', 'begin', 'initiate'],
-  ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash'],
+  ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash', 'deregister', 'unregister'],
   ['list', 'enumerate', 'browse'],
   ['get', 'fetch', 'retrieve', 'read', 'show', 'view', 'see', 'display', 'lookup'],
   ['update', 'edit', 'change', 'modify', 'patch', 'alter', 'amend'],
@@ -21,7 +21,7 @@ export const synonyms: readonly (readonly string[])[] = [
   ['unlink', 'disassociate', 'dissociate', 'detach'],
   ['link', 'associate', 'attach', 'connect'],
   ['subscribe', 'watch'],
-  ['unsubscribe', 'optout'],
+  ['unsubscribe', 'optout', 'unwatch'],
   ['repo', 'repository'],
   ['pr', 'pull_request'],
   ['issue', 'ticket', 'bug'],

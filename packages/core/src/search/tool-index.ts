@@ -46,6 +46,11 @@ export interface RankingWeights {
    * destructive tool it does not name would do more harm.
    */
   destructiveInRead: number;
+  /**
+   * Where the request tells a mistake and asks for something besides (`Intent.mistaken`), a destructive tool
+   * it does not ask for counts this much more: what repairs a mistake must not add another.
+   */
+  destructiveAfterMistake: number;
   /** A yes/no question ("is frank a collaborator") asks whether: a tool that checks counts this much. */
   check: number;
   /**
@@ -135,6 +140,7 @@ export const rankingWeights: RankingWeights = {
   everyday: 1.48,
   destructive: 0.6,
   destructiveInRead: 0.3,
+  destructiveAfterMistake: 0.5,
   check: 2,
   checkElsewhere: 1,
   namesOnly: 0.9,
@@ -203,12 +209,14 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
 
   return {
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
-      const query = weights.stopping ? asStopping(request.slice(0, maxRequestLength)) : request.slice(0, maxRequestLength);
+      const cut = request.slice(0, maxRequestLength).replace(dropSomeoneALine, 'drop $2 to $1');
+      const query = weights.stopping ? asStopping(cut) : cut;
       const wanted = toolkit?.toLowerCase();
       const typed = requestTerms(query, true, weights.message < 1);
+      if (sendsMessage.test(withoutPoliteLead(query)) && !typed.own.includes(sendTerm)) typed.added.push(sendTerm);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
-      const intent = intentOf(query, actionTerms, inverses, actionsMeant);
+      const intent = intentOf(query, actionTerms, inverses, actionsMeant, askedTerms);
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
       const own = typed.own.filter((term) => !unwanted.has(term));
       // What a mistake made is the state to leave: its words count as content where the rest does not name them.
@@ -263,7 +271,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const numbers = weights.number < 1 ? numbersOf(query) : noNumbers;
       const hits = results.map(({ id, score }) => {
         if (destructive[id] && !asksToDelete && !asksForActionOn(askedFor, actions[id], objects[id]!))
-          score *= asksToChange && !intent.restores && !intent.negated.length ? weights.destructive : weights.destructiveInRead;
+          score *=
+            (asksToChange && !intent.restores && !intent.negates ? weights.destructive : weights.destructiveInRead) *
+            (mistakeTold ? weights.destructiveAfterMistake : 1);
         if (unwanted.has(actions[id]!)) score *= unwantedAction;
         if (asksWhether && checks[id]) score *= asksAbout(askedFor, subjects[id]!) ? weights.check : weights.checkElsewhere;
         if (named !== undefined && changes[id]) score *= weights.namesOnly;
@@ -479,6 +489,9 @@ const messageStart = new RegExp(
   'i',
 );
 
+/** "Drop sam a line" is "drop a line to sam": the one written to comes between the verb and what is written. */
+const dropSomeoneALine = /\bdrop\s+(\S+)\s+(an?\s+(?:line|note|message|comment))\b/gi;
+
 /**
  * A request that no longer wants to do something, worded as stopping it: "I don't want to watch octo/app
  * anymore" as "stop watching octo/app", "we no longer need to run the nightly job" as "stop running ...".
@@ -503,6 +516,9 @@ function isList(text: string): boolean {
 }
 const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
+const sendTerm = terms(['send'])[0]!;
+/** A request that opens by emailing someone asks to send a message: "email the vendor and ask for a quote". */
+const sendsMessage = /^(?:e-?mail|message)\s+(?:the|my|our|his|her|their|everyone|everybody|him|them|[^\s@]+@[^\s@]+)\b/;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
 /** A route's placeholder for a repository: `{repo}`, `{repository_id}`. */

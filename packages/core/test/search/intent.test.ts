@@ -3,6 +3,7 @@ import { createToolIndex, qualifiedName, type ToolData } from '../../src/index.j
 import { destructive, forum, forumTool, readOnly } from './forum.js';
 import { intentOf, inversesOf } from '../../src/search/intent.js';
 import { terms } from '../../src/search/terms.js';
+import { words } from '../../src/search/words.js';
 import { asStopping, associationsOf, buildToolIndex, rankingWeights } from '../../src/search/tool-index.js';
 
 const term = (word: string) => terms([word])[0]!;
@@ -41,6 +42,7 @@ describe('negated and reversed actions of a request', () => {
       inverses: [],
       instead: 'just show them to me',
       restores: false,
+      negates: true,
     });
     expect(read('please do not ever remove the labels').negated).toEqual([term('delete')]);
     expect(read('no need to publish it yet').negated).toEqual(['publish']);
@@ -66,7 +68,32 @@ describe('negated and reversed actions of a request', () => {
       inverses: [],
       instead: 'just list them',
       restores: false,
+      negates: false,
     });
+  });
+
+  it('does not negate an action the request asks for in another clause, on something else', () => {
+    expect(read('without deleting the campaign, remove its spend line').negated).toEqual([]);
+    expect(read("don't delete the tag, delete the release").negated).toEqual([]);
+    // Asked for in the everyday words the search reads: "take ... off" removes.
+    const asks = (text: string) => (/\btake\b.*\boff\b/.test(text) ? [term('delete')] : terms(words(text)));
+    expect(intentOf('without removing the team, take sam off it', actions, inverses, undefined, asks).negated).toEqual([]);
+    expect(read('without removing the team, take sam off it').negated).toEqual([term('delete')]);
+    expect(read("don't delete the invoices, just show them to me").negated).toEqual([term('delete')]);
+  });
+
+  it('says whether a request negates a verb at all, of the catalog or not', () => {
+    expect(read('stop the webhook from firing for a while')).toMatchObject({ negated: [], negates: true });
+    expect(read("don't forget the invoice").negates).toBe(true);
+    expect(read('not my public keys, the signing ones').negates).toBe(false);
+    expect(read('list the invoices').negates).toBe(false);
+  });
+
+  it('reads a verb whose inverting prefix is written apart as asking for the inverse', () => {
+    expect(read('un-suspend carlos')).toMatchObject({ reversed: ['suspend'], inverses: ['unsuspend'] });
+    expect(read('Un-publish the post')).toMatchObject({ reversed: ['publish'], inverses: ['unpublish'] });
+    // A verb without an inverse in the catalog is left as it is.
+    expect(read('un-snooze ticket 310')).toMatchObject({ reversed: [], inverses: [] });
   });
 
   it('reads a past action the request asks to reverse, and its inverse', () => {
@@ -86,6 +113,12 @@ describe('negated and reversed actions of a request', () => {
     expect(read('accidentally unfollowed priya this morning - follow her again').mistaken).toBe('accidentally unfollowed priya this morning');
     expect(read('the post went out too early so take it down').mistaken).toBe('the post went out too early');
     expect(read('my approval on post 7 was a mistake, dismiss it').mistaken).toBe('my approval on post 7 was a mistake');
+    // "The wrong ..." tells a mistake as well.
+    expect(read('we suspended the wrong user, let him back in')).toMatchObject({
+      mistaken: 'we suspended the wrong user',
+      reversed: ['suspend'],
+      inverses: ['unsuspend'],
+    });
     expect(read('I unpinned the thread without meaning to; pin it again')).toMatchObject({
       mistaken: 'i unpinned the thread without meaning to',
       restores: true,
@@ -201,6 +234,40 @@ describe('when a destructive tool is asked for', () => {
     const request = 'sam was made a moderator by mistake, make him a member again';
     expect(first(members, request)).toBe('ForumApi.UpdateForumMembership');
     expect(first(members, request, { ...rankingWeights, mistaken: 1 })).toBe('ForumApi.ConvertForumMemberToModerator');
+  });
+
+  it('puts a destructive tool it does not ask for further down where a request tells a mistake', () => {
+    const members = forum(
+      [
+        tool('ConvertForumMemberToGuest', 'Converts a member of the forum into a guest, who loses the membership.', true),
+        tool('UpdateForumMembership', 'Sets the role someone has in the forum: member or moderator.'),
+        tool('ListForumGuests', 'Lists the guests of the forum.'),
+      ],
+      { ConvertForumMemberToGuest: ['make a member a guest', 'make her a guest instead of a member', 'a member made a guest'] },
+    );
+    const request = 'jo was made a guest by mistake, make her a member again';
+    expect(first(members, request)).toBe('ForumApi.UpdateForumMembership');
+    expect(first(members, request, { ...rankingWeights, destructiveAfterMistake: 1 })).toBe('ForumApi.ConvertForumMemberToGuest');
+  });
+
+  it('reads dropping a note or a comment as writing one, and dropping anything else as deleting it', () => {
+    const comments = forum([tool('DeleteForumComment', 'Deletes a comment.', true), tool('CreateForumComment', 'Adds a comment to a thread.')]);
+    expect(first(comments, 'drop a note on thread 7 that I am on it')).toBe('ForumApi.CreateForumComment');
+    expect(first(comments, 'drop a comment on thread 7')).toBe('ForumApi.CreateForumComment');
+    expect(first(comments, 'drop the comments on thread 7')).toBe('ForumApi.DeleteForumComment');
+    // The one written to may come between: "drop sam a note".
+    expect(first(comments, 'drop sam a note on thread 7')).toBe('ForumApi.CreateForumComment');
+  });
+
+  it('reads a request that opens by emailing someone as asking to send a mail', () => {
+    const mail = forum([
+      tool('CreateForumForm', 'Creates a form that asks for an updated quote or any other answer.'),
+      tool('SendForumMail', 'Sends a mail.'),
+      tool('ListForumMails', 'Lists the mails in the inbox.'),
+    ]);
+    expect(first(mail, 'email the vendor and ask for an updated quote')).toBe('ForumApi.SendForumMail');
+    expect(first(mail, 'please email jo@example.com asking for an updated quote')).toBe('ForumApi.SendForumMail');
+    expect(first(mail, 'email updates about the quote')).not.toBe('ForumApi.SendForumMail');
   });
 
   it('reads a verb of undoing by the action it reverses, not by the everyday verb it also stands for', () => {
@@ -380,13 +447,15 @@ describe('a negated verb that begins no tool name', () => {
       tool('PostForumComment', 'Posts a comment.'),
       tool('DeleteForumTicketComment', 'Deletes a comment of a ticket.', true),
     ]);
-    const order = (associations: Parameters<typeof associationsOf>[0]) =>
-      buildToolIndex(tickets.tools, rankingWeights, associationsOf(associations))
+    const order = (associations: Parameters<typeof associationsOf>[0], weights = rankingWeights) =>
+      buildToolIndex(tickets.tools, weights, associationsOf(associations))
         .search('do not close ticket 12, only add a comment')
         .map((hit) => hit.tool.name)
         .filter((name) => name === 'PostForumComment' || name === 'DeleteForumTicketComment');
     expect(order({ [term('close')]: { [term('update')]: 0.3 } })).toEqual(['PostForumComment', 'DeleteForumTicketComment']);
-    expect(order({})).toEqual(['DeleteForumTicketComment', 'PostForumComment']);
+    // Read as no catalog verb, the negation still says what not to do: the destructive tool weighs as in a read.
+    expect(order({})).toEqual(['PostForumComment', 'DeleteForumTicketComment']);
+    expect(order({}, { ...rankingWeights, destructiveInRead: rankingWeights.destructive })).toEqual(['DeleteForumTicketComment', 'PostForumComment']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolIndex, defineToolkit, didYouMean, qualifiedName, suggestToolNames, type ToolData } from '../../src/index.js';
 import { terms } from '../../src/search/terms.js';
-import { associationOf, associationsOf, buildToolIndex, learnedAssociations, rankingWeights, toolTerms } from '../../src/search/tool-index.js';
+import { askedTerms, associationOf, associationsOf, buildToolIndex, learnedAssociations, rankingWeights, toolTerms } from '../../src/search/tool-index.js';
 import { words } from '../../src/search/words.js';
 
 const tool = (name: string, description: string, parameters: string[] = []): ToolData => ({
@@ -62,6 +62,8 @@ describe('words and terms', () => {
     expect(terms(words('remove the repositories'))).toEqual(terms(words('delete repo')));
     expect(terms(words('open a pull request'))).toEqual(terms(words('open PR')));
     expect(terms(words('get all tickets'))).toEqual(terms(words('list issues')));
+    expect(terms(words('unwatch the repo'))).toEqual(terms(words('unsubscribe from the repo')));
+    expect(terms(words('deregister the runner'))).toEqual(terms(words('delete the runner')));
   });
 });
 
@@ -113,6 +115,11 @@ describe('everyday words', () => {
   it('keeps the typed word: an everyday word adds API words without replacing it', () => {
     expect(names('take my snippet offline')[0]).toBe('CodeHostApi.UnpublishCodehostGist');
     expect(names('gist')).toEqual(expect.arrayContaining(['CodeHostApi.DeleteCodehostGist', 'CodeHostApi.UnpublishCodehostGist']));
+  });
+
+  it('reads a longer everyday phrase before its first word: a promo code is a discount code, not a campaign', () => {
+    expect(askedTerms('any promo codes right now?').sort()).toEqual(terms(words('any discount codes right now')).sort());
+    expect(askedTerms('the spring promo')).toEqual(expect.arrayContaining(terms(words('marketing campaign'))));
   });
 
   it('reads names the request gives (quoted, or after called or named) as values, not as what to do', () => {
