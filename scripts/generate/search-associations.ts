@@ -33,6 +33,7 @@ const firstStage: RankingWeights = {
   destructive: 0.8,
   // The rule for requests that change nothing came after the associations: they are learned without it.
   destructiveInRead: 0.8,
+  // So did the one for destructive tools where a request tells a mistake.
   destructiveAfterMistake: 1,
   check: 2,
   // The rule for checking tools that a question does not name came after them: they are learned without it.
