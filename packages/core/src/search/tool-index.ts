@@ -517,8 +517,14 @@ function isList(text: string): boolean {
 const maxListItemWords = 3;
 const deleteTerm = terms(['delete'])[0]!;
 const sendTerm = terms(['send'])[0]!;
-/** A request that opens by emailing someone asks to send a message: "email the vendor and ask for a quote". */
-const sendsMessage = /^(?:e-?mail|message)\s+(?:the|my|our|his|her|their|everyone|everybody|him|them|[^\s@]+@[^\s@]+)\b/;
+/**
+ * A request that opens by emailing someone ("email the vendor and ask for a quote"), or by telling someone
+ * who is an email address something ("let ops@acme.io know the migration finished"), asks to send a message.
+ */
+const sendsMessage = new RegExp(
+  String.raw`^(?:(?:e-?mail|message)\s+(?:the|my|our|his|her|their|everyone|everybody|him|them)\b` +
+    String.raw`|(?:e-?mail|message|tell|let|ping|ask|remind|notify|write\s+to)\s+(?:[\w'-]+\s+){0,2}?[^\s@]+@[^\s@]+\.[a-z]{2,}\b)`,
+);
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
 /** A route's placeholder for a repository: `{repo}`, `{repository_id}`. */

@@ -267,6 +267,8 @@ describe('when a destructive tool is asked for', () => {
     ]);
     expect(first(mail, 'email the vendor and ask for an updated quote')).toBe('ForumApi.SendForumMail');
     expect(first(mail, 'please email jo@example.com asking for an updated quote')).toBe('ForumApi.SendForumMail');
+    // Or by telling something to someone who is an address.
+    expect(first(mail, 'let ops@example.com know the quote form is updated')).toBe('ForumApi.SendForumMail');
     expect(first(mail, 'email updates about the quote')).not.toBe('ForumApi.SendForumMail');
   });
 
