@@ -213,7 +213,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const query = weights.stopping ? asStopping(cut) : cut;
       const wanted = toolkit?.toLowerCase();
       const typed = requestTerms(query, true, weights.message < 1);
-      if (sendsMessage.test(withoutPoliteLead(query)) && !typed.own.includes(sendTerm)) typed.added.push(sendTerm);
+      // Once: a term given twice would count twice ("email everyone and blast the newsletter" adds it as well).
+      if (sendsMessage.test(withoutPoliteLead(query)) && !typed.own.includes(sendTerm) && !typed.added.includes(sendTerm)) typed.added.push(sendTerm);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
       const intent = intentOf(query, actionTerms, inverses, actionsMeant, askedTerms);
@@ -476,18 +477,18 @@ function splitMessage(request: string): [string, string] {
  * or a preposition: "reply to that comment"); or after "let … know", but not "let me know", which asks for
  * the answer.
  */
-/**
- * Where content introduced by a colon begins: "make a secret gist with: git push --force …", "change the body of
- * issue 77 to: …", "comment saying: LGTM", "add a card with the note: …". A colon alone begins none: "quick one:
- * list the webhooks" asks what follows it.
- */
-const contentAfterColon = /\b(?:with|to|say|saying|says|reading|containing|body|text|message|content|notes?)\s*:/i;
 const messageStart = new RegExp(
   String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind)` +
     String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +
     String.raw`|\blet\s+(?!(?:me|us)\b)(?:[\w'@.#/-]+\s+){1,6}?know(?:\s+that)?\b`,
   'i',
 );
+/**
+ * Where content introduced by a colon begins: "make a secret gist with: git push --force …", "change the body of
+ * issue 77 to: …", "comment saying: LGTM", "add a card with the note: …". A colon alone begins none: "quick one:
+ * list the webhooks" asks what follows it.
+ */
+const contentAfterColon = /\b(?:with|to|say|saying|says|reading|containing|body|text|message|content|notes?)\s*:/i;
 
 /** "Drop sam a line" is "drop a line to sam": the one written to comes between the verb and what is written. */
 const dropSomeoneALine = /\bdrop\s+(\S+)\s+(an?\s+(?:line|note|message|comment))\b/gi;
