@@ -1,7 +1,11 @@
-// The MCP SDK as the engine bundles it (scripts/build-dist.mjs): the server's JSON Schema validator is a file of
-// its own, required the first time a schema is validated rather than at start, and validates as the SDK's does.
+// The MCP SDK as the engine bundles it (scripts/build-dist.mjs): the server is compiled from the code cache the build
+// wrote beside it; its JSON Schema validator is a file of its own, required the first time a schema is validated
+// rather than at start, and validates as the SDK's does.
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
@@ -22,6 +26,29 @@ console.log(JSON.stringify({ atStart, afterUse: loaded(), good, bad }));
 `;
 
 describe("the engine's bundle of the MCP SDK", () => {
+  it('compiles the server from the code cache the build wrote, where it was built and where it was copied to', async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'quiver-vendor-')), 'vendor');
+    cpSync(join(engineDir, 'dist/vendor'), copy, { recursive: true });
+    const server = (specifier: string) => `
+const { codeCache, UriTemplate } = await import(${JSON.stringify(specifier)});
+let frame;
+try {
+  new UriTemplate('{unclosed');
+} catch (error) {
+  frame = error.stack.split('\\n')[1].trim();
+}
+console.log(JSON.stringify({ codeCache, frame }));`;
+    // V8 takes a code cache only under the flags it was made with: none, as the build and an MCP client run Node.
+    const { NODE_OPTIONS: _, ...env } = process.env;
+    for (const specifier of ['#mcp-server', pathToFileURL(join(copy, 'mcp-server.js')).href]) {
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', server(specifier)], { cwd: engineDir, env });
+      const { codeCache, frame } = JSON.parse(stdout);
+      expect(codeCache).toBe('used');
+      // A stack trace names the bundle as the package does, not the folder the cache was made in.
+      expect(frame).toMatch(/^at .+ \(@quiver\/engine\/dist\/vendor\/mcp-server\.cjs:\d+:\d+\)$/);
+    }
+  });
+
   it('loads the JSON Schema validator when a schema is first validated, and it validates', async () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: engineDir });
     const { atStart, afterUse, good, bad } = JSON.parse(stdout);
