@@ -11,7 +11,7 @@ import { inputSchema } from './input.js';
 import { capResult, defaultMaxResponseTokens, fieldPathsOf, fieldsName, fieldsSchema, isEmptyProjection, parseFields, selectFields } from './response.js';
 import { withPagingKeys } from './paging.js';
 import { selectionRule, type ToolSelection } from './selection.js';
-import type { JsonSchema, Tool, ToolkitInfo } from './tool.js';
+import type { BuiltDefinitions, JsonSchema, ListingRevision, Tool, ToolkitInfo } from './tool.js';
 
 export interface ServingOptions extends ToolSelection {
   /** Destructive tools take a `confirm` argument and refuse to run unless it is true. */
@@ -26,6 +26,14 @@ export interface ServingOptions extends ToolSelection {
 }
 
 export type McpToolDefinition = ReturnType<typeof toMcpTool>;
+
+/** The dialect tool schemas declare to a 2026-07-28 client (older clients assume it, and get none). */
+export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/** A served definition as a 2026-07-28 client is listed it: its input schema declares its dialect first. */
+export function in2026<T extends { inputSchema: object }>(definition: T): T {
+  return { ...definition, inputSchema: { $schema: JSON_SCHEMA_2020_12, ...definition.inputSchema } };
+}
 
 export class ServingPolicy {
   private readonly refusalOf: ReturnType<typeof selectionRule>;
@@ -79,17 +87,56 @@ export class ServingPolicy {
   }
 
   /**
-   * `toMcpTool` of each tool as the bytes of its JSON text: the text the build wrote for a tool (see
-   * ToolkitInfo.definitions) where this policy serves it as built, with no `confirm` and icons inline, and otherwise
-   * the definition written out now.
+   * `toMcpTool` of each tool as the bytes of its JSON text, as a client of `revision` is listed it (`in2026`): the
+   * text the build wrote for a tool (see ToolkitInfo.definitions) where this policy serves it as built, with no
+   * `confirm` and icons inline, and otherwise the definition written out now.
    */
-  definitionsJson(tools: readonly Tool[]): Uint8Array[] {
+  definitionsJson(tools: readonly Tool[], revision?: ListingRevision): Uint8Array[] {
+    const built = this.builtDefinitions(revision);
+    return tools.map((tool) => built(tool.toolkit)?.get(tool.name) ?? this.writtenNow(tool, revision));
+  }
+
+  /**
+   * The listing of `tools` as `definitionsJson` gives it, as the items of a JSON array in parts, each one or more
+   * definitions apart by commas: where the listing holds every tool of a toolkit in the order the build wrote
+   * them, their definitions are one part, which a listing of every tool sends without a step for each.
+   */
+  listingJson(tools: readonly Tool[], revision?: ListingRevision): Uint8Array[] {
+    const built = this.builtDefinitions(revision);
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < tools.length; ) {
+      const { toolkit } = tools[i]!;
+      const definitions = built(toolkit);
+      const names = definitions?.names ?? [];
+      if (names.length > 0 && names.every((name, k) => tools[i + k]?.toolkit === toolkit && tools[i + k]!.name === name)) {
+        parts.push(definitions!.all);
+        i += names.length;
+      } else {
+        parts.push(definitions?.get(tools[i]!.name) ?? this.writtenNow(tools[i]!, revision));
+        i++;
+      }
+    }
+    return parts;
+  }
+
+  /** Each toolkit's definitions as the build wrote them, read once for a listing, where this policy serves them so. */
+  private builtDefinitions(revision?: ListingRevision): (toolkit: ToolkitInfo) => BuiltDefinitions | undefined {
     const asBuilt = !this.options.confirmDestructive && this.options.iconBaseUrl === undefined;
-    const built = new Map<ToolkitInfo, ReadonlyMap<string, Uint8Array> | undefined>();
-    return tools.map((tool) => {
-      if (asBuilt && !built.has(tool.toolkit)) built.set(tool.toolkit, tool.toolkit.definitions?.());
-      return built.get(tool.toolkit)?.get(tool.name) ?? Buffer.from(JSON.stringify(this.toMcpTool(tool)));
-    });
+    const read = new Map<ToolkitInfo, BuiltDefinitions | undefined>();
+    return (toolkit) => {
+      if (!asBuilt) return undefined;
+      if (!read.has(toolkit)) read.set(toolkit, toolkit.definitions?.(revision));
+      return read.get(toolkit);
+    };
+  }
+
+  private writtenNow(tool: Tool, revision?: ListingRevision): Uint8Array {
+    return Buffer.from(JSON.stringify(this.toListedTool(tool, revision)));
+  }
+
+  /** `toMcpTool` as a client of `revision` is listed it (`in2026`), built now. */
+  toListedTool(tool: Tool, revision?: ListingRevision): McpToolDefinition {
+    return revision ? in2026(this.toMcpTool(tool)) : this.toMcpTool(tool);
   }
 
   /**

@@ -3,6 +3,19 @@ import type { ToolContext } from './context.js';
 import type { ToolResult } from './errors.js';
 import type { Annotations, HttpMethod, ToolData } from './tool-data.js';
 
+/** The revision of MCP whose clients are listed each input schema with its dialect (see `in2026`, serving.ts). */
+export type ListingRevision = '2026-07-28';
+
+/** A toolkit's served definitions as the build wrote them (ToolkitInfo.definitions). */
+export interface BuiltDefinitions {
+  /** Its tools' names, in the order of their definitions. */
+  readonly names: readonly string[];
+  /** Every definition in that order, apart by commas: the items of a listing's JSON array. */
+  readonly all: Uint8Array;
+  /** One tool's definition. */
+  get(name: string): Uint8Array | undefined;
+}
+
 export type * from './tool-data.js';
 
 /** Behaviour of its own for a tool that is more than a binding (search, several calls, local data). */
@@ -23,12 +36,13 @@ export interface ToolkitInfo {
    */
   phrases?: () => Readonly<Record<string, readonly string[]>>;
   /**
-   * Each tool's MCP definition as the bytes of its JSON text, by tool name, as a server lists it that adds no
-   * parameter of its own beyond `fields` and gives icons inline (`quiver mcp` by default): written by the build for
-   * the built-in toolkits, so that a listing is sent without building and writing out a thousand definitions at
-   * every start. Read from disk at each call; undefined where there are none (see ServingPolicy.definitionsJson).
+   * Each tool's MCP definition as the bytes of its JSON text, as a server lists it that adds no parameter of its
+   * own beyond `fields` and gives icons inline (`quiver mcp` by default), to a client of `revision` (see
+   * `in2026`): written by the build for the built-in toolkits, so that a listing is sent without building and
+   * writing out a thousand definitions at every start. Read from disk at each call; undefined where there are none
+   * (see ServingPolicy.listingJson).
    */
-  definitions?: () => ReadonlyMap<string, Uint8Array> | undefined;
+  definitions?: (revision?: ListingRevision) => BuiltDefinitions | undefined;
   /**
    * The service's icon, SVG markup (a small glyph drawn for the toolkit, see icons.ts), served on each of its
    * tools as MCP `icons`: a display field, never read by the model.

@@ -1,12 +1,12 @@
 import { isAscii } from 'node:buffer';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { ServingPolicy, type ToolData, type Toolkit, type ToolkitData } from '@quiver/core';
+import { ServingPolicy, type BuiltDefinitions, type ListingRevision, type ToolData, type Toolkit, type ToolkitData } from '@quiver/core';
 
 /**
  * Reads a toolkit's generated catalog that sits beside the module that asks for it. The search phrases
  * written for its tools (`phrases.json` beside it: tool name → requests in everyday words) are read only
  * when a search index first asks for them, and the served definitions the build wrote beside it
- * (`definitions.tsv`, see writeDefinitions) each time a listing does (and not kept), so that start-up pays for neither.
+ * (`definitions.txt`, see writeDefinitions) each time a listing does (and not kept), so that start-up pays for neither.
  * In a catalog as the build writes it (builtCatalogText), the fields it names `deferred` (of those the build
  * defers) are each tool's JSON text, parsed when first read.
  */
@@ -17,7 +17,7 @@ export function readCatalog(url: URL): ToolkitData {
   if (deferred) for (const tool of data.tools) for (const field of DEFERRED) if (deferred.includes(field)) parsedWhenRead(tool, field);
   // The size alone: the bytes are not kept.
   const catalogBytes = bytes.length;
-  const definitions = () => readDefinitions(new URL(`./${definitionsFile}`, url), catalogBytes);
+  const definitions = (revision?: ListingRevision) => readDefinitions(new URL(`./${definitionsFile(revision)}`, url), catalogBytes);
   const phrasesUrl = new URL('./phrases.json', url);
   if (!existsSync(phrasesUrl)) return { ...data, definitions };
   const phrases = lazily(() => {
@@ -76,43 +76,68 @@ function parsedWhenRead(tool: ToolData, field: string): void {
   });
 }
 
-/** Where the build writes a catalog's served definitions, beside it. */
-const definitionsFile = 'definitions.tsv';
+/** Where the build writes a catalog's served definitions, beside it, for the clients of each revision. */
+const definitionsFile = (revision?: ListingRevision) => (revision ? `definitions-${revision}.txt` : 'definitions.txt');
+/** The revisions whose clients are listed their own definitions (ServingPolicy.listingJson). */
+const listingRevisions: readonly (ListingRevision | undefined)[] = [undefined, '2026-07-28'];
 const definitionsHeader = (catalogBytes: number): string => `# served definitions of a catalog of ${catalogBytes} bytes`;
 
 /**
- * Writes the served definitions of a toolkit read from the catalog at `url` beside it, for `readCatalog`: a first
- * line naming the size of the catalog, then a line a tool, its name and its definition's JSON text apart by a tab
- * (JSON text holds neither a raw tab nor a line break). Written out now, never read back from an earlier file.
+ * Writes the served definitions of a toolkit read from the catalog at `url` beside it, for `readCatalog`, a file for
+ * the clients of each revision (a 2026-07-28 client's declare their schemas' dialect). Three lines: one naming the
+ * size of the catalog, the tools' names apart by tabs, and the byte length of each one's definition; then every
+ * definition's JSON text in that order, apart by commas, as the items of a listing's array are. Written out now,
+ * never read back from an earlier file.
  */
 export function writeDefinitions(url: URL, toolkit: Toolkit): void {
   const policy = new ServingPolicy();
-  const lines = toolkit.tools.map((tool) => `${tool.name}\t${JSON.stringify(policy.toMcpTool(tool))}`);
-  writeFileSync(new URL(`./${definitionsFile}`, url), [definitionsHeader(readFileSync(url).length), ...lines].join('\n'));
+  const header = definitionsHeader(readFileSync(url).length);
+  const names = toolkit.tools.map((tool) => tool.name).join('\t');
+  for (const revision of listingRevisions) {
+    const texts = toolkit.tools.map((tool) => Buffer.from(JSON.stringify(policy.toListedTool(tool, revision))));
+    const lengths = texts.map((text) => text.length).join('\t');
+    writeFileSync(new URL(`./${definitionsFile(revision)}`, url), Buffer.concat([Buffer.from(`${header}\n${names}\n${lengths}\n`), ...joined(texts)]));
+  }
 }
 
+const comma = Buffer.from(',');
+const joined = (texts: readonly Buffer[]) => texts.flatMap((text, i) => (i === 0 ? [text] : [comma, text]));
+
 /**
- * The definitions `writeDefinitions` wrote beside a catalog of `catalogBytes`, each the bytes of its JSON text (a
- * view of the file read, not a copy); undefined where there are none, or they are of another catalog.
+ * The definitions `writeDefinitions` wrote beside a catalog of `catalogBytes`: every one as a single view of the
+ * file read (not a copy), and each one's own view made when one is first asked for; undefined where there are
+ * none, or they are of another catalog.
  */
-function readDefinitions(url: URL, catalogBytes: number): ReadonlyMap<string, Uint8Array> | undefined {
+function readDefinitions(url: URL, catalogBytes: number): BuiltDefinitions | undefined {
   if (!existsSync(url)) return undefined;
   const bytes = readFileSync(url);
-  let end = bytes.indexOf(newline);
-  if (bytes.toString('latin1', 0, end) !== definitionsHeader(catalogBytes)) return undefined;
-  const definitions = new Map<string, Uint8Array>();
-  // A tab or a line break is one byte in UTF-8 and never part of another character, so the file is cut as bytes.
-  for (let start = end + 1; start < bytes.length; start = end + 1) {
-    end = bytes.indexOf(newline, start);
-    if (end < 0) end = bytes.length;
-    const tab = bytes.indexOf(tabByte, start);
-    definitions.set(bytes.toString('utf8', start, tab), bytes.subarray(tab + 1, end));
-  }
-  return definitions;
+  const headerEnd = bytes.indexOf(newline);
+  const namesEnd = bytes.indexOf(newline, headerEnd + 1);
+  const lengthsEnd = bytes.indexOf(newline, namesEnd + 1);
+  if (headerEnd < 0 || namesEnd < 0 || lengthsEnd < 0) return undefined;
+  if (bytes.toString('latin1', 0, headerEnd) !== definitionsHeader(catalogBytes)) return undefined;
+  const names = bytes.toString('utf8', headerEnd + 1, namesEnd).split('\t');
+  const lengths = bytes
+    .toString('latin1', namesEnd + 1, lengthsEnd)
+    .split('\t')
+    .map(Number);
+  const start = lengthsEnd + 1;
+  // A file cut short or written otherwise is not read: the listing is built instead.
+  if (lengths.length !== names.length || lengths.reduce((sum, length) => sum + length + 1, -1) !== bytes.length - start) return undefined;
+  const view = (from: number, to: number) => new Uint8Array(bytes.buffer, bytes.byteOffset + from, to - from);
+  const byName = lazily(() => {
+    const definitions = new Map<string, Uint8Array>();
+    let at = start;
+    names.forEach((name, i) => {
+      definitions.set(name, view(at, at + lengths[i]!));
+      at += lengths[i]! + 1;
+    });
+    return definitions;
+  });
+  return { names, all: view(start, bytes.length), get: (name) => byName().get(name) };
 }
 
 const newline = 0x0a;
-const tabByte = 0x09;
 
 /** `read` once, when first asked. */
 function lazily<T>(read: () => T): () => T {

@@ -1,9 +1,9 @@
 /**
- * A served definition's JSON text (ServingPolicy.definitionsJson) as a 2026-07-28 client is listed it, without
- * parsing it: what `tools/list` does to the definition as an object (mcp-server.ts), done to the text. The
- * input schema declares its dialect first, and a `run_at` property ends its properties where the client can
- * hold a task. A listing of every tool is 1.4 MB: parsed and written out again, it cost a 2026-07-28 client
- * 15 ms more than a 2025 one.
+ * A served definition's JSON text (ServingPolicy.definitionsJson) as a 2026-07-28 client that can hold a task is
+ * listed it, without parsing it: what `tools/list` does to the definition as an object (mcp-server.ts), done to
+ * the text. The input schema declares its dialect first, and a `run_at` property ends its properties. A listing of
+ * every tool is 1.4 MB: parsed and written out again, it cost a 2026-07-28 client 15 ms more than a 2025 one. (A
+ * client that holds no task is listed the definitions the build wrote for its revision.)
  */
 
 /** Where the input schema's own keys begin, and how every served definition's input schema opens. */

@@ -18,6 +18,8 @@ import {
 import {
   annotationsOf,
   confirmName,
+  in2026,
+  JSON_SCHEMA_2020_12,
   toMcpTool,
   toolError,
   type CallOptions,
@@ -54,9 +56,7 @@ export { StdioTransport } from './stdio.js';
 
 export const serverInfo = { name: 'quiver', version: '0.1.0' };
 
-/** The dialect tool schemas declare to a 2026-07-28 client (older clients assume it, and get none). */
-export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
-/** The same two changes as JSON text, for a listing sent as text (definition-text.ts). */
+/** The two changes to a 2026-07-28 client's definitions (`in2026` and run_at) as JSON text, for a listing sent as text (definition-text.ts). */
 const dialectText = Buffer.from(`"$schema":${JSON.stringify(JSON_SCHEMA_2020_12)},`);
 const runAtText = Buffer.from(`${JSON.stringify(runAtName)}:${JSON.stringify(runAtSchema)}`);
 
@@ -145,11 +145,12 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
     // A client that can hold a task is offered run_at on every tool it may call by name.
     const later = tasks && !discovery && declaresTasks(ctx);
     if (options.sendsJsonText && policy && !discovery && !tools.some((tool) => personConfirms(tool, policy, capabilities))) {
-      // The transport writes the JSON text in place of the array it stands for.
-      const texts = policy.definitionsJson(tools);
-      if (ctx.mcpReq.envelope === undefined) return { tools: jsonArray(texts) } as unknown as ListToolsResult;
-      const in2026 = texts.map((text) => definitionIn2026(text, dialectText, later ? runAtText : undefined));
-      if (in2026.every((parts) => parts !== undefined)) return { tools: jsonArray(in2026) } as unknown as ListToolsResult;
+      // The transport writes the JSON text in place of the array it stands for: as the build wrote it for a client
+      // of either revision, and with run_at put in for one that holds tasks.
+      const revision = ctx.mcpReq.envelope === undefined ? undefined : '2026-07-28';
+      if (!later) return { tools: jsonArray(policy.listingJson(tools, revision)) } as unknown as ListToolsResult;
+      const withRunAt = policy.definitionsJson(tools).map((text) => definitionIn2026(text, dialectText, runAtText));
+      if (withRunAt.every((parts) => parts !== undefined)) return { tools: jsonArray(withRunAt) } as unknown as ListToolsResult;
     }
     const listed = (
       discovery
@@ -159,9 +160,9 @@ export function createMcpServer(dispatcher: Dispatcher, options: McpServerOption
     if (ctx.mcpReq.envelope === undefined) return { tools: listed };
     return {
       tools: listed.map((tool) => {
-        const inputSchema = { $schema: JSON_SCHEMA_2020_12, ...tool.inputSchema };
-        if (later) inputSchema.properties = { ...inputSchema.properties, [runAtName]: runAtSchema };
-        return { ...tool, inputSchema };
+        const definition = in2026(tool);
+        if (later) definition.inputSchema.properties = { ...definition.inputSchema.properties, [runAtName]: runAtSchema };
+        return definition;
       }),
     };
   });

@@ -1,7 +1,7 @@
 /**
  * `quiver mcp`'s transport: the SDK's stdio transport, except that
  * - a result holding JSON text already written (a `JsonText`: the tool listing, from the definitions the build
- *   wrote, see ServingPolicy.definitionsJson) is sent with that text in place, instead of parsed into objects and
+ *   wrote, see ServingPolicy.listingJson) is sent with that text in place, instead of parsed into objects and
  *   written out again. A listing of every tool is 1.4 MB of JSON, and a client asks for it at the start of every
  *   session;
  * - the end of its input ends the session only once every request read has been answered. A client may send its
@@ -23,7 +23,7 @@ export class JsonText {
 const comma = Buffer.from(',');
 const [open, close] = [Buffer.from('['), Buffer.from(']')];
 
-/** A JSON array of JSON texts, each whole or in parts. */
+/** A JSON array of its items' JSON texts: each given whole or in parts, or several whole apart by commas (ServingPolicy.listingJson). */
 export function jsonArray(items: readonly (Uint8Array | readonly Uint8Array[])[]): JsonText {
   return new JsonText([open, ...items.flatMap((item, i) => [...(i === 0 ? [] : [comma]), ...(item instanceof Uint8Array ? [item] : item)]), close]);
 }
