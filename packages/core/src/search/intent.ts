@@ -147,8 +147,10 @@ export function intentOf(
     const strong = mistake.test(text);
     for (const [word] of text.matchAll(pastTense)) reverse(word, strong);
   }
-  const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
   const mistaken = mistakenClause(text);
+  // An action called a mistake by its gerund is reversed as a past tense is: "promoting ben to admin was a mistake".
+  for (const [word] of (mistaken ?? '').matchAll(gerund)) reverse(word, false);
+  const undoing = [...new Set(reversed.flatMap((reversedTerm) => inverses.get(reversedTerm) ?? []))].filter((inverse) => !reversed.includes(inverse));
   return {
     negated,
     reversed,
@@ -225,3 +227,5 @@ const prefixedApart = /\b(?:un|dis|de)-([a-z]{3,})\b/g;
 const stopDoing = /\bstop\s+([a-z]{3,}ing)\b/g;
 /** A past-tense verb: "suspended", "unpublished", "locked". */
 const pastTense = /\b[a-z]{3,}ed\b/g;
+/** A verb's gerund: "promoting", "adding". */
+const gerund = /\b[a-z]{3,}ing\b/g;

@@ -51,6 +51,11 @@ describe('negated and reversed actions of a request', () => {
     expect(read('stop anyone from deleting the release tags').negated).toEqual([term('delete')]);
   });
 
+  it('reads an action called a mistake by its gerund as reversed, where the catalog has its inverse', () => {
+    expect(read('publishing the notes was a mistake, undo it')).toMatchObject({ reversed: ['publish'], inverses: ['unpublish'] });
+    expect(read('listing the notes was a mistake, undo it').reversed).toEqual([]);
+  });
+
   it('negates only verbs of the catalog', () => {
     expect(read('not my public keys, the signing ones').negated).toEqual([]);
     expect(read("don't forget the invoice").negated).toEqual([]);

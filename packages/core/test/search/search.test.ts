@@ -122,6 +122,13 @@ describe('everyday words', () => {
     expect(askedTerms('the spring promo')).toEqual(expect.arrayContaining(terms(words('marketing campaign'))));
   });
 
+  it('reads everyday verbs of deleting, unassigning and answering as the API words they stand for', () => {
+    for (const verb of ['axe', 'zap', 'nuke', 'tear down'])
+      expect(askedTerms(`${verb} the staging environment`)).toEqual(expect.arrayContaining(terms(words('delete'))));
+    expect(askedTerms('unassign dave from issue 30')).toEqual(expect.arrayContaining(terms(words('remove assignees'))));
+    expect(askedTerms('answer the mail with thanks')).toEqual(expect.arrayContaining(terms(words('reply'))));
+  });
+
   it('reads names the request gives (quoted, or after called or named) as values, not as what to do', () => {
     expect(names('open a new PR called remove-old-repo')[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
     expect(names("make a new PR named 'delete repository'")[0]).toBe('CodeHostApi.CreateCodehostPullRequest');
