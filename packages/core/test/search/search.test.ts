@@ -122,11 +122,15 @@ describe('everyday words', () => {
     expect(askedTerms('the spring promo')).toEqual(expect.arrayContaining(terms(words('marketing campaign'))));
   });
 
-  it('reads everyday verbs of deleting, unassigning and answering as the API words they stand for', () => {
+  it('reads everyday verbs and idioms (deleting, unassigning, answering, cancelling, looping in) as the API words they stand for', () => {
     for (const verb of ['axe', 'zap', 'nuke', 'tear down'])
       expect(askedTerms(`${verb} the staging environment`)).toEqual(expect.arrayContaining(terms(words('delete'))));
     expect(askedTerms('unassign dave from issue 30')).toEqual(expect.arrayContaining(terms(words('remove assignees'))));
     expect(askedTerms('answer the mail with thanks')).toEqual(expect.arrayContaining(terms(words('reply'))));
+    expect(askedTerms('pull the plug on run 88')).toEqual(expect.arrayContaining(terms(words('cancel'))));
+    expect(askedTerms('loop in priya on pr 19')).toEqual(expect.arrayContaining(terms(words('request reviewers'))));
+    expect(askedTerms('give kim a heads-up that the offsite moved')).toEqual(expect.arrayContaining(terms(words('send email'))));
+    expect(askedTerms("what's landed in junk")).toEqual(expect.arrayContaining(terms(words('emails folder'))));
   });
 
   it('reads names the request gives (quoted, or after called or named) as values, not as what to do', () => {
