@@ -17,8 +17,9 @@
  *   beside it (see `cachedModule`): Node 20 has no compile cache of its own, and with the cache `initialize` is
  *   answered in 0.86 to 0.89 times the time. The client, which only a process with an MCP worker loads, stays an
  *   ES module with its own copy of the SDK's core and zod (one file of both would cost every start the client's
- *   compilation). The server's JSON Schema validator (Ajv, 200 KB) is a file of its own, loaded the first time it validates a schema: the
- *   engine's servers validate only a form elicitation's answer with it, which most processes never receive.
+ *   compilation). The server's JSON Schema validator (Ajv, 200 KB) is a file of its own, loaded the first time it
+ *   validates a schema: the engine's servers validate only a form elicitation's answer with it, which most
+ *   processes never receive.
  * - The built-in catalogs tsc copies into packages/toolkits/dist, indented, are written compact: every start reads
  *   and parses them all, and a third of the size is fewer bytes to decode and a smaller string to hold meanwhile.
  *   Each tool's parameters, output and request body are written as JSON text, parsed when a call first reads them
