@@ -214,7 +214,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const wanted = toolkit?.toLowerCase();
       const typed = requestTerms(query, true, weights.message < 1);
       // Once: a term given twice would count twice ("email everyone and blast the newsletter" adds it as well).
-      if (sendsMessage.test(withoutPoliteLead(query)) && !typed.own.includes(sendTerm) && !typed.added.includes(sendTerm)) typed.added.push(sendTerm);
+      const opening = withoutPoliteLead(query);
+      if (sendsMessage.test(opening) && !typed.own.includes(sendTerm) && !typed.added.includes(sendTerm)) typed.added.push(sendTerm);
+      if (mentionsSomeone.test(opening) && !typed.own.includes(commentTerm) && !typed.added.includes(commentTerm)) typed.added.push(commentTerm);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
       const intent = intentOf(query, actionTerms, inverses, actionsMeant, askedTerms);
@@ -478,7 +480,7 @@ function splitMessage(request: string): [string, string] {
  * the answer.
  */
 const messageStart = new RegExp(
-  String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind)` +
+  String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind|ping|notify|nudge)` +
     String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +
     String.raw`|\blet\s+(?!(?:me|us)\b)(?:[\w'@.#/-]+\s+){1,6}?know(?:\s+that)?\b`,
   'i',
@@ -526,6 +528,9 @@ const sendsMessage = new RegExp(
   String.raw`^(?:(?:e-?mail|message)\s+(?:the|my|our|his|her|their|everyone|everybody|him|them)\b` +
     String.raw`|(?:e-?mail|message|tell|let|ping|ask|remind|notify|write\s+to)\s+(?:[\w'-]+\s+){0,2}?[^\s@]+@[^\s@]+\.[a-z]{2,}\b)`,
 );
+/** A request that opens by telling someone named by their handle something ("ping @ana on gist 5f1e2 that ..."), asks to comment where they are. */
+const mentionsSomeone = /^(?:tell|let|ping|ask|remind|notify|nudge)\s+@[\w-]+/;
+const commentTerm = terms(['comment'])[0]!;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
 /** A route's placeholder for a repository: `{repo}`, `{repository_id}`. */

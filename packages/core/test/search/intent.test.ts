@@ -277,6 +277,17 @@ describe('when a destructive tool is asked for', () => {
     expect(first(mail, 'email updates about the quote')).not.toBe('ForumApi.SendForumMail');
   });
 
+  it('reads a request that opens by pinging someone by their handle as asking to comment, and what they are told as content', () => {
+    const threads = forum([
+      tool('CreateForumComment', 'Adds a comment to a thread.'),
+      tool('UpdateForumThread', 'Updates a thread: fixes a typo in its title or text.'),
+      tool('DeleteForumThread', 'Deletes a thread.', true),
+    ]);
+    expect(first(threads, 'ping @jo on thread 7 that the typo in the title is fixed')).toBe('ForumApi.CreateForumComment');
+    expect(first(threads, 'tell @jo on thread 7 that the typo in the title is fixed')).toBe('ForumApi.CreateForumComment');
+    expect(first(threads, 'fix the typo in the title of thread 7')).toBe('ForumApi.UpdateForumThread');
+  });
+
   it('reads a verb of undoing by the action it reverses, not by the everyday verb it also stands for', () => {
     // "withdraw" stands for deleting, but withdrawing an approval dismisses it.
     const reviews = forum([
