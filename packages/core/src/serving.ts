@@ -121,10 +121,9 @@ export class ServingPolicy {
 
   /** Each toolkit's definitions as the build wrote them, read once for a listing, where this policy serves them so. */
   private builtDefinitions(revision?: ListingRevision): (toolkit: ToolkitInfo) => BuiltDefinitions | undefined {
-    const asBuilt = !this.options.confirmDestructive && this.options.iconBaseUrl === undefined;
+    if (this.options.confirmDestructive || this.options.iconBaseUrl !== undefined) return () => undefined;
     const read = new Map<ToolkitInfo, BuiltDefinitions | undefined>();
     return (toolkit) => {
-      if (!asBuilt) return undefined;
       if (!read.has(toolkit)) read.set(toolkit, toolkit.definitions?.(revision));
       return read.get(toolkit);
     };

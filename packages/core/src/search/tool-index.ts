@@ -214,9 +214,12 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const wanted = toolkit?.toLowerCase();
       const typed = requestTerms(query, true, weights.message < 1);
       // Once: a term given twice would count twice ("email everyone and blast the newsletter" adds it as well).
+      const addOnce = (term: string) => {
+        if (!typed.own.includes(term) && !typed.added.includes(term)) typed.added.push(term);
+      };
       const opening = withoutPoliteLead(query);
-      if (sendsMessage.test(opening) && !typed.own.includes(sendTerm) && !typed.added.includes(sendTerm)) typed.added.push(sendTerm);
-      if (mentionsSomeone.test(opening) && !typed.own.includes(commentTerm) && !typed.added.includes(commentTerm)) typed.added.push(commentTerm);
+      if (sendsMessage.test(opening)) addOnce(sendTerm);
+      if (mentionsSomeone.test(opening)) addOnce(commentTerm);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
       const intent = intentOf(query, actionTerms, inverses, actionsMeant, askedTerms);
