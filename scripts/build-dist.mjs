@@ -14,8 +14,8 @@
  *   their types those of the SDK's own packages). From node_modules it is over a hundred ES modules (zod's entry
  *   alone loads 96), each resolved, read and compiled on its own: one file each way takes half the time and less
  *   memory. The server, which every `quiver mcp` loads, is CommonJS compiled from a V8 code cache the build writes
- *   beside it (see `cachedModule`): Node 20 has no compile cache of its own, and with the cache `initialize` is
- *   answered in 0.86 to 0.89 times the time. The client, which only a process with an MCP worker loads, stays an
+ *   beside it, checked by its digest (see `cachedModule`): Node 20 has no compile cache of its own, and with the
+ *   cache `initialize` is answered in 0.86 to 0.89 times the time. The client, which only a process with an MCP worker loads, stays an
  *   ES module with its own copy of the SDK's core and zod (one file of both would cost every start the client's
  *   compilation). The server's JSON Schema validator (Ajv, 200 KB) is a file of its own, loaded the first time it
  *   validates a schema: the engine's servers validate only a form elicitation's answer with it, which most
@@ -28,6 +28,7 @@
  *   `writeDefinitions`): a listing then sends that text, where it built and wrote out 1,007 definitions (1.4 MB of
  *   JSON) at every start.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -124,23 +125,29 @@ const wrapper = ['(function (exports, require, module, __filename, __dirname) {'
 /**
  * `#mcp-server`: the server's CommonJS bundle compiled with the code cache beside it, its exports as an ES module's
  * (`names`). V8 takes the cache only for the same text and the same V8 and flags, and compiles the text as usual
- * otherwise; `codeCache` says which happened ('used', 'rejected' or 'absent').
+ * otherwise; but it trusts the cache's contents, and a damaged one (a changed byte) stops the process with a fatal
+ * error. So the cache is used only where its SHA-256 is the one the build wrote (`digest`, about 1 ms at start).
+ * `codeCache` says what happened: 'used', 'rejected' (by V8), 'damaged' or 'absent'.
  */
-const cachedModule = (names) => `import { readFileSync } from 'node:fs';
+const cachedModule = (names, digest) => `import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 const file = fileURLToPath(new URL('./${serverFile}', import.meta.url));
-/** The module's function, and whether the cache was used; the cache itself is not kept. */
+/** The module's function, and what became of the cache; the cache itself is not kept. */
 function compile() {
   let cachedData;
   try {
     cachedData = readFileSync(new URL('./${codeCacheFile}', import.meta.url));
   } catch {}
+  const damaged = cachedData !== undefined && createHash('sha256').update(cachedData).digest('hex') !== '${digest}';
+  if (damaged) cachedData = undefined;
   const [head, tail] = ${JSON.stringify(wrapper)};
   const script = new Script(head + readFileSync(file, 'utf8') + tail, { filename: '${serverName}', cachedData });
-  return { run: script.runInThisContext(), codeCache: cachedData === undefined ? 'absent' : script.cachedDataRejected ? 'rejected' : 'used' };
+  const codeCache = damaged ? 'damaged' : cachedData === undefined ? 'absent' : script.cachedDataRejected ? 'rejected' : 'used';
+  return { run: script.runInThisContext(), codeCache };
 }
 const { run, codeCache } = compile();
 const module = { exports: {} };
@@ -234,9 +241,10 @@ export async function bundleMcp() {
       plugins: [mcpEntries],
     });
     const { script, sdk } = runBundle(join(outdir, serverFile));
-    writeFileSync(join(outdir, 'mcp-server.js'), cachedModule(Object.keys(sdk)));
     await firstSessions(sdk);
-    writeFileSync(join(outdir, codeCacheFile), script.createCachedData());
+    const cache = script.createCachedData();
+    writeFileSync(join(outdir, codeCacheFile), cache);
+    writeFileSync(join(outdir, 'mcp-server.js'), cachedModule(Object.keys(sdk), createHash('sha256').update(cache).digest('hex')));
     await build({ ...common, entryPoints: [`${virtual}mcp-client`], outfile: join(outdir, 'mcp-client.js'), format: 'esm', plugins: [mcpEntries] });
     await build({
       ...common,

@@ -2,7 +2,7 @@
 // wrote beside it; its JSON Schema validator is a file of its own, required the first time a schema is validated
 // rather than at start, and validates as the SDK's does.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -46,6 +46,23 @@ console.log(JSON.stringify({ codeCache, frame }));`;
       expect(codeCache).toBe('used');
       // A stack trace names the bundle as the package does, not the folder the cache was made in.
       expect(frame).toMatch(/^at .+ \(@quiver\/engine\/dist\/vendor\/mcp-server\.cjs:\d+:\d+\)$/);
+    }
+  });
+
+  it('compiles the server without a damaged code cache, which V8 would stop the process on', async () => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'quiver-vendor-')), 'vendor');
+    cpSync(join(engineDir, 'dist/vendor'), copy, { recursive: true });
+    const cacheFile = join(copy, 'mcp-server.code-cache');
+    const intact = readFileSync(cacheFile);
+    const probe = `const { codeCache, Server } = await import(${JSON.stringify(pathToFileURL(join(copy, 'mcp-server.js')).href)}); console.log(JSON.stringify({ codeCache, server: typeof Server }));`;
+    const { NODE_OPTIONS: _, ...env } = process.env;
+    // Bytes changed within the cache, its length kept; and the cache cut short.
+    const changed = Buffer.from(intact);
+    for (let i = 4_000; i < changed.length; i += 997) changed[i]! ^= 0x5a;
+    for (const damaged of [changed, intact.subarray(0, 200_000)]) {
+      writeFileSync(cacheFile, damaged);
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: engineDir, env });
+      expect(JSON.parse(stdout)).toEqual({ codeCache: 'damaged', server: 'function' });
     }
   });
 
