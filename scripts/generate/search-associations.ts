@@ -58,8 +58,9 @@ const firstStage: RankingWeights = {
   // The rule for the message a request carries came after them too.
   message: 1,
   associations: 0,
-  // The action model came after them too.
+  // The action model came after them too, and so did reading typos.
   action: 0,
+  typos: false,
 };
 /** Where the associations are written, and what a run of the generators learns last. */
 export const associationsPath = 'packages/core/src/search/associations.json';

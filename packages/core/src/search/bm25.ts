@@ -20,6 +20,11 @@ export interface QueryTerm {
   boost: number;
   /** Whether terms that begin with this one match too. */
   prefix: boolean;
+  /**
+   * Whether the term is a value the request gives (the words of a repository's name), not a word of what it asks:
+   * it adds to a document's score but does not count among the terms the document matches.
+   */
+  value?: boolean;
 }
 
 export interface Bm25Hit {
@@ -106,15 +111,15 @@ export class Bm25Index<Field extends string> {
       else distinct.set(term.term, { ...term, times: 1 });
     }
     let ordinal = 0;
-    for (const { term, boost, prefix, times } of distinct.values()) {
+    for (const { term, boost, prefix, times, value } of distinct.values()) {
       const add = (index: number, weight: number) => {
         const { docs, scores } = this.postings[index]!;
         for (let i = 0; i < docs.length; i++) {
           const doc = docs[i]!;
           if (lastTerm[doc] !== ordinal) {
-            if (matched[doc] === 0) touched.push(doc);
+            if (lastTerm[doc] === -1) touched.push(doc);
             lastTerm[doc] = ordinal;
-            matched[doc]!++;
+            if (!value) matched[doc]!++;
           }
           total[doc]! += weight * scores[i]!;
         }
@@ -138,6 +143,12 @@ export class Bm25Index<Field extends string> {
       lastTerm[id] = -1;
     }
     return hits;
+  }
+
+  /** How many documents have `term`, in any field (0 for a term none has). */
+  documentsWith(term: string): number {
+    const index = this.byTerm.get(term);
+    return index === undefined ? 0 : this.postings[index]!.docs.length;
   }
 
   private firstAtOrAfter(term: string): number {

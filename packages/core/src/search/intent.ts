@@ -102,11 +102,13 @@ export function intentOf(
   let declined: string | undefined;
   let negates = false;
   for (const match of [...text.matchAll(negation), ...text.matchAll(preventFrom), ...text.matchAll(leaveAlone)]) {
-    const negatedTerm = match[1] === undefined ? undefined : term(match[1]);
-    if (negatedTerm !== undefined) negates = true;
     const after = text.slice(match.index + match[0].length);
     // Nothing more is left alone after "alone": "and" there begins what to do instead.
     const clause = after.match(match[0].endsWith('alone') ? afterAlone : insteadClause)?.[1];
+    // "Don't rerun the whole workflow, only job 7781" narrows what the verb acts on: it is wanted, on less.
+    if (clause !== undefined && narrows(after)) continue;
+    const negatedTerm = match[1] === undefined ? undefined : term(match[1]);
+    if (negatedTerm !== undefined) negates = true;
     if (negatedTerm !== undefined && actions.has(negatedTerm)) {
       // An action asked for in another clause is wanted there: "without deleting the campaign, remove its spend line".
       const elsewhere = asks(`${text.slice(0, match.index)} ${clause ?? ''}`);
@@ -126,14 +128,16 @@ export function intentOf(
     }
   }
   const reversed: string[] = [];
-  const reverse = (word: string, strong: boolean) => {
+  const reverse = (word: string, strong: boolean, particle?: string) => {
     // "Again" may ask to repeat ("trigger it again, as we triggered it this morning"): only a verb with an
     // inverse is read as reversed by it, any action by words that say the earlier one was a mistake.
     const reversible = (candidate: string) => inverses.has(candidate) || (strong && actions.has(candidate));
     // The stemmer cuts some past tenses short of their verb ("added" to "ad"): the verb's own forms are tried too.
-    const own = [word, ...pastTenseBases(word)].map(term).find((candidate) => candidate !== undefined && reversible(candidate));
+    // A phrasal verb ("turned off") is the everyday verb its words make together.
+    const own =
+      particle === undefined ? [word, ...pastTenseBases(word)].map(term).find((candidate) => candidate !== undefined && reversible(candidate)) : undefined;
     // An everyday verb stands for the API's ("blocked" for suspended) where its own term is no reversible action.
-    const candidates = own !== undefined ? [own] : apiVerbsOf(word).filter(reversible);
+    const candidates = own !== undefined ? [own] : apiVerbsOf(word, particle).filter(reversible);
     for (const candidate of candidates) if (!negated.includes(candidate) && !reversed.includes(candidate)) reversed.push(candidate);
   };
   // "Stop following sam" and "it shouldn't be locked anymore" ask for the inverse, as a reversal does.
@@ -146,6 +150,7 @@ export function intentOf(
   if (restores) {
     const strong = mistake.test(text);
     for (const [word] of text.matchAll(pastTense)) reverse(word, strong);
+    for (const [, verb, particle] of text.matchAll(phrasalPast)) reverse(verb!, strong, particle);
   }
   const mistaken = mistakenClause(text);
   // An action called a mistake by its gerund is reversed as a past tense is: "promoting ben to admin was a mistake".
@@ -189,10 +194,13 @@ const firstClauseBreak = new RegExp(clauseBreak.source);
 /** The verb a past tense may be of: added → add, closed → close, starred → star. */
 const pastTenseBases = (word: string): string[] => (/ed$/.test(word) ? [word.replace(/ed$/, ''), word.replace(/d$/, ''), word.replace(/(\w)\1ed$/, '$1')] : []);
 
-/** The terms of the API verbs an everyday verb in the past tense stands for: blocked → suspend, banned → suspend. */
-function apiVerbsOf(word: string): string[] {
-  for (const base of [word, ...pastTenseBases(word)]) {
-    const api = apiWordsOf(base);
+/**
+ * The terms of the API verbs an everyday verb in the past tense stands for, with its particle where it has one:
+ * blocked → suspend, banned → suspend, turned off → disable.
+ */
+function apiVerbsOf(word: string, particle?: string): string[] {
+  for (const base of [word, ...pastTenseBases(word), ...(irregularPast.get(word) ?? [])]) {
+    const api = apiWordsOf(particle === undefined ? base : `${base} ${particle}`);
     if (api.length) return terms(api);
   }
   return [];
@@ -203,8 +211,11 @@ const negation =
   /\b(?:don'?t|do not|does not|doesn'?t|never mind|nevermind|never|no need to|without|instead of|rather than)\s+(?:(?:need|have|want|bother|ever|go|going|yet|really)\s+(?:to\s+)?|to\s+)*(?:\w+ly\s+)?([a-z]+)/g;
 /** Negating words that a noun may follow as well as a verb. */
 const nounNegation = /^(?:without|instead of|rather than)\b/;
-/** Words that say an earlier action was a mistake, or ask to undo it ("published too early" is one as well). */
-const mistake = new RegExp(`\\b(?:undo|undid|revert|reverse|mistake|accident|shouldn'?t have|should not have|${mistakeDescribed})\\b`);
+/**
+ * Words that say an earlier action was a mistake, or ask to undo it ("published too early" is one as well, and
+ * "I muted the thread but now I want updates on it again" tells a change of mind).
+ */
+const mistake = new RegExp(`\\b(?:undo|undid|revert|reverse|mistake|accident|shouldn'?t have|should not have|but now|${mistakeDescribed})\\b`);
 /** Words that ask to put something back as it was. */
 const reversal = new RegExp(`${mistake.source}|\\b(?:again|back|restore|reinstate|re-\\w+)\\b`);
 /** A state the request says should end: "shouldn't be attached", "no longer suspended". */
@@ -213,6 +224,13 @@ const noLonger = /\b(?:shouldn'?t|should not|must not|mustn'?t|no longer)\s+(?:b
 const leaveAlone = /\bleave\s+(?:[\w'@.#/-]+\s+){1,5}?alone\b/g;
 /** Where the clause that says what to do instead begins after a negation: a comma, "just", "but", "instead". */
 const insteadClause = /(?:[,;:]|\s(?:just|but|only|instead|rather))\s+(.*)/;
+/**
+ * Whether what follows a negation says what to do instead with "only" or "just" and a thing, not an action
+ * ("only job 7781", "just the stale ones", not "just fix its title"): it narrows the negated action.
+ */
+const narrows = (after: string): boolean => narrowedThing.test(after.match(/(?:^|\s|[,;:])(?:only|just)\s+(.*)$/)?.[1] ?? '');
+/** A thing named after "only" or "just": a determiner, a number, or a word and its number. */
+const narrowedThing = /^(?:(?:the|a|an|my|our|your|his|her|their|its|this|that|these|those|one|ones|some)\b|#?\d|[a-z]+\s+#?\d)/;
 /** Words by which a clause refers back to what another names ("just show them", "remove the label from it"). */
 const refersBack = /\b(?:it|its|them|their|theirs|that|those|these|there|one|ones|same)\b/;
 /** Where the clause that says what to do instead begins after "leave ... alone". */
@@ -225,6 +243,20 @@ const undoVerb = /\b(?:undo|revert|reverse|withdraw|retract|take back|roll back)
 const prefixedApart = /\b(?:un|dis|de)-([a-z]{3,})\b/g;
 /** "Stop" and the verb it stops: "stop following", "stop sending". */
 const stopDoing = /\bstop\s+([a-z]{3,}ing)\b/g;
+/**
+ * A phrasal verb in the past tense, its particle after up to three words of its object: "turned off Actions",
+ * "kicked jay out", "took the post down". Only past tenses that are no present tense as well: "put it back up"
+ * and "set it up again" ask for what is to be done.
+ */
+const phrasalPast = /\b([a-z]{3,}ed|took|gave|threw|froze|broke)\s+(?:[\w'@.#/-]+\s+){0,3}?(off|out|down|up|on|over|away|in)\b/g;
+/** Irregular past tenses of the verbs that begin everyday phrasal verbs. */
+const irregularPast: ReadonlyMap<string, readonly string[]> = new Map([
+  ['took', ['take']],
+  ['gave', ['give']],
+  ['threw', ['throw']],
+  ['froze', ['freeze']],
+  ['broke', ['break']],
+]);
 /** A past-tense verb: "suspended", "unpublished", "locked". */
 const pastTense = /\b[a-z]{3,}ed\b/g;
 /** A verb's gerund: "promoting", "adding". */

@@ -127,6 +127,8 @@ export interface RankingWeights {
    * candidates as the associations were learned to.
    */
   associations: number;
+  /** Whether a word no tool has is read as the typo of a term one edit away (`typoOf`). */
+  typos: boolean;
   /**
    * How much the action a request asks for (`actionModel`) counts: a tool's score is multiplied by the
    * probability of its name's verb given the request's words, to this power. 0 ignores it.
@@ -160,12 +162,15 @@ export const rankingWeights: RankingWeights = {
   opener: 0.5,
   associations: 0.25,
   action: 0.3,
+  typos: true,
 };
 
 export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights = rankingWeights, associations?: Associations): ToolIndex {
   const phrases = tools.map((tool) => tool.toolkit.phrases?.()[tool.name] ?? []);
+  // Names (a repository's, a path's) are read as values, not as words of the request, where they count less than words.
+  const readsValues = weights.repositoryName < 1;
   const index = new Bm25Index(
-    tools.map((tool, id) => documentOf(tool, phrases[id]!)),
+    tools.map((tool, id) => documentOf(tool, phrases[id]!, readsValues)),
     fields,
     weights.fields,
   );
@@ -209,22 +214,29 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
 
   return {
     search(request: string, { limit, toolkit }: SearchOptions = {}): SearchHit[] {
-      const cut = request.slice(0, maxRequestLength).replace(dropSomeoneALine, 'drop $2 to $1');
+      const cut = request.slice(0, maxRequestLength).replace(verbSomeoneAThing, '$1 $3 to $2');
       const query = weights.stopping ? asStopping(cut) : cut;
       const wanted = toolkit?.toLowerCase();
       const typed = requestTerms(query, true, weights.message < 1);
+      // A few words no tool has are read as typos; a request of many such words (pasted text) costs no more.
+      let typos = 0;
+      if (weights.typos) typed.own = typed.own.map((term) => (index.documentsWith(term) || typos++ >= maxTypos ? term : (typoOf(term, index) ?? term)));
       // Once: a term given twice would count twice ("email everyone and blast the newsletter" adds it as well).
       const addOnce = (term: string) => {
         if (!typed.own.includes(term) && !typed.added.includes(term)) typed.added.push(term);
       };
       const opening = withoutPoliteLead(query);
       if (sendsMessage.test(opening)) addOnce(sendTerm);
-      if (mentionsSomeone.test(opening)) addOnce(commentTerm);
+      if (mentionsSomeone.test(opening)) for (const term of commentTerms) addOnce(term);
+      // A path from the root ("/Shared/Design", "/Invoices/inv-2291.pdf") names a folder or a file in a store of them.
+      const path = readsValues ? query.match(absolutePath) : null;
+      if (path) addOnce(path[1] ? fileTerm : folderTerm);
       if (!typed.own.length && !typed.added.length) return [];
       // An action the request negates or asks to reverse is not asked for; a reversal asks for its inverse.
       const intent = intentOf(query, actionTerms, inverses, actionsMeant, askedTerms);
       const unwanted = new Set([...intent.negated, ...intent.reversed]);
-      const own = typed.own.filter((term) => !unwanted.has(term));
+      // Where a reversal names the action it wants (its inverse), the words that only ask to undo say nothing more.
+      const own = typed.own.filter((term) => !unwanted.has(term) && !(intent.inverses.length > 0 && undoingTerms.has(term)));
       // What a mistake made is the state to leave: its words count as content where the rest does not name them.
       const mistakeTold = intent.mistaken !== undefined && weights.mistaken < 1;
       const mistaken = mistakeTold ? clauseOnlyTerms(intent.mistaken!, query) : noTerms;
@@ -240,15 +252,17 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const prefix = (term: string) => term.length >= 4 && !isPair(term);
       // A repository named by owner and name is read as the word "repository", its words at a fraction.
       const repositoryWords = repositoryNameTerms(query);
+      // Its words, and those of a path ("/Marketing/Campaigns"), are values: they count at a fraction, as names.
+      const values = !readsValues ? noTerms : path ? new Set([...repositoryWords, ...pathTerms(path[0], query)]) : repositoryWords;
       const repository = repositoryWords.size > 0 && weights.repositoryName < 1 && !own.includes(repositoryTerm) ? [repositoryTerm] : [];
       // "#231" is an issue or a pull request by its number.
       const numbered =
         weights.numberSign > 0 && numberSign.test(query) && !own.includes(issueTerm) && !own.includes(pullRequestTerm) ? [issueTerm, pullRequestTerm] : [];
       const ownBoost = (term: string) =>
-        repositoryWords.has(term) ? weights.repositoryName : mistaken.has(term) ? weights.mistaken : declined.has(term) ? weights.declined : 1;
+        values.has(term) ? weights.repositoryName : mistaken.has(term) ? weights.mistaken : declined.has(term) ? weights.declined : 1;
       const asked = [
         ...numbered.map((term) => ({ term, boost: weights.numberSign, prefix: false })),
-        ...own.map((term) => ({ term, boost: ownBoost(term), prefix: prefix(term) })),
+        ...own.map((term) => ({ term, boost: ownBoost(term), prefix: prefix(term), value: values.has(term) })),
         ...repository.map((term) => ({ term, boost: numberedThing.test(query) ? weights.repositoryPlace : 1 - weights.repositoryName, prefix: false })),
         ...inverse.map((term) => ({ term, boost: 1, prefix: false })),
         ...added.map((term) => ({ term, boost: weights.everyday, prefix: prefix(term) })),
@@ -257,7 +271,12 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         ...typed.message.map((term) => ({ term, boost: weights.message, prefix: false })),
       ];
       const results = index.search(asked).filter(({ id }) => wanted === undefined || tools[id]!.toolkit.name.toLowerCase() === wanted);
-      const askedFor = new Set([...own, ...added, ...intent.inverses]);
+      // A repository named by owner and name is asked about as the word "repository" would be ("unstar acme/web"),
+      // unless it is only where a numbered thing is ("issue 301 in acme/web").
+      const repositoryAsked = numberedThing.test(query) ? [] : repository;
+      const askedFor = new Set([...own, ...added, ...intent.inverses, ...repositoryAsked]);
+      // A deletion told in the past tense ("they only deleted a saved card") is what happened, not what is asked.
+      if (askedFor.has(deleteTerm) && !added.includes(deleteTerm) && deletionsAllPast(query)) askedFor.delete(deleteTerm);
       const asksToDelete = askedFor.has(deleteTerm);
       const asksWhether = isYesNoQuestion(query);
       const named = namedNumber(query, isVerb);
@@ -272,7 +291,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         intent.reversed.length > 0 ||
         endsAState.test(query) ||
         [...askedFor].some((term) => changeTerms.has(term));
-      const actionOf = actionOdds?.(query, unwanted);
+      // A repository's name ("acme/web") is a value: its words say nothing of the action.
+      const actionOf = actionOdds?.(repositoryWords.size ? withoutRepositoryNames(query) : query, unwanted);
       const servicesNamed = services.size ? servicesIn(query, services) : noToolkits;
       const numbers = weights.number < 1 ? numbersOf(query) : noNumbers;
       const hits = results.map(({ id, score }) => {
@@ -294,7 +314,8 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       });
       hits.sort((a, b) => b.score - a.score);
       if (learned) {
-        const terms = [...own, ...inverse, ...added, ...repository];
+        // A repository's own name ("acme/web") and a path say nothing of the tool: their words are values.
+        const terms = [...own.filter((term) => !values.has(term)), ...inverse, ...added, ...repository];
         for (const hit of hits.slice(0, associationDepth)) hit.score *= Math.exp(weights.associations * associationOf(learned, terms, sides[hit.id]!));
         hits.sort((a, b) => b.score - a.score);
       }
@@ -349,6 +370,36 @@ export function askedTerms(request: string): string[] {
   const { own, added } = requestTerms(request.slice(0, maxRequestLength));
   return [...own, ...added];
 }
+
+/**
+ * The term a word that no tool has is most likely a typo of: the one, among the terms one edit away (a letter left
+ * out, changed, or two swapped, "asign" for assign; else one too many), that the most tools have. Only words of
+ * letters at least five long are read so: a shorter one is as often a name ("dana" is one edit from "data").
+ */
+function typoOf(term: string, index: Bm25Index<Field>): string | undefined {
+  if (term.length < minTypoLength || term.length > maxTypoLength || !/^[a-z]+$/.test(term)) return undefined;
+  let best: string | undefined;
+  let most = 0;
+  const consider = (candidate: string) => {
+    const documents = index.documentsWith(candidate);
+    if (documents > most) [best, most] = [candidate, documents];
+  };
+  for (let i = 0; i <= term.length; i++) {
+    const [head, tail] = [term.slice(0, i), term.slice(i)];
+    if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
+    for (const letter of alphabet) {
+      consider(head + letter + tail);
+      if (tail) consider(head + letter + tail.slice(1));
+    }
+  }
+  // A letter too many is the rarer typo, and taking one out of a word often leaves another ("asign" is no "sign").
+  for (let i = 0; best === undefined && i < term.length; i++) consider(term.slice(0, i) + term.slice(i + 1));
+  return best;
+}
+const alphabet = 'abcdefghijklmnopqrstuvwxyz';
+const minTypoLength = 5;
+const maxTypos = 4;
+const maxTypoLength = 20;
 
 /** A request says what it wants in a sentence or two; only this much of it is read, so that a long one costs no more. */
 export const maxRequestLength = 500;
@@ -430,11 +481,12 @@ function requestTerms(request: string, compounds = true, carriesMessage = false)
 }
 
 /** A tool's phrases are requests, so they are analysed as a query is, and the same words meet on the same terms. */
-const analyseRequests = (requests: readonly string[]): string =>
+const analyseRequests = (requests: readonly string[], readsValues: boolean): string =>
   requests
     .flatMap((request) => {
-      // A phrase's hyphenated words are the catalog's own (self-hosted, sign-in), not names a user gives.
-      const { own, added, listed } = requestTerms(request, false);
+      // A phrase's hyphenated words are the catalog's own (self-hosted, sign-in), not names a user gives. Its
+      // repositories' names are examples ("acme/web"), which would draw to it every request that names the same.
+      const { own, added, listed } = requestTerms(readsValues ? withoutRepositoryNames(request) : request, false);
       return [...own, ...added, ...listed, ...pairsOf(own)];
     })
     .join(' ');
@@ -452,8 +504,11 @@ const isPair = (term: string) => term.startsWith('+');
  * "called" or "named" (a branch called release-2) are values, not what the tool does, as numbers are.
  */
 const withoutNames = (query: string): string => query.replace(quoted, '$1').replace(/\b(called|named)\s+\S+/gi, '');
-/** Text in quotes, standing alone (not the apostrophe of "octo/app's"): the quote's text is the third group. */
-const quoted = /(^|\s)(["'])([^"']+)\2(?=$|[\s.,;:!?])/g;
+/**
+ * Text in quotes, standing alone (not the apostrophe of "octo/app's"): the quote's text is the third group. Double
+ * quotes may hold apostrophes ("don't merge"), single ones an apostrophe within a word ('I'd rather revert').
+ */
+const quoted = /(^|\s)(["'])((?:(?!\2).|(?<=\p{L})'(?=\p{L}))+)\2(?=$|[\s.,;:!?])/gu;
 
 /**
  * A request and the list that ends it after a colon ("split the task into: research, draft, review"): the
@@ -482,10 +537,15 @@ function splitMessage(request: string): [string, string] {
  * or a preposition: "reply to that comment"); or after "let … know", but not "let me know", which asks for
  * the answer.
  */
+const clauseOpening = String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)`;
 const messageStart = new RegExp(
-  String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)(?:tell|say|reply|answer|comment|note|post|write|message|email|remind|ping|notify|nudge)` +
+  String.raw`${clauseOpening}(?:tell|say|reply|answer|comment|note|jot|post|write|message|email|remind|ping|notify|nudge|mention)` +
     String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +
-    String.raw`|\blet\s+(?!(?:me|us)\b)(?:[\w'@.#/-]+\s+){1,6}?know(?:\s+that)?\b`,
+    String.raw`|\blet\s+(?!(?:me|us)\b)(?:[\w'@.#/-]+\s+){1,6}?know(?:\s+that)?\b` +
+    // Or without "that", after those told and the numbered thing they are told on: "tell the folks on issue 12 the release shipped".
+    String.raw`|${clauseOpening}(?:tell|remind|ping|notify|nudge|mention)\s+(?:[\w'@.-]+\s+){1,4}?(?:on|in|under)\s+(?:[\w'@.#/-]+\s+){0,3}?[\w'@./-]*#?\d+\b` +
+    // What someone is asked to do is theirs to do: "mention @sam on the pull request asking him to delete the branch".
+    String.raw`|\b(?:asking|telling|reminding)\s+(?:him|her|them|everyone|@[\w-]+|the\s+\w+|\w+)\s+to\b`,
   'i',
 );
 /**
@@ -495,8 +555,11 @@ const messageStart = new RegExp(
  */
 const contentAfterColon = /\b(?:with|to|say|saying|says|reading|containing|body|text|message|content|notes?)\s*:/i;
 
-/** "Drop sam a line" is "drop a line to sam": the one written to comes between the verb and what is written. */
-const dropSomeoneALine = /\bdrop\s+(\S+)\s+(an?\s+(?:line|note|message|comment))\b/gi;
+/**
+ * "Drop sam a line" is "drop a line to sam", "show @sam the door" is "show the door to @sam": in such idioms the
+ * one they are for comes between the verb and the rest of it, which the everyday words read unbroken.
+ */
+const verbSomeoneAThing = /\b(drop|show|give)\s+(\S+)\s+((?:an?|the)\s+(?:line|note|message|comment|door|boot))\b/gi;
 
 /**
  * A request that no longer wants to do something, worded as stopping it: "I don't want to watch octo/app
@@ -521,7 +584,12 @@ function isList(text: string): boolean {
   return items.length >= 2 && items.every((length) => length >= 1 && length <= maxListItemWords);
 }
 const maxListItemWords = 3;
+/** Words by which a request asks to undo something without naming what: "take that back", "put it back", "undo that". */
+const undoingTerms = new Set(terms(['back', 'again', 'undo', 'revert', 'take', 'put', 'bring', 'switch']));
 const deleteTerm = terms(['delete'])[0]!;
+/** Whether a request means deleting only by past tenses and participles ("deleted", "removed"), not as "get rid of" does. */
+export const deletionsAllPast = (request: string): boolean =>
+  !terms(words(request).filter((word) => !(/(?:ed|en)$/.test(word) && terms([word])[0] === deleteTerm))).includes(deleteTerm);
 const sendTerm = terms(['send'])[0]!;
 /**
  * A request that opens by emailing someone ("email the vendor and ask for a quote"), or by telling someone
@@ -531,9 +599,22 @@ const sendsMessage = new RegExp(
   String.raw`^(?:(?:e-?mail|message)\s+(?:the|my|our|his|her|their|everyone|everybody|him|them)\b` +
     String.raw`|(?:e-?mail|message|tell|let|ping|ask|remind|notify|write\s+to)\s+(?:[\w'-]+\s+){0,2}?[^\s@]+@[^\s@]+\.[a-z]{2,}\b)`,
 );
-/** A request that opens by telling someone named by their handle something ("ping @ana on gist 5f1e2 that ..."), asks to comment where they are. */
-const mentionsSomeone = /^(?:tell|let|ping|ask|remind|notify|nudge)\s+@[\w-]+/;
-const commentTerm = terms(['comment'])[0]!;
+/**
+ * A request that opens by telling someone named by their handle something ("ping @ana on gist 5f1e2 that ..."),
+ * or people on a numbered thing ("tell the folks on issue 12 ..."), asks to comment where they are.
+ */
+const mentionsSomeone =
+  /^(?:tell|let|ping|ask|remind|notify|nudge|mention)\s+(?:@[\w-]+|(?:[\w'-]+\s+){1,3}?(?:on|in|under)\s+(?:[\w'@.#/-]+\s+){0,3}?[\w'@./-]*#?\d+\b)/;
+const commentTerms = terms(['create', 'comment']);
+/** The terms of a path that the rest of the request does not have. */
+function pathTerms(path: string, request: string): string[] {
+  const rest = new Set(terms(words(request.replace(path, ' '))));
+  return terms(words(path)).filter((term) => !rest.has(term));
+}
+/** A path from the root, of a folder or (with an extension, the first group) a file. */
+const absolutePath = /(?:^|\s)\/[\p{L}\p{N} _-]*[\p{L}\p{N}](?:\/[\p{L}\p{N} _-]*[\p{L}\p{N}])*(\.[a-z0-9]{1,5})?(?=$|[\s,;:!?)]|\.(?:\s|$))/iu;
+const fileTerm = terms(['file'])[0]!;
+const folderTerm = terms(['folder'])[0]!;
 const issueTerm = terms(['issue'])[0]!;
 const pullRequestTerm = terms(['pr'])[0]!;
 /** A route's placeholder for a repository: `{repo}`, `{repository_id}`. */
@@ -553,15 +634,19 @@ const listTerm = terms(['list'])[0]!;
  */
 function repositoryNameTerms(request: string): Set<string> {
   const names: string[] = [];
-  const rest = request.replace(repositoryName, (match, lead: string, owner: string, name: string, at: number) => {
-    // A team is written so too, by its organization and slug: "the acme/sre team".
-    if (notOwners.has(owner.toLowerCase()) || teamAfter.test(request.slice(at + match.length))) return match;
-    names.push(owner, name);
-    return lead;
-  });
+  const rest = withoutRepositoryNames(request, (owner, name) => names.push(owner, name));
   if (!names.length) return new Set();
   const { own, added } = requestTerms(rest);
   return new Set(terms(words(names.join(' '))).filter((term) => !own.includes(term) && !added.includes(term)));
+}
+/** A request without the repositories it names by owner and name, each given to `found` (a team's `organization/slug` stays). */
+function withoutRepositoryNames(request: string, found: (owner: string, name: string) => void = () => {}): string {
+  return request.replace(repositoryName, (match, lead: string, owner: string, name: string, at: number) => {
+    // A team is written so too, by its organization and slug: "the acme/sre team".
+    if (notOwners.has(owner.toLowerCase()) || teamAfter.test(request.slice(at + match.length))) return match;
+    found(owner, name);
+    return lead;
+  });
 }
 /** An owner and a name of letters, digits, hyphens and underscores (no dot, as a file has), one slash between, standing alone or before an issue's number (`acme/web#902`). */
 const repositoryName = /(^|[\s(])([\p{L}\p{N}][\p{L}\p{N}-]+)\/([\p{L}\p{N}][\p{L}\p{N}_-]*[\p{L}\p{N}])(?='s\b|#\d|[\s,;:!?)]|[.](?:\s|$)|$)/gu;
@@ -667,11 +752,14 @@ function separatedVerbTerms(typed: readonly string[], at: number): string[] {
   const phrasal = (everydayByFirstWord.get(typed[at]!) ?? []).filter(({ phrase }) => phrase.length === 2 && particles.has(phrase[1]!));
   for (let j = at + 2; j < Math.min(typed.length, at + 2 + maxObjectWords); j++) {
     const match = phrasal.find(({ phrase }) => phrase[1] === typed[j]);
-    if (match) return match.adds;
+    // A particle that opens an everyday phrase of its own is that phrase's: "take the email off the air" unpublishes it.
+    if (match && !opensPhrase(typed, j)) return match.adds;
   }
   return [];
 }
-const particles = new Set(['off', 'out', 'back', 'down', 'over', 'on', 'up', 'away', 'in']);
+const opensPhrase = (typed: readonly string[], at: number): boolean =>
+  (everydayByFirstWord.get(typed[at]!) ?? []).some(({ phrase }) => phrase.length > 1 && phrase.every((word, k) => typed[at + k] === word));
+const particles = new Set(['off', 'out', 'back', 'down', 'over', 'on', 'up', 'away', 'in', 'into']);
 /** How many words may stand between a phrasal verb and its particle. */
 const maxObjectWords = 5;
 
@@ -750,7 +838,7 @@ export function nameWords(name: string, toolkit: string): string[] {
 const sentencesOf = (tool: Tool) => tool.description.split(/(?<=\.)\s/);
 const summaryOf = (tool: Tool) => sentencesOf(tool)[0] ?? '';
 
-function documentOf(tool: Tool, phrases: readonly string[]): Document {
+function documentOf(tool: Tool, phrases: readonly string[], readsValues: boolean): Document {
   const [summary = '', ...details] = sentencesOf(tool);
   const body = (tool.requestBody?.schema.properties ?? {}) as Record<string, { description?: string }>;
   return {
@@ -763,7 +851,7 @@ function documentOf(tool: Tool, phrases: readonly string[]): Document {
     ),
     // An imported operation's tags (`pets`, `billing`) name its group as the toolkit's name names the whole.
     toolkit: analyse(`${tool.toolkit.name} ${tool.toolkit.description} ${(tool.tags ?? []).join(' ')}`),
-    phrases: analyseRequests(phrases),
+    phrases: analyseRequests(phrases, readsValues),
   };
 }
 

@@ -346,7 +346,8 @@ describe('when a destructive tool is asked for', () => {
     expect(first(posts, told)).toBe('ForumApi.CreateForumComment');
     expect(first(posts, known)).toBe('ForumApi.CreateForumComment');
     expect(first(posts, told, { ...rankingWeights, message: 1 })).toBe('ForumApi.PublishForumRelease');
-    expect(first(posts, known, { ...rankingWeights, message: 1 })).toBe('ForumApi.PublishForumRelease');
+    // Letting people on a numbered thread know something asks to comment there, whatever it tells them.
+    expect(first(posts, known, { ...rankingWeights, message: 1 })).toBe('ForumApi.CreateForumComment');
     // "That" after a noun begins no message: the release is what is asked for.
     expect(first(posts, 'publish the release that fixes the comments')).toBe('ForumApi.PublishForumRelease');
   });

@@ -37,7 +37,7 @@ describe('a repository where a request names a numbered thing in it', () => {
   it('is the place of that thing, not what is acted on', () => {
     const request = 'take the wontfix label off issue 301 in acme/web';
     expect(first(request)).toBe('RemoveForumIssueLabel');
-    expect(first(request, { ...rankingWeights, repositoryPlace: 1 - rankingWeights.repositoryName })).toBe('DeleteForumRepositoryLabel');
+    expect(first(request, { ...rankingWeights, repositoryPlace: 1 })).toBe('DeleteForumRepositoryLabel');
   });
 });
 

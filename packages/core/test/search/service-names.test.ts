@@ -18,9 +18,9 @@ describe('a service named in a request', () => {
   const first = (request: string, weights = rankingWeights) => buildToolIndex(tools, weights).search(request)[0]!.tool.name;
 
   it("asks that service's toolkit, as the catalog names it (a capitalised word of its description that its tools name)", () => {
-    expect(first('find the board deck in Dropbox')).toBe('SearchFiles');
-    expect(first('find the board deck in dropbox')).toBe('SearchFiles');
-    expect(first('find the board deck in Dropbox', { ...rankingWeights, otherService: 1 })).toBe('ListBoardCards');
+    expect(first('find the board cards in Dropbox')).toBe('SearchFiles');
+    expect(first('find the board cards in dropbox')).toBe('SearchFiles');
+    expect(first('find the board cards in Dropbox', { ...rankingWeights, otherService: 1 })).toBe('ListBoardCards');
   });
 
   it('is no word that a tool writes in lower case, nor one capitalised for opening a sentence', () => {
