@@ -21,8 +21,8 @@ export interface QueryTerm {
   /** Whether terms that begin with this one match too. */
   prefix: boolean;
   /**
-   * Whether the term is a value the request gives (the words of a repository's name), not a word of what it asks:
-   * it adds to a document's score but does not count among the terms the document matches.
+   * Whether the term is a value the request gives (a word of a repository's name or of a path), not a word of
+   * what it asks: it adds to a document's score but does not count among the terms the document matches.
    */
   value?: boolean;
 }
