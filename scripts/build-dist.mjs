@@ -15,9 +15,9 @@
  *   alone loads 96), each resolved, read and compiled on its own: one file each way takes half the time and less
  *   memory. The server, which every `quiver mcp` loads, is CommonJS compiled from a V8 code cache the build writes
  *   beside it, checked by its digest (see `cachedModule`): Node 20 has no compile cache of its own, and with the
- *   cache `initialize` is answered in 0.86 to 0.89 times the time. The client, which only a process with an MCP worker loads, stays an
- *   ES module with its own copy of the SDK's core and zod (one file of both would cost every start the client's
- *   compilation). The server's JSON Schema validator (Ajv, 200 KB) is a file of its own, loaded the first time it
+ *   cache `initialize` is answered in 0.86 to 0.89 times the time. The client, which only a process with an MCP
+ *   worker loads, stays an ES module with its own copy of the SDK's core and zod (one file of both would cost every
+ *   start the client's compilation). The server's JSON Schema validator (Ajv, 200 KB) is a file of its own, loaded the first time it
  *   validates a schema: the engine's servers validate only a form elicitation's answer with it, which most
  *   processes never receive.
  * - The built-in catalogs tsc copies into packages/toolkits/dist, indented, are written compact: every start reads

@@ -66,7 +66,7 @@ export interface RankingWeights {
   /** Where such a request names several things ("files attached to the release"), a tool that lists counts this much. */
   several: number;
   /**
-   * How much the words of a repository named by owner and name (`acme/app-server`, `repositoryNameTerms`)
+   * How much the words of a repository named by owner and name (`acme/app-server`, `repositoryNames`)
    * count, against 1 for the other words typed; the word "repository" counts the rest. At 1 a name is read
    * as its words.
    */
@@ -239,9 +239,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       const own = typed.own.filter((term) => !unwanted.has(term) && !(intent.inverses.length > 0 && undoingTerms.has(term)));
       // What a mistake made is the state to leave: its words count as content where the rest does not name them.
       const mistakeTold = intent.mistaken !== undefined && weights.mistaken < 1;
-      const mistaken = mistakeTold ? clauseOnlyTerms(intent.mistaken!, query) : noTerms;
+      const mistaken = mistakeTold ? clauseOnlyTerms(intent.mistaken!, lowered(query)) : noTerms;
       // What a negation declines, where the request names what it wants in words of its own, counts less too.
-      const declined = intent.declined === undefined || weights.declined >= 1 ? noTerms : clauseOnlyTerms(intent.declined, query);
+      const declined = intent.declined === undefined || weights.declined >= 1 ? noTerms : clauseOnlyTerms(intent.declined, lowered(query));
       // A reversal names the action wanted more precisely than an everyday verb does ("withdraw" stands for
       // deleting, but "withdraw the approving review" asks to dismiss it): the verb's other actions are dropped.
       const added = typed.added.filter(
@@ -251,9 +251,9 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
       // Prefixes catch what the stemmer leaves apart (contribut → contributor, usag → usage), at a reduced weight.
       const prefix = (term: string) => term.length >= 4 && !isPair(term);
       // A repository named by owner and name is read as the word "repository", its words at a fraction.
-      const repositoryWords = repositoryNameTerms(query);
+      const { named: repositoryWords, rest: withoutRepositories } = repositoryNames(query);
       // Its words, and those of a path ("/Marketing/Campaigns"), are values: they count at a fraction, as names.
-      const values = !readsValues ? noTerms : path ? new Set([...repositoryWords, ...pathTerms(path[0], query)]) : repositoryWords;
+      const values = !readsValues ? noTerms : path ? new Set([...repositoryWords, ...clauseOnlyTerms(path[0], query)]) : repositoryWords;
       const repository = repositoryWords.size > 0 && weights.repositoryName < 1 && !own.includes(repositoryTerm) ? [repositoryTerm] : [];
       // "#231" is an issue or a pull request by its number.
       const numbered =
@@ -292,7 +292,7 @@ export function buildToolIndex(tools: readonly Tool[], weights: RankingWeights =
         endsAState.test(query) ||
         [...askedFor].some((term) => changeTerms.has(term));
       // A repository's name ("acme/web") is a value: its words say nothing of the action.
-      const actionOf = actionOdds?.(repositoryWords.size ? withoutRepositoryNames(query) : query, unwanted);
+      const actionOf = actionOdds?.(withoutRepositories, unwanted);
       const servicesNamed = services.size ? servicesIn(query, services) : noToolkits;
       const numbers = weights.number < 1 ? numbersOf(query) : noNumbers;
       const hits = results.map(({ id, score }) => {
@@ -537,13 +537,15 @@ function splitMessage(request: string): [string, string] {
  * or a preposition: "reply to that comment"); or after "let … know", but not "let me know", which asks for
  * the answer.
  */
+/** On, in or under a thing named with its number, after up to three words: "on acme/web issue 12", "in thread 7". */
+const onANumberedThing = String.raw`(?:on|in|under)\s+(?:[\w'@.#/-]+\s+){0,3}?[\w'@./-]*#?\d+\b`;
 const clauseOpening = String.raw`(?:${politeLead.source}|^\s*|[,;.!?]\s+|\b(?:to|and|then)\s+)`;
 const messageStart = new RegExp(
   String.raw`${clauseOpening}(?:tell|say|reply|answer|comment|note|jot|post|write|message|email|remind|ping|notify|nudge|mention)` +
     String.raw`(?:\s+(?!(?:to|on|in|for|about|with|of|from|at|under|into)\s+that\b)[\w'@.#/-]+){1,8}?\s+that\b` +
     String.raw`|\blet\s+(?!(?:me|us)\b)(?:[\w'@.#/-]+\s+){1,6}?know(?:\s+that)?\b` +
     // Or without "that", after those told and the numbered thing they are told on: "tell the folks on issue 12 the release shipped".
-    String.raw`|${clauseOpening}(?:tell|remind|ping|notify|nudge|mention)\s+(?:[\w'@.-]+\s+){1,4}?(?:on|in|under)\s+(?:[\w'@.#/-]+\s+){0,3}?[\w'@./-]*#?\d+\b` +
+    String.raw`|${clauseOpening}(?:tell|remind|ping|notify|nudge|mention)\s+(?:[\w'@.-]+\s+){1,4}?${onANumberedThing}` +
     // What someone is asked to do is theirs to do: "mention @sam on the pull request asking him to delete the branch".
     String.raw`|\b(?:asking|telling|reminding)\s+(?:him|her|them|everyone|@[\w-]+|the\s+\w+|\w+)\s+to\b`,
   'i',
@@ -603,14 +605,8 @@ const sendsMessage = new RegExp(
  * A request that opens by telling someone named by their handle something ("ping @ana on gist 5f1e2 that ..."),
  * or people on a numbered thing ("tell the folks on issue 12 ..."), asks to comment where they are.
  */
-const mentionsSomeone =
-  /^(?:tell|let|ping|ask|remind|notify|nudge|mention)\s+(?:@[\w-]+|(?:[\w'-]+\s+){1,3}?(?:on|in|under)\s+(?:[\w'@.#/-]+\s+){0,3}?[\w'@./-]*#?\d+\b)/;
+const mentionsSomeone = new RegExp(String.raw`^(?:tell|let|ping|ask|remind|notify|nudge|mention)\s+(?:@[\w-]+|(?:[\w'-]+\s+){1,3}?${onANumberedThing})`);
 const commentTerms = terms(['create', 'comment']);
-/** The terms of a path that the rest of the request does not have. */
-function pathTerms(path: string, request: string): string[] {
-  const rest = new Set(terms(words(request.replace(path, ' '))));
-  return terms(words(path)).filter((term) => !rest.has(term));
-}
 /** A path from the root, of a folder or (with an extension, the first group) a file. */
 const absolutePath = /(?:^|\s)\/[\p{L}\p{N} _-]*[\p{L}\p{N}](?:\/[\p{L}\p{N} _-]*[\p{L}\p{N}])*(\.[a-z0-9]{1,5})?(?=$|[\s,;:!?)]|\.(?:\s|$))/iu;
 const fileTerm = terms(['file'])[0]!;
@@ -632,12 +628,12 @@ const listTerm = terms(['list'])[0]!;
  * (the app installations). A ref, a branch or a path (`refs/heads`, `release/1.2`, `src/app.ts`) is no
  * repository, nor is a team.
  */
-function repositoryNameTerms(request: string): Set<string> {
+function repositoryNames(request: string): { named: Set<string>; rest: string } {
   const names: string[] = [];
   const rest = withoutRepositoryNames(request, (owner, name) => names.push(owner, name));
-  if (!names.length) return new Set();
+  if (!names.length) return { named: new Set(), rest };
   const { own, added } = requestTerms(rest);
-  return new Set(terms(words(names.join(' '))).filter((term) => !own.includes(term) && !added.includes(term)));
+  return { named: new Set(terms(words(names.join(' '))).filter((term) => !own.includes(term) && !added.includes(term))), rest };
 }
 /** A request without the repositories it names by owner and name, each given to `found` (a team's `organization/slug` stays). */
 function withoutRepositoryNames(request: string, found: (owner: string, name: string) => void = () => {}): string {
@@ -683,10 +679,13 @@ function isPlural(word: string): boolean {
   const [term] = terms([word]);
   return term === terms([word.slice(0, -1)])[0] || (word.endsWith('es') && term === terms([word.slice(0, -2)])[0]);
 }
-/** The terms of a clause of a request (one that tells a mistake, one that declines) that the rest of it does not have. */
+/**
+ * The terms of a part of a request (a clause that tells a mistake or declines, a path) that the rest of it does not
+ * have; `request` is written as the part was taken from it (lower case for intent's clauses).
+ */
 function clauseOnlyTerms(clause: string, request: string): Set<string> {
   const inClause = terms(words(clause));
-  const rest = new Set(terms(words(lowered(request).replace(clause, ' '))));
+  const rest = new Set(terms(words(request.replace(clause, ' '))));
   return new Set(inClause.filter((term) => !rest.has(term)));
 }
 const noTerms: ReadonlySet<string> = new Set();

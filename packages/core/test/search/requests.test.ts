@@ -1,14 +1,12 @@
 // How search reads requests as people write them: told in the past, narrowed, sent to someone, named by a path
 // or a repository, misspelt.
 import { describe, expect, it } from 'vitest';
-import type { ToolData } from '../../src/index.js';
 import { intentOf, inversesOf } from '../../src/search/intent.js';
 import { terms } from '../../src/search/terms.js';
 import { buildToolIndex, deletionsAllPast, rankingWeights } from '../../src/search/tool-index.js';
 import { destructive, forum, forumTool, readOnly } from './forum.js';
 
 const term = (word: string) => terms([word])[0]!;
-const tool = (name: string, description: string, isDestructive = false): ToolData => forumTool(name, description, isDestructive ? destructive : undefined);
 const first = (toolkit: ReturnType<typeof forum>, query: string, weights = rankingWeights) =>
   buildToolIndex(toolkit.tools, weights).search(query)[0]!.tool.name;
 
@@ -39,7 +37,11 @@ describe('an earlier action told in other words', () => {
 
 describe('a reversal that names no action of its own', () => {
   const stars = forum(
-    [tool('UnstarForumRepo', 'Unstars a repository.', true), tool('StarForumRepo', 'Stars a repository.'), tool('UpdateForumRepo', 'Updates a repository.')],
+    [
+      forumTool('UnstarForumRepo', 'Unstars a repository.', destructive),
+      forumTool('StarForumRepo', 'Stars a repository.'),
+      forumTool('UpdateForumRepo', 'Updates a repository.'),
+    ],
     { UpdateForumRepo: ['take the description back to what it was', 'put the old name back'] },
   );
 
@@ -55,10 +57,10 @@ describe('a reversal that names no action of its own', () => {
 
 describe('a message without "that"', () => {
   const posts = forum([
-    tool('CreateForumRelease', 'Creates a release of the forum software.'),
-    tool('CreateForumComment', 'Adds a comment to a thread.'),
-    tool('DeleteForumBranch', 'Deletes a branch.', true),
-    tool('CreateForumNote', 'Adds a private note to a thread that only the staff see.'),
+    forumTool('CreateForumRelease', 'Creates a release of the forum software.'),
+    forumTool('CreateForumComment', 'Adds a comment to a thread.'),
+    forumTool('DeleteForumBranch', 'Deletes a branch.', destructive),
+    forumTool('CreateForumNote', 'Adds a private note to a thread that only the staff see.'),
   ]);
 
   it('begins after those told and the numbered thing they are told on', () => {
@@ -79,7 +81,10 @@ describe('a message without "that"', () => {
 });
 
 describe('an idiom with the one it is for in the middle', () => {
-  const members = forum([tool('RemoveForumMember', 'Removes a member from the forum.', true), forumTool('GetForumMember', 'Gets a member.', readOnly)]);
+  const members = forum([
+    forumTool('RemoveForumMember', 'Removes a member from the forum.', destructive),
+    forumTool('GetForumMember', 'Gets a member.', readOnly),
+  ]);
 
   it('reads "show someone the door" as removing them', () => {
     expect(first(members, 'show @sam the door, he is out of the forum')).toBe('RemoveForumMember');
@@ -98,9 +103,12 @@ describe('a deletion told in the past tense', () => {
 
 describe('names that are values', () => {
   it("reads a repository's name as no word of the request, though phrases name the same repository", () => {
-    const repos = forum([tool('DeleteForumRepo', 'Deletes a repository.', true), tool('DeleteForumWebhook', 'Deletes a webhook of a repository.', true)], {
-      DeleteForumWebhook: ['remove the webhook of acme/web', 'drop the hook on acme/web', 'acme/web webhook delete'],
-    });
+    const repos = forum(
+      [forumTool('DeleteForumRepo', 'Deletes a repository.', destructive), forumTool('DeleteForumWebhook', 'Deletes a webhook of a repository.', destructive)],
+      {
+        DeleteForumWebhook: ['remove the webhook of acme/web', 'drop the hook on acme/web', 'acme/web webhook delete'],
+      },
+    );
     expect(first(repos, 'delete the acme/web repository')).toBe('DeleteForumRepo');
     expect(first(repos, 'delete the acme/web repository', { ...rankingWeights, repositoryName: 1 })).toBe('DeleteForumWebhook');
   });
@@ -118,7 +126,7 @@ describe('names that are values', () => {
 });
 
 describe('a word no tool has', () => {
-  const issues = forum([tool('AssignForumIssue', 'Assigns an issue to someone.'), forumTool('ListForumSigningKeys', 'Lists signing keys.', readOnly)]);
+  const issues = forum([forumTool('AssignForumIssue', 'Assigns an issue to someone.'), forumTool('ListForumSigningKeys', 'Lists signing keys.', readOnly)]);
 
   it('is read as the typo of a term one edit away, preferring a letter left out to one added', () => {
     expect(first(issues, 'asign isue 1207 to jparker')).toBe('AssignForumIssue');
