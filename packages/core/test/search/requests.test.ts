@@ -133,6 +133,16 @@ describe('a word no tool has', () => {
     expect(buildToolIndex(issues.tools, { ...rankingWeights, typos: false }).search('asign isue 1207 to jparker')).toEqual([]);
   });
 
+  it('is read so for the first four such words only, so that pasted text costs no more', () => {
+    const verbs = ['assign', 'label', 'merge', 'deploy', 'archive', 'rename'];
+    const named = forum(verbs.map((verb) => forumTool(`${verb[0]!.toUpperCase()}${verb.slice(1)}ForumThing`, `${verb}s a thing.`, readOnly)));
+    const found = buildToolIndex(named.tools)
+      .search('asign merrge deplooy archve renamme labbel')
+      .map((hit) => hit.tool.name)
+      .sort();
+    expect(found).toEqual(['ArchiveForumThing', 'AssignForumThing', 'DeployForumThing', 'MergeForumThing']);
+  });
+
   it('is left as typed where it is short, as names are', () => {
     // "dana" is one edit from "data", and a name.
     const data = forum([forumTool('ListForumData', 'Lists data.', readOnly)]);
